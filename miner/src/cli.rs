@@ -1,0 +1,309 @@
+//! The `codemine` command line: argument parsing (clap), progress display (indicatif on a
+//! terminal, plain log lines otherwise) and exit codes.
+//!
+//! Exit codes: 0 when the run completed (some repositories may have failed: see
+//! failures.jsonl), 1 when nothing at all could be mined or the run itself failed, 2 on a
+//! usage error.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::csn::SplitRatios;
+use crate::pipeline::{mine, MineOptions, Progress};
+use crate::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
+use crate::stats::{Failure, RepoStats};
+
+#[derive(Parser)]
+#[command(
+    name = "codemine",
+    version,
+    about = "Mines git repositories into code datasets"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Mine repositories into CodeSearchNet-shaped Parquet shards.
+    Mine(MineArgs),
+}
+
+#[derive(Args)]
+struct MineArgs {
+    /// A repository to mine: a git URL (https, ssh, file://) or a local path, optionally
+    /// pinned with @REV (commit sha, tag or branch). Repeatable.
+    #[arg(long = "repo", value_name = "URL_OR_PATH[@REV]")]
+    repos: Vec<String>,
+    /// A manifest: one URL_OR_PATH[@REV] per line, JSONL objects or a TOML file with
+    /// `url`, optional `rev` and `name`.
+    #[arg(long, value_name = "FILE")]
+    manifest: Vec<PathBuf>,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Clone cache: remote repositories are cloned here once and fetched on later runs.
+    #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE")]
+    cache: Option<PathBuf>,
+    /// Use cached clones without fetching (remote repositories must be in the cache).
+    #[arg(long)]
+    offline: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+    /// Skip source files larger than this (bytes; K, M, G suffixes allowed).
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    max_file_bytes: u64,
+    /// Roll Parquet shards at this much uncompressed row data (K, M, G suffixes allowed).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    shard_size: u64,
+    /// Roll Parquet shards at this many rows.
+    #[arg(long, value_name = "N")]
+    shard_rows: Option<usize>,
+    /// Train/valid/test shares in percent, by repository.
+    #[arg(long, value_name = "TRAIN,VALID,TEST", default_value = "80,10,10", value_parser = parse_split)]
+    split: SplitRatios,
+    /// Print only errors.
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print every file that could not be processed.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (examples: 1048576, 512K, 1M)"))?;
+    let mult = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        u => return Err(format!("unknown size unit `{u}` (use K, M or G)")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("`{s}` is too large"))
+}
+
+fn parse_split(s: &str) -> Result<SplitRatios, String> {
+    let parts: Vec<u8> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u8>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}` is not three percentages like 80,10,10"))?;
+    match parts[..] {
+        [a, b, c] if u16::from(a) + u16::from(b) + u16::from(c) == 100 => Ok(SplitRatios(a, b, c)),
+        _ => Err(format!(
+            "`{s}`: three percentages that add up to 100, like 80,10,10"
+        )),
+    }
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Mine(args) => match run_mine(args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("codemine: error: {e:#}");
+                if e.downcast_ref::<crate::Error>()
+                    .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
+                {
+                    2
+                } else {
+                    1
+                }
+            }
+        },
+    }
+}
+
+fn default_cache() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("codemine").join("repos")
+}
+
+fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
+    let mut specs: Vec<RepoSpec> = Vec::new();
+    for m in &args.manifest {
+        specs.extend(read_manifest(m)?);
+    }
+    for r in &args.repos {
+        specs.push(parse_repo_arg(r)?);
+    }
+    if specs.is_empty() {
+        return Err(
+            crate::Error::Usage("nothing to mine: give --repo or --manifest".into()).into(),
+        );
+    }
+    let mut opts = MineOptions::new(args.out.clone(), args.cache.unwrap_or_else(default_cache));
+    opts.source = SourceOptions {
+        offline: args.offline,
+        ..opts.source
+    };
+    opts.threads = args.threads;
+    opts.max_file_bytes = args.max_file_bytes;
+    opts.shards.max_shard_bytes = usize::try_from(args.shard_size).unwrap_or(usize::MAX);
+    opts.shards.max_shard_rows = args.shard_rows.unwrap_or(usize::MAX);
+    opts.split = args.split;
+
+    let display = Display::new(specs.len(), args.quiet, args.verbose);
+    let summary = mine(&specs, &opts, &display)
+        .with_context(|| format!("mining into {}", args.out.display()))?;
+    display.finish();
+
+    let s = &summary.stats;
+    let rows: usize = s.stages.write.csn_rows.values().sum();
+    if !args.quiet {
+        eprintln!(
+            "codemine: {} of {} repositories mined, {} files, {} functions, {} rows in {:.1} s -> {}{}",
+            s.stages.source.opened,
+            s.stages.source.repositories,
+            s.stages.extract.totals.files,
+            s.stages.extract.totals.functions,
+            rows,
+            s.wall_seconds,
+            args.out.display(),
+            match summary.failures {
+                0 => String::new(),
+                n => format!(" ({n} failures: see failures.jsonl)"),
+            }
+        );
+    }
+    if !summary.mined_anything() {
+        bail!(
+            "no repository could be mined (reasons in {})",
+            args.out.join("failures.jsonl").display()
+        );
+    }
+    Ok(0)
+}
+
+/// Progress bars on a terminal; plain lines otherwise (CI, pipes).
+struct Display {
+    quiet: bool,
+    verbose: bool,
+    bars: Option<(MultiProgress, ProgressBar, ProgressBar)>,
+    files_total: AtomicUsize,
+    lock: Mutex<()>,
+}
+
+impl Display {
+    fn new(repos: usize, quiet: bool, verbose: bool) -> Self {
+        let interactive =
+            !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        let bars = interactive.then(|| {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            let style = |t: &str| {
+                ProgressStyle::with_template(t).unwrap_or_else(|_| ProgressStyle::default_bar())
+            };
+            let r = multi.add(ProgressBar::new(repos as u64));
+            r.set_style(style("{prefix:>6} [{bar:30}] {pos}/{len} {msg}"));
+            r.set_prefix("repos");
+            let f = multi.add(ProgressBar::new(0));
+            f.set_style(style(
+                "{prefix:>6} [{bar:30}] {pos}/{len} {per_sec} eta {eta}",
+            ));
+            f.set_prefix("files");
+            f.enable_steady_tick(Duration::from_millis(200));
+            (multi, r, f)
+        });
+        Self {
+            quiet,
+            verbose,
+            bars,
+            files_total: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+        }
+    }
+
+    fn line(&self, msg: String) {
+        match &self.bars {
+            Some((m, _, _)) => {
+                let _ = m.println(msg);
+            }
+            None => {
+                let _guard = self.lock.lock();
+                eprintln!("{msg}");
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some((_, r, f)) = &self.bars {
+            f.finish_and_clear();
+            r.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Display {
+    fn repo_listed(&self, _repo: &str, files: usize) {
+        let total = self.files_total.fetch_add(files, Ordering::Relaxed) + files;
+        if let Some((_, _, f)) = &self.bars {
+            f.set_length(total as u64);
+        }
+    }
+
+    fn file_done(&self) {
+        if let Some((_, _, f)) = &self.bars {
+            f.inc(1);
+        }
+    }
+
+    fn repo_finished(&self, s: &RepoStats, failure: Option<&Failure>) {
+        if let Some((_, r, _)) = &self.bars {
+            r.inc(1);
+            r.set_message(s.repo.clone());
+        }
+        if let Some(f) = failure {
+            // Failures are errors: shown even with --quiet.
+            self.line(format!("codemine: {} failed: {}", f.source, f.reason));
+            return;
+        }
+        if self.verbose {
+            let failed: usize = s.files_failed.values().sum();
+            if failed > 0 {
+                self.line(format!(
+                    "codemine: {}: {failed} files skipped (see failures.jsonl)",
+                    s.repo
+                ));
+            }
+        }
+        if !self.quiet && (self.bars.is_none() || self.verbose) {
+            self.line(format!(
+                "codemine: mined {}{}: {} files, {} functions, {} rows ({:.2} s)",
+                s.repo,
+                s.sha
+                    .as_deref()
+                    .map(|h| format!("@{}", &h[..h.len().min(12)]))
+                    .unwrap_or_default(),
+                s.totals.files,
+                s.totals.functions,
+                s.totals.csn_rows,
+                s.source_seconds + s.extract_seconds,
+            ));
+        }
+    }
+}

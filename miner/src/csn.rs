@@ -1,0 +1,69 @@
+//! Turns extracted functions into CodeSearchNet rows (DESIGN.md, "CodeSearchNet shape"):
+//! the `url`, the repository-level `partition`, and the docstring tokens of the summary.
+
+use codemine_schemas::csn::CsnRow;
+use codemine_schemas::Split;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::extract::{tokens, Function, Lang};
+
+/// Split shares in percent (train, valid, test).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitRatios(pub u8, pub u8, pub u8);
+
+impl Default for SplitRatios {
+    /// CodeSearchNet's 80/10/10.
+    fn default() -> Self {
+        SplitRatios(80, 10, 10)
+    }
+}
+
+/// The partition of a repository: `xxh3_64(repo) % 100` falls in the train, valid or test
+/// share. Every function of a repository lands in the same partition.
+pub fn partition(repo: &str, ratios: SplitRatios) -> Split {
+    let bucket = (xxh3_64(repo.as_bytes()) % 100) as u8;
+    if bucket < ratios.0 {
+        Split::Train
+    } else if bucket < ratios.0 + ratios.1 {
+        Split::Valid
+    } else {
+        Split::Test
+    }
+}
+
+/// What a row needs to know about its repository.
+pub struct RepoContext<'a> {
+    pub repo: &'a str,
+    pub sha: Option<&'a str>,
+    /// `https://github.com/` for GitHub and local repositories, `https://{host}/` for other
+    /// hosts; `None` for a plain folder (no commit, so no URL).
+    pub url_base: Option<String>,
+    pub partition: Split,
+}
+
+/// The CSN row of a function, or `None` when it has no docstring.
+pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: &Function) -> Option<CsnRow> {
+    let docstring = f.docstring.as_ref()?;
+    let url = match (&ctx.url_base, ctx.sha) {
+        (Some(base), Some(sha)) => {
+            format!(
+                "{base}{}/blob/{sha}/{path}#L{}-L{}",
+                ctx.repo, f.start_line, f.end_line
+            )
+        }
+        _ => String::new(),
+    };
+    Some(CsnRow {
+        repo: ctx.repo.to_string(),
+        path: path.to_string(),
+        func_name: f.qualified_name.clone(),
+        original_string: f.code.clone(),
+        language: lang.name().to_string(),
+        code_tokens: f.code_tokens.clone(),
+        docstring: docstring.clone(),
+        docstring_tokens: tokens::tokenize_docstring(tokens::docstring_summary(docstring)),
+        sha: ctx.sha.unwrap_or_default().to_string(),
+        url,
+        partition: ctx.partition,
+    })
+}

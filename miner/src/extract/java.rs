@@ -1,0 +1,77 @@
+//! Java: methods and constructors of classes, interfaces (default and static methods),
+//! enums, records, nested, inner, local and anonymous classes. The docstring is the `/** */`
+//! comment directly before the declaration (annotations belong to the declaration).
+
+use tree_sitter::Node;
+
+use super::{text, tokens, Docstring, FunctionKind, Lang, LanguageSpec};
+
+pub struct Java;
+
+impl LanguageSpec for Java {
+    fn lang(&self) -> Lang {
+        Lang::Java
+    }
+
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_java::LANGUAGE.into()
+    }
+
+    fn function(&self, node: Node, src: &str) -> Option<(FunctionKind, String)> {
+        let kind = match node.kind() {
+            "method_declaration" => FunctionKind::Method,
+            "constructor_declaration" | "compact_constructor_declaration" => {
+                FunctionKind::Constructor
+            }
+            _ => return None,
+        };
+        // Abstract and interface methods without a body have no code to mine.
+        node.child_by_field_name("body")?;
+        Some((
+            kind,
+            text(node.child_by_field_name("name")?, src).to_string(),
+        ))
+    }
+
+    fn scope(&self, node: Node, src: &str) -> Option<String> {
+        match node.kind() {
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration"
+            | "annotation_type_declaration" => {
+                Some(text(node.child_by_field_name("name")?, src).to_string())
+            }
+            // An enum constant with a body is a class of its own.
+            "enum_constant" if node.child_by_field_name("body").is_some() => {
+                Some(text(node.child_by_field_name("name")?, src).to_string())
+            }
+            // `new T() { ... }`: an anonymous subclass of T.
+            "class_body"
+                if node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "object_creation_expression") =>
+            {
+                let ty = node.parent()?.child_by_field_name("type")?;
+                Some(format!("<anonymous {}>", text(ty, src)))
+            }
+            _ => None,
+        }
+    }
+
+    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+        let prev = node.prev_sibling()?;
+        let comment = text(prev, src);
+        if prev.kind() != "block_comment" || !comment.starts_with("/**") {
+            return None;
+        }
+        Some(Docstring {
+            text: tokens::strip_comment_delimiters(comment),
+            inner_node: None,
+        })
+    }
+
+    fn atomic_token(&self, kind: &str) -> bool {
+        matches!(kind, "string_literal" | "character_literal")
+    }
+}

@@ -1,0 +1,49 @@
+//! codemine's miner: mines git repositories into code datasets.
+//!
+//! Stages (see DESIGN.md): [`source`] opens each repository at its pinned revision,
+//! [`extract`] parses its files with tree-sitter into functions, and [`pipeline`] drives
+//! them in parallel and streams rows into the Parquet writers of `codemine-schemas`.
+//!
+//! ```no_run
+//! use miner::pipeline::{mine, MineOptions, NoProgress};
+//! use miner::source::parse_repo_arg;
+//! let specs = vec![parse_repo_arg("https://github.com/psf/requests@v2.31.0")?];
+//! let opts = MineOptions::new("out".into(), "cache".into());
+//! let summary = mine(&specs, &opts, &NoProgress)?;
+//! println!("{} rows", summary.stats.stages.write.csn_rows.values().sum::<usize>());
+//! # Ok::<(), miner::Error>(())
+//! ```
+
+pub mod cli;
+pub mod csn;
+pub mod extract;
+mod output;
+pub mod pipeline;
+pub mod source;
+pub mod stats;
+
+/// Errors that stop a whole run. Per-repository and per-file problems are not errors of
+/// the run: they go to failures.jsonl and the run goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request itself is wrong (bad argument, unreadable manifest).
+    #[error("{0}")]
+    Usage(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Write(#[from] codemine_schemas::Error),
+    #[error("thread pool: {0}")]
+    ThreadPool(String),
+}
+
+/// The stable 64-bit id of a function (DESIGN.md, "Identity"): xxh3-64 of the repository,
+/// path, qualified name and start line, joined by NUL bytes (the line in decimal).
+pub fn function_id(repo: &str, path: &str, qualified_name: &str, start_line: u32) -> u64 {
+    let key = format!("{repo}\0{path}\0{qualified_name}\0{start_line}");
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes())
+}

@@ -1,0 +1,136 @@
+//! The run's side files: failures.jsonl, stats.json and the dataset card (README.md), each
+//! written under a temporary name and renamed when complete.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::stats::{Failure, Stats};
+use crate::Error;
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = tmp_name(path);
+    fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    fs::rename(&tmp, path).map_err(io(path))
+}
+
+fn tmp_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// failures.jsonl, streamed as the run goes and renamed into place at the end.
+pub struct FailureLog {
+    tmp: PathBuf,
+    dest: PathBuf,
+    out: BufWriter<File>,
+    count: usize,
+}
+
+impl FailureLog {
+    pub fn create(out_dir: &Path) -> Result<Self, Error> {
+        fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+        let dest = out_dir.join("failures.jsonl");
+        let tmp = tmp_name(&dest);
+        let file = File::create(&tmp).map_err(io(&tmp))?;
+        Ok(Self {
+            tmp,
+            dest,
+            out: BufWriter::new(file),
+            count: 0,
+        })
+    }
+
+    pub fn write(&mut self, f: &Failure) -> Result<(), Error> {
+        let line = serde_json::to_string(f).map_err(|e| Error::Io {
+            path: self.tmp.clone(),
+            source: e.into(),
+        })?;
+        writeln!(self.out, "{line}").map_err(io(&self.tmp))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Closes the log and returns how many lines it has.
+    pub fn finish(mut self) -> Result<usize, Error> {
+        self.out.flush().map_err(io(&self.tmp))?;
+        fs::rename(&self.tmp, &self.dest).map_err(io(&self.dest))?;
+        Ok(self.count)
+    }
+}
+
+pub fn write_stats(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
+    let path = out_dir.join("stats.json");
+    let mut json = serde_json::to_vec_pretty(stats).map_err(|e| Error::Io {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    json.push(b'\n');
+    write_atomic(&path, &json)
+}
+
+/// The dataset card: a Hugging Face YAML header (configs, splits, features) and a short
+/// account of what was mined.
+pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
+    let write = &stats.stages.write;
+    let shards = write.shards.get("csn").cloned().unwrap_or_default();
+    let mut y = String::from("---\nconfigs:\n- config_name: csn\n  default: true\n  data_files:\n");
+    for split in ["train", "valid", "test"] {
+        if shards.iter().any(|s| s.starts_with(&format!("{split}-"))) {
+            y += &format!("  - split: {split}\n    path: csn/{split}-*.parquet\n");
+        }
+    }
+    y += "dataset_info:\n  config_name: csn\n  features:\n";
+    for f in codemine_schemas::csn::FIELDS {
+        if f.ends_with("_tokens") {
+            y += &format!("  - name: {f}\n    sequence: string\n");
+        } else {
+            y += &format!("  - name: {f}\n    dtype: string\n");
+        }
+    }
+    y += "  splits:\n";
+    for (split, n) in &write.csn_rows {
+        if *n > 0 {
+            y += &format!("  - name: {split}\n    num_examples: {n}\n");
+        }
+    }
+    y += "tags:\n- code\n- code-summarization\n- codemine\n---\n\n";
+
+    let t = &stats.stages.extract.totals;
+    let mut body = format!(
+        "# Code dataset mined by codemine {}\n\n\
+         Functions and methods with their docstrings, in the CodeSearchNet shape \
+         (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
+         so no repository spans two partitions.\n\n\
+         - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
+         - functions with a docstring (rows): {}\n\n## Repositories\n\n\
+         | repo | commit | partition | rows |\n|---|---|---|---|\n",
+        stats.codemine_version,
+        stats.stages.source.opened,
+        stats.stages.source.repositories,
+        t.files,
+        t.functions,
+        t.csn_rows,
+    );
+    for r in stats.repositories.iter().filter(|r| r.status == "mined") {
+        body += &format!(
+            "| {} | {} | {} | {} |\n",
+            r.repo.replace('|', "\\|"),
+            r.sha.as_deref().unwrap_or("(working folder)"),
+            r.partition.unwrap_or(""),
+            r.totals.csn_rows
+        );
+    }
+    write_atomic(&out_dir.join("README.md"), (y + &body).as_bytes())
+}

@@ -1,0 +1,380 @@
+//! Drives a run: repositories are mined in parallel (rayon; a repository is the unit of
+//! work, and its files are parsed in parallel too), in batches taken in input order, and a
+//! writer thread streams each batch's rows into the shards while the next batch is mined.
+//! Output order is input order whatever the thread count, and memory is bounded by a batch.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use codemine_schemas::csn::{CsnRow, CsnTable};
+use codemine_schemas::{clear_shards, ShardOptions, ShardWriter, Split};
+use rayon::prelude::*;
+
+use crate::csn::{self, RepoContext, SplitRatios};
+use crate::extract::{Extractor, Function};
+use crate::output::{self, FailureLog};
+use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile, SourceOptions};
+use crate::stats::{Failure, LangCounts, RepoStats, Stats};
+use crate::Error;
+
+/// Everything a run needs besides the repositories.
+#[derive(Debug, Clone)]
+pub struct MineOptions {
+    pub out_dir: PathBuf,
+    pub source: SourceOptions,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Files larger than this are skipped (and recorded) without being read.
+    pub max_file_bytes: u64,
+    pub shards: ShardOptions,
+    pub split: SplitRatios,
+}
+
+impl MineOptions {
+    pub fn new(out_dir: PathBuf, cache_dir: PathBuf) -> Self {
+        Self {
+            out_dir,
+            source: SourceOptions {
+                cache_dir,
+                offline: false,
+            },
+            threads: 0,
+            max_file_bytes: 1 << 20,
+            shards: ShardOptions::default(),
+            split: SplitRatios::default(),
+        }
+    }
+}
+
+/// Hooks for a progress display; every method may be called from any worker thread.
+pub trait Progress: Sync {
+    fn started(&self, _repos: usize) {}
+    fn repo_listed(&self, _repo: &str, _files: usize) {}
+    fn file_done(&self) {}
+    fn repo_finished(&self, _stats: &RepoStats, _failure: Option<&Failure>) {}
+}
+
+/// No progress display.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// What a finished run reports.
+#[derive(Debug)]
+pub struct Summary {
+    pub stats: Stats,
+    pub failures: usize,
+}
+
+impl Summary {
+    /// Whether anything at all was mined (some repository opened).
+    pub fn mined_anything(&self) -> bool {
+        self.stats.stages.source.opened > 0
+    }
+}
+
+/// A repository's results, handed from the workers to the writer.
+struct RepoOutput {
+    stats: RepoStats,
+    rows: Vec<CsnRow>,
+    failures: Vec<Failure>,
+    /// The repository-level failure kind, when it could not be opened.
+    failed: Option<&'static str>,
+}
+
+/// Mines `specs` into `opts.out_dir`.
+pub fn mine(
+    specs: &[RepoSpec],
+    opts: &MineOptions,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
+    let start = Instant::now();
+    let csn_dir = opts.out_dir.join("csn");
+    clear_shards(&csn_dir)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| Error::ThreadPool(e.to_string()))?;
+    let threads = pool.current_num_threads();
+    progress.started(specs.len());
+
+    let (tx, rx) = mpsc::sync_channel::<Vec<RepoOutput>>(1);
+    let mut writer = Writer::new(opts)?;
+    let summary = std::thread::scope(|scope| {
+        let handle = scope.spawn(move || -> Result<Writer, Error> {
+            for batch in rx {
+                for repo in batch {
+                    writer.add(repo)?;
+                }
+            }
+            Ok(writer)
+        });
+        let batch_size = (threads * 2).max(4);
+        for chunk in specs.chunks(batch_size) {
+            let outputs: Vec<RepoOutput> = pool.install(|| {
+                chunk
+                    .par_iter()
+                    .map(|s| mine_repo(s, opts, progress))
+                    .collect()
+            });
+            for o in &outputs {
+                progress.repo_finished(&o.stats, o.failures.first().filter(|_| o.failed.is_some()));
+            }
+            if tx.send(outputs).is_err() {
+                break; // the writer stopped on an error, which join() reports
+            }
+        }
+        drop(tx);
+        let writer = handle
+            .join()
+            .map_err(|_| Error::ThreadPool("the writer thread panicked".into()))??;
+        writer.finish(threads, start)
+    })?;
+    Ok(summary)
+}
+
+/// Mines one repository: open, list, then read and parse its files in parallel.
+fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> RepoOutput {
+    let t0 = Instant::now();
+    let name = spec.repo_name();
+    let mut stats = RepoStats {
+        repo: name.clone(),
+        source: spec.display(),
+        ..Default::default()
+    };
+    let snap = match source::open(spec, &opts.source) {
+        Ok(s) => s,
+        Err(e) => return failed(stats, spec, e, t0),
+    };
+    stats.source_seconds = t0.elapsed().as_secs_f64();
+    stats.sha = snap.sha.clone();
+    stats.files_listed = snap.files.len();
+    stats.skipped = snap.skipped.clone();
+    progress.repo_listed(&name, snap.files.len());
+
+    let split = csn::partition(&name, opts.split);
+    stats.partition = Some(split.as_str());
+    stats.status = "mined";
+    let url_base = match (&snap.remote_host, &snap.sha) {
+        (_, None) => None,
+        (Some(h), _) if h != "github.com" => Some(format!("https://{h}/")),
+        _ => Some("https://github.com/".to_string()),
+    };
+    let ctx = RepoContext {
+        repo: &name,
+        sha: snap.sha.as_deref(),
+        url_base,
+        partition: split,
+    };
+
+    let parsed: Vec<(Result<Parsed, (&'static str, String)>, f64)> = snap
+        .files
+        .par_iter()
+        .map_init(
+            || (snap.reader(), Extractor::default()),
+            |(reader, ex), file| {
+                let t = Instant::now();
+                let r = parse_file(reader, ex, file, opts.max_file_bytes);
+                progress.file_done();
+                (r, t.elapsed().as_secs_f64())
+            },
+        )
+        .collect();
+
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    let mut busy = 0.0;
+    for (file, (result, secs)) in snap.files.iter().zip(parsed) {
+        busy += secs;
+        match result {
+            Ok(p) => {
+                let mut c = LangCounts {
+                    files: 1,
+                    bytes: p.bytes,
+                    files_with_syntax_errors: usize::from(p.has_errors),
+                    functions: p.functions.len(),
+                    dropped_syntax_error: p.dropped_syntax_error,
+                    ..Default::default()
+                };
+                for f in &p.functions {
+                    if let Some(row) = csn::row(&ctx, &file.path, file.lang, f) {
+                        c.with_docstring += 1;
+                        c.csn_rows += 1;
+                        rows.push(row);
+                    }
+                }
+                stats.totals.add(&c);
+                stats.languages.entry(file.lang.name()).or_default().add(&c);
+            }
+            Err((kind, reason)) => {
+                *stats.files_failed.entry(kind).or_default() += 1;
+                failures.push(Failure {
+                    repo: name.clone(),
+                    source: stats.source.clone(),
+                    path: Some(file.path.clone()),
+                    stage: "extract",
+                    kind,
+                    reason,
+                });
+            }
+        }
+    }
+    // Workers' time, not wall time: the files were parsed in parallel.
+    stats.extract_seconds = busy;
+    RepoOutput {
+        stats,
+        rows,
+        failures,
+        failed: None,
+    }
+}
+
+fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> RepoOutput {
+    stats.status = "failed";
+    stats.source_seconds = t0.elapsed().as_secs_f64();
+    let failure = Failure {
+        repo: stats.repo.clone(),
+        source: spec.display(),
+        path: None,
+        stage: "source",
+        kind: e.kind(),
+        reason: e.to_string(),
+    };
+    RepoOutput {
+        stats,
+        rows: Vec::new(),
+        failures: vec![failure],
+        failed: Some(e.kind()),
+    }
+}
+
+struct Parsed {
+    bytes: u64,
+    functions: Vec<Function>,
+    dropped_syntax_error: usize,
+    has_errors: bool,
+}
+
+/// Git's heuristic: a NUL byte in the first 8000 bytes means binary.
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
+}
+
+fn parse_file(
+    reader: &Result<Reader, RepoError>,
+    ex: &mut Extractor,
+    file: &SourceFile,
+    limit: u64,
+) -> Result<Parsed, (&'static str, String)> {
+    let reader = reader.as_ref().map_err(|e| ("read_error", e.to_string()))?;
+    let bytes = reader.read(file, limit).map_err(|e| match e {
+        ReadError::TooLarge { .. } => ("too_large", e.to_string()),
+        ReadError::Unreadable(_) => ("read_error", e.to_string()),
+    })?;
+    if is_binary(&bytes) {
+        return Err((
+            "binary",
+            "binary content (a NUL byte in the first 8000 bytes)".into(),
+        ));
+    }
+    let size = bytes.len() as u64;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        (
+            "non_utf8",
+            format!("not valid UTF-8 (first invalid byte at offset {at})"),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let out = ex
+        .extract(file.lang, text)
+        .map_err(|e| ("parse_error", e.to_string()))?;
+    Ok(Parsed {
+        bytes: size,
+        functions: out.functions,
+        dropped_syntax_error: out.dropped_syntax_error,
+        has_errors: out.has_errors,
+    })
+}
+
+/// The writer thread's state: one shard writer per split, the failure log, the stats.
+struct Writer {
+    out_dir: PathBuf,
+    csn: Vec<(Split, ShardWriter<CsnTable>)>,
+    failures: FailureLog,
+    stats: Stats,
+    seen: HashSet<(String, Option<String>)>,
+    busy: f64,
+}
+
+impl Writer {
+    fn new(opts: &MineOptions) -> Result<Self, Error> {
+        let dir = opts.out_dir.join("csn");
+        let csn = Split::ALL
+            .iter()
+            .map(|&s| Ok((s, ShardWriter::new(&dir, s.as_str(), opts.shards)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Self {
+            out_dir: opts.out_dir.clone(),
+            csn,
+            failures: FailureLog::create(&opts.out_dir)?,
+            stats: Stats::default(),
+            seen: HashSet::new(),
+            busy: 0.0,
+        })
+    }
+
+    fn add(&mut self, mut repo: RepoOutput) -> Result<(), Error> {
+        let t = Instant::now();
+        if repo.failed.is_none()
+            && !self
+                .seen
+                .insert((repo.stats.repo.clone(), repo.stats.sha.clone()))
+        {
+            // The same repository at the same commit, listed twice: its rows once only.
+            repo.stats.status = "duplicate";
+            repo.rows.clear();
+            repo.failures.clear();
+        }
+        for row in &repo.rows {
+            if let Some((_, w)) = self.csn.iter_mut().find(|(s, _)| *s == row.partition) {
+                w.push(row)?;
+            }
+        }
+        for f in &repo.failures {
+            self.failures.write(f)?;
+        }
+        self.stats.merge(repo.stats, repo.failed);
+        self.busy += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn finish(mut self, threads: usize, start: Instant) -> Result<Summary, Error> {
+        let t = Instant::now();
+        let total: usize = self.csn.iter().map(|(_, w)| w.rows()).sum();
+        let write = &mut self.stats.stages.write;
+        for (split, w) in self.csn.drain(..) {
+            let rows = w.rows();
+            // With no rows at all, one empty train shard still carries the schema.
+            let files = w.finish(total == 0 && split == Split::Train)?;
+            write.csn_rows.insert(split.as_str(), rows);
+            let names = files
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned());
+            write.shards.entry("csn").or_default().extend(names);
+        }
+        let failures = self.failures.finish()?;
+        self.stats.codemine_version = env!("CARGO_PKG_VERSION");
+        self.stats.threads = threads;
+        self.stats.stages.write.busy_seconds = self.busy + t.elapsed().as_secs_f64();
+        self.stats.wall_seconds = start.elapsed().as_secs_f64();
+        output::write_stats(&self.out_dir, &self.stats)?;
+        output::write_card(&self.out_dir, &self.stats)?;
+        Ok(Summary {
+            stats: self.stats,
+            failures,
+        })
+    }
+}

@@ -1,0 +1,497 @@
+//! Opening a repository at a revision: clone or fetch remote URLs into a bare cache with
+//! git2, open local checkouts without touching their working tree, and list the source
+//! files of the resolved commit straight from the object database.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use git2::{FetchOptions, ObjectType, Oid, RemoteCallbacks, Repository, RepositoryOpenFlags};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::spec::{redact, url_credentials, Location, RepoSpec};
+use crate::extract::Lang;
+
+/// How repositories are fetched.
+#[derive(Debug, Clone)]
+pub struct SourceOptions {
+    /// Bare clones of remote repositories live here, one folder per URL.
+    pub cache_dir: PathBuf,
+    /// Use cached clones as they are, without fetching.
+    pub offline: bool,
+}
+
+/// Why a repository could not be opened. `kind()` is the machine-readable reason written
+/// to failures.jsonl.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("path does not exist: {0}")]
+    PathNotFound(String),
+    #[error("cannot fetch {url}: {message}")]
+    Unreachable { url: String, message: String },
+    #[error("revision `{rev}` not found in {repo}")]
+    RevNotFound { rev: String, repo: String },
+    #[error("a revision (`{0}`) was given for a folder that is not a git repository")]
+    RevWithoutGit(String),
+    #[error("{repo}: repository has no commits")]
+    NoCommits { repo: String },
+    #[error("{repo}: corrupt or unreadable repository: {message}")]
+    Corrupt { repo: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl RepoError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RepoError::PathNotFound(_) => "path_not_found",
+            RepoError::Unreachable { .. } => "unreachable",
+            RepoError::RevNotFound { .. } => "revision_not_found",
+            RepoError::RevWithoutGit(_) => "revision_without_git",
+            RepoError::NoCommits { .. } => "no_commits",
+            RepoError::Corrupt { .. } => "corrupt_repository",
+            RepoError::Io { .. } => "io_error",
+        }
+    }
+}
+
+/// A source file of a supported language at the mined revision.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// `/`-separated, relative to the repository root.
+    pub path: String,
+    pub lang: Lang,
+    oid: Option<Oid>,
+}
+
+/// Entries that were listed but are not read, by reason.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Skipped {
+    pub symlinks: usize,
+    pub submodules: usize,
+    pub unsupported: usize,
+    pub non_utf8_path: usize,
+}
+
+/// A repository opened at a resolved revision, with its source files listed.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The `repo` value of output rows.
+    pub name: String,
+    /// The location without credentials.
+    pub display: String,
+    /// The resolved commit; `None` for a plain folder.
+    pub sha: Option<String>,
+    /// Whether the location is a remote URL (a GitHub one gets `blob` URLs in rows).
+    pub remote_host: Option<String>,
+    pub files: Vec<SourceFile>,
+    pub skipped: Skipped,
+    access: Access,
+}
+
+#[derive(Debug, Clone)]
+enum Access {
+    Git(PathBuf),
+    Disk(PathBuf),
+}
+
+/// Reads file contents of a [`Snapshot`]; one per thread (a git2 repository is not `Sync`).
+pub enum Reader {
+    Git(Repository),
+    Disk(PathBuf),
+}
+
+/// Why one file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("file is {size} bytes, over the limit of {limit}")]
+    TooLarge { size: u64, limit: u64 },
+    #[error("cannot read: {0}")]
+    Unreadable(String),
+}
+
+impl Reader {
+    /// The bytes of `file`, refusing files over `limit` bytes before reading them.
+    pub fn read(&self, file: &SourceFile, limit: u64) -> Result<Vec<u8>, ReadError> {
+        match self {
+            Reader::Git(repo) => {
+                let oid = file
+                    .oid
+                    .ok_or_else(|| ReadError::Unreadable("no object id".into()))?;
+                let odb = repo
+                    .odb()
+                    .map_err(|e| ReadError::Unreadable(e.message().to_string()))?;
+                let (size, _) = odb
+                    .read_header(oid)
+                    .map_err(|e| ReadError::Unreadable(e.message().to_string()))?;
+                if size as u64 > limit {
+                    return Err(ReadError::TooLarge {
+                        size: size as u64,
+                        limit,
+                    });
+                }
+                let blob = repo
+                    .find_blob(oid)
+                    .map_err(|e| ReadError::Unreadable(e.message().to_string()))?;
+                Ok(blob.content().to_vec())
+            }
+            Reader::Disk(root) => {
+                let path = root.join(&file.path);
+                let size = fs::symlink_metadata(&path)
+                    .map_err(|e| ReadError::Unreadable(e.to_string()))?
+                    .len();
+                if size > limit {
+                    return Err(ReadError::TooLarge { size, limit });
+                }
+                fs::read(&path).map_err(|e| ReadError::Unreadable(e.to_string()))
+            }
+        }
+    }
+}
+
+impl Snapshot {
+    /// A reader for this thread.
+    pub fn reader(&self) -> Result<Reader, RepoError> {
+        match &self.access {
+            Access::Git(dir) => Repository::open_bare(dir)
+                .or_else(|_| Repository::open(dir))
+                .map(Reader::Git)
+                .map_err(|e| RepoError::Corrupt {
+                    repo: self.display.clone(),
+                    message: e.message().to_string(),
+                }),
+            Access::Disk(root) => Ok(Reader::Disk(root.clone())),
+        }
+    }
+}
+
+/// Opens `spec` at its revision and lists its source files.
+pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError> {
+    let name = spec.repo_name();
+    let display = spec.display();
+    match &spec.location {
+        Location::Url(url) => {
+            let (repo, dir) = cached_clone(url, spec.rev.as_deref(), opts)?;
+            let commit = resolve(&repo, spec.rev.as_deref(), &display)?;
+            let mut snap = list_git(&commit, &display)?;
+            snap.name = name;
+            snap.remote_host = Some(host_of(&display));
+            snap.access = Access::Git(dir);
+            Ok(snap)
+        }
+        Location::Path(path) => {
+            if !path.exists() {
+                return Err(RepoError::PathNotFound(display));
+            }
+            match Repository::open_ext(path, RepositoryOpenFlags::NO_SEARCH, &[] as &[&Path]) {
+                Ok(repo) => {
+                    let commit = resolve(&repo, spec.rev.as_deref(), &display)?;
+                    let mut snap = list_git(&commit, &display)?;
+                    snap.name = name;
+                    snap.access = Access::Git(repo.path().to_path_buf());
+                    Ok(snap)
+                }
+                // A folder with a `.git` that libgit2 cannot open is a broken repository,
+                // not a plain folder.
+                Err(e) if path.join(".git").exists() || path.join("HEAD").is_file() => {
+                    Err(RepoError::Corrupt {
+                        repo: display,
+                        message: e.message().to_string(),
+                    })
+                }
+                Err(_) => {
+                    if let Some(rev) = &spec.rev {
+                        return Err(RepoError::RevWithoutGit(rev.clone()));
+                    }
+                    let mut snap = list_disk(path, &display)?;
+                    snap.name = name;
+                    Ok(snap)
+                }
+            }
+        }
+    }
+}
+
+fn host_of(display_url: &str) -> String {
+    let after = display_url
+        .split_once("://")
+        .map_or(display_url, |(_, a)| a);
+    let after = after.rsplit_once('@').map_or(after, |(_, a)| a);
+    after
+        .split(['/', ':'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+fn corrupt(display: &str, e: git2::Error) -> RepoError {
+    RepoError::Corrupt {
+        repo: display.to_string(),
+        message: e.message().to_string(),
+    }
+}
+
+fn resolve<'r>(
+    repo: &'r Repository,
+    rev: Option<&str>,
+    display: &str,
+) -> Result<git2::Commit<'r>, RepoError> {
+    match rev {
+        None => {
+            let head = repo.head().map_err(|e| match e.code() {
+                git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound => RepoError::NoCommits {
+                    repo: display.to_string(),
+                },
+                _ => corrupt(display, e),
+            })?;
+            head.peel_to_commit().map_err(|e| corrupt(display, e))
+        }
+        Some(r) => {
+            let not_found = || RepoError::RevNotFound {
+                rev: r.to_string(),
+                repo: display.to_string(),
+            };
+            let obj = repo.revparse_single(r).map_err(|e| match e.code() {
+                git2::ErrorCode::NotFound
+                | git2::ErrorCode::Ambiguous
+                | git2::ErrorCode::InvalidSpec => not_found(),
+                _ if e.class() == git2::ErrorClass::Odb
+                    || e.class() == git2::ErrorClass::Reference =>
+                {
+                    not_found()
+                }
+                _ => corrupt(display, e),
+            })?;
+            obj.peel_to_commit().map_err(|_| not_found())
+        }
+    }
+}
+
+fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError> {
+    let tree = commit.tree().map_err(|e| corrupt(display, e))?;
+    let mut files = Vec::new();
+    let mut skipped = Skipped::default();
+    // libgit2 walks the tree with its own iteration, not on our stack.
+    tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
+        if entry.kind() == Some(ObjectType::Tree) {
+            return git2::TreeWalkResult::Ok;
+        }
+        let Ok(name) = entry.name() else {
+            skipped.non_utf8_path += 1;
+            return git2::TreeWalkResult::Ok;
+        };
+        let path = format!("{root}{name}");
+        match entry.filemode() {
+            0o120000 => skipped.symlinks += 1,
+            0o160000 => skipped.submodules += 1,
+            _ => match Lang::from_path(&path) {
+                Some(lang) => files.push(SourceFile {
+                    path,
+                    lang,
+                    oid: Some(entry.id()),
+                }),
+                None => skipped.unsupported += 1,
+            },
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .map_err(|e| corrupt(display, e))?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Snapshot {
+        name: String::new(),
+        display: display.to_string(),
+        sha: Some(commit.id().to_string()),
+        remote_host: None,
+        files,
+        skipped,
+        access: Access::Disk(PathBuf::new()),
+    })
+}
+
+fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
+    let mut files = Vec::new();
+    let mut skipped = Skipped::default();
+    // Symlinks are never followed: one pointing outside the folder must not be read.
+    let walk = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name();
+    for entry in walk.into_iter().filter_entry(|e| e.file_name() != ".git") {
+        let entry = entry.map_err(|e| RepoError::Io {
+            path: display.to_string(),
+            source: e.into(),
+        })?;
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(rel) = rel.to_str() else {
+            skipped.non_utf8_path += 1;
+            continue;
+        };
+        let path = rel.replace(std::path::MAIN_SEPARATOR, "/");
+        if ft.is_symlink() {
+            skipped.symlinks += 1;
+        } else if let Some(lang) = Lang::from_path(&path) {
+            files.push(SourceFile {
+                path,
+                lang,
+                oid: None,
+            });
+        } else {
+            skipped.unsupported += 1;
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Snapshot {
+        name: String::new(),
+        display: display.to_string(),
+        sha: None,
+        remote_host: None,
+        files,
+        skipped,
+        access: Access::Disk(root.to_path_buf()),
+    })
+}
+
+/// One lock per cache folder: two entries of a run that share a URL fetch one at a time.
+fn cache_lock(dir: &Path) -> Arc<Mutex<()>> {
+    static LOCKS: Mutex<Option<HashMap<PathBuf, Arc<Mutex<()>>>>> = Mutex::new(None);
+    let mut locks = LOCKS.lock().unwrap_or_else(|p| p.into_inner());
+    locks
+        .get_or_insert_with(HashMap::new)
+        .entry(dir.to_path_buf())
+        .or_default()
+        .clone()
+}
+
+/// The cache folder of a URL: readable, and unique per URL (credentials excluded).
+pub fn cache_path(cache_dir: &Path, url: &str) -> PathBuf {
+    let clean = redact(url);
+    let readable: String = clean
+        .split_once("://")
+        .map_or(clean.as_str(), |(_, r)| r)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let readable = &readable[readable.len().saturating_sub(60)..];
+    cache_dir.join(format!("{readable}-{:016x}.git", xxh3_64(clean.as_bytes())))
+}
+
+fn is_full_sha(rev: &str) -> bool {
+    rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Opens (or creates) the bare clone of `url` in the cache and brings it up to date.
+fn cached_clone(
+    url: &str,
+    rev: Option<&str>,
+    opts: &SourceOptions,
+) -> Result<(Repository, PathBuf), RepoError> {
+    let display = redact(url);
+    let dir = cache_path(&opts.cache_dir, url);
+    let lock = cache_lock(&dir);
+    let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+    let existing = dir.exists().then(|| Repository::open_bare(&dir));
+    let (repo, fresh) = match existing {
+        Some(Ok(repo)) => (repo, false),
+        other => {
+            if other.is_some() {
+                // A broken cache entry (an interrupted clone) is rebuilt, not reported.
+                fs::remove_dir_all(&dir).map_err(|source| RepoError::Io {
+                    path: dir.display().to_string(),
+                    source,
+                })?;
+            }
+            fs::create_dir_all(&opts.cache_dir).map_err(|source| RepoError::Io {
+                path: opts.cache_dir.display().to_string(),
+                source,
+            })?;
+            let repo = Repository::init_bare(&dir).map_err(|e| corrupt(&display, e))?;
+            (repo, true)
+        }
+    };
+    let have_pinned = rev.is_some_and(|r| is_full_sha(r) && repo.revparse_single(r).is_ok());
+    if fresh || !(opts.offline || have_pinned) {
+        if let Err(e) = fetch(
+            &repo,
+            url,
+            &["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
+        ) {
+            if fresh {
+                let _ = fs::remove_dir_all(&dir);
+            }
+            return Err(RepoError::Unreachable {
+                url: display,
+                message: e,
+            });
+        }
+    }
+    // A pinned commit that no branch or tag reaches can still be fetched by its id.
+    if let Some(r) = rev.filter(|r| is_full_sha(r) && repo.revparse_single(r).is_err()) {
+        if !opts.offline {
+            let _ = fetch(&repo, url, &[r]);
+        }
+    }
+    Ok((repo, dir))
+}
+
+/// Fetches `refspecs` from `url` into `repo`, and points HEAD at the remote's default
+/// branch. Credentials in the URL go to libgit2 through the credential callback, never as
+/// part of the URL, so its error messages cannot contain them.
+fn fetch(repo: &Repository, url: &str, refspecs: &[&str]) -> Result<(), String> {
+    let clean = redact(url);
+    let creds = url_credentials(url);
+    let mut attempts = 0;
+    let mut callbacks = RemoteCallbacks::new();
+    callbacks.credentials(move |u, user_from_url, allowed| {
+        attempts += 1;
+        if attempts > 3 {
+            return Err(git2::Error::from_str("authentication failed"));
+        }
+        let user = creds
+            .as_ref()
+            .map(|(u, _)| u.as_str())
+            .or(user_from_url)
+            .unwrap_or("git");
+        if allowed.contains(git2::CredentialType::SSH_KEY) {
+            git2::Cred::ssh_key_from_agent(user)
+        } else if allowed.contains(git2::CredentialType::USER_PASS_PLAINTEXT) {
+            match &creds {
+                Some((u, p)) => git2::Cred::userpass_plaintext(u, p.as_deref().unwrap_or("")),
+                None => git2::Config::open_default()
+                    .and_then(|cfg| git2::Cred::credential_helper(&cfg, u, user_from_url)),
+            }
+        } else {
+            git2::Cred::default()
+        }
+    });
+    let mut fo = FetchOptions::new();
+    fo.remote_callbacks(callbacks);
+    fo.download_tags(git2::AutotagOption::All);
+    fo.prune(git2::FetchPrune::On);
+    let mut remote = repo
+        .remote_anonymous(&clean)
+        .map_err(|e| e.message().to_string())?;
+    remote
+        .fetch(refspecs, Some(&mut fo), None)
+        .map_err(|e| e.message().to_string())?;
+    if let Ok(head) = remote.default_branch() {
+        if let Ok(head) = head.as_str() {
+            let _ = repo.set_head(head);
+        }
+    }
+    Ok(())
+}

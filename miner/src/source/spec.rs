@@ -1,0 +1,316 @@
+//! What the user asks to mine: `--repo URL_OR_PATH[@REV]` arguments and manifest files
+//! (one repository per line, JSONL, or TOML), and the safe display form of a URL.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::Error;
+
+/// Where a repository comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A git URL (https, http, ssh, git, file, or scp-like `user@host:path`), as given: it
+    /// may carry credentials, so it is never printed; use [`redact`].
+    Url(String),
+    /// A folder on this machine: a git checkout, a bare repository, or a plain folder.
+    Path(PathBuf),
+}
+
+/// One repository to mine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoSpec {
+    pub location: Location,
+    /// Commit sha, tag or branch; `None` means the default branch (HEAD).
+    pub rev: Option<String>,
+    /// The `repo` value in output rows; derived from the location when absent.
+    pub name: Option<String>,
+}
+
+impl RepoSpec {
+    /// The location for logs and output files, without credentials.
+    pub fn display(&self) -> String {
+        match &self.location {
+            Location::Url(u) => redact(u),
+            Location::Path(p) => p.display().to_string(),
+        }
+    }
+
+    /// The `repo` value of output rows: the manifest's name, else `owner/name` for a URL,
+    /// else the folder name.
+    pub fn repo_name(&self) -> String {
+        if let Some(n) = &self.name {
+            return n.clone();
+        }
+        match &self.location {
+            Location::Url(u) => url_repo_name(u),
+            Location::Path(p) => folder_name(p),
+        }
+    }
+}
+
+fn strip_git(s: &str) -> &str {
+    s.strip_suffix(".git").unwrap_or(s)
+}
+
+fn folder_name(p: &Path) -> String {
+    let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    strip_git(&name).to_string()
+}
+
+/// Splits a URL into (scheme with `://`, userinfo, rest) or, for scp-like syntax
+/// (`user@host:path`), ("", userinfo, rest). The userinfo ends at the last `@` before the
+/// path starts.
+fn split_url(url: &str) -> (&str, Option<&str>, &str) {
+    let (scheme, after) = match url.find("://") {
+        Some(i) => url.split_at(i + 3),
+        None => ("", url),
+    };
+    let end = if scheme.is_empty() {
+        after.find(':')
+    } else {
+        after.find('/')
+    };
+    match after[..end.unwrap_or(after.len())].rfind('@') {
+        Some(at) => (scheme, Some(&after[..at]), &after[at + 1..]),
+        None => (scheme, None, after),
+    }
+}
+
+/// The URL without the secret part of its userinfo: `https://user:token@host/x` becomes
+/// `https://host/x`; ssh keeps a plain user name (`git@host:x`), which is not a secret.
+pub fn redact(url: &str) -> String {
+    let (scheme, user, rest) = split_url(url);
+    match user {
+        None => url.to_string(),
+        Some(u) if (scheme.is_empty() || scheme == "ssh://") && !u.contains(':') => url.to_string(),
+        Some(_) => format!("{scheme}{rest}"),
+    }
+}
+
+/// User name and password carried in a URL, for the credential callback.
+pub(crate) fn url_credentials(url: &str) -> Option<(String, Option<String>)> {
+    let (_, user, _) = split_url(url);
+    let user = user?;
+    Some(match user.split_once(':') {
+        Some((u, p)) => (u.to_string(), Some(p.to_string())),
+        None => (user.to_string(), None),
+    })
+}
+
+/// `owner/name` from a URL's path (its last two segments, `.git` removed); for a `file://`
+/// URL, the folder name.
+fn url_repo_name(url: &str) -> String {
+    let redacted = redact(url);
+    if let Some(path) = redacted.strip_prefix("file://") {
+        return folder_name(Path::new(path));
+    }
+    let (_, _, rest) = split_url(&redacted);
+    // Drop the host: everything up to the first '/' (URL) or ':' (scp-like).
+    let path = match rest.find(['/', ':']) {
+        Some(i) => &rest[i + 1..],
+        None => rest,
+    };
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let n = segments.len();
+    let name = match n {
+        0 => rest.to_string(),
+        1 => segments[0].to_string(),
+        _ => format!("{}/{}", segments[n - 2], segments[n - 1]),
+    };
+    strip_git(&name).to_string()
+}
+
+fn looks_like_url(s: &str) -> bool {
+    if s.contains("://") {
+        return true;
+    }
+    // scp-like: `user@host:path` or `host:path`, with no '/' before the ':'.
+    match s.find(':') {
+        Some(i) => i > 1 && !s[..i].contains('/') && !Path::new(s).exists(),
+        None => false,
+    }
+}
+
+/// Parses `URL_OR_PATH[@REV]`. The `@` of a revision is the last `@` after the start of
+/// the path part, so `git@host:o/r.git@v1` and `https://u:p@host/o/r@main` both work; an
+/// existing path is never split.
+pub fn parse_repo_arg(arg: &str) -> Result<RepoSpec, Error> {
+    let arg = arg.trim();
+    if arg.is_empty() {
+        return Err(Error::Usage("an empty repository argument".into()));
+    }
+    let is_url = looks_like_url(arg);
+    let path_start = if is_url {
+        let (scheme, user, rest) = split_url(arg);
+        let host_len = rest.find(['/', ':']).unwrap_or(rest.len());
+        scheme.len() + user.map_or(0, |u| u.len() + 1) + host_len
+    } else {
+        0
+    };
+    let (loc, rev) = match arg[path_start..].rfind('@') {
+        Some(i) if is_url || !Path::new(arg).exists() => {
+            let at = path_start + i;
+            (&arg[..at], Some(arg[at + 1..].to_string()))
+        }
+        _ => (arg, None),
+    };
+    if rev.as_deref() == Some("") {
+        return Err(Error::Usage(format!(
+            "`{}`: empty revision after '@'",
+            redact(arg)
+        )));
+    }
+    let location = if is_url {
+        Location::Url(loc.to_string())
+    } else {
+        Location::Path(PathBuf::from(loc))
+    };
+    Ok(RepoSpec {
+        location,
+        rev,
+        name: None,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    url: String,
+    rev: Option<String>,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TomlManifest {
+    #[serde(alias = "repo", alias = "repository")]
+    repos: Vec<Entry>,
+}
+
+impl Entry {
+    fn into_spec(self) -> Result<RepoSpec, Error> {
+        let mut spec = parse_repo_arg(&self.url)?;
+        if self.rev.is_some() {
+            if spec.rev.is_some() {
+                return Err(Error::Usage(format!(
+                    "`{}`: revision given twice",
+                    redact(&self.url)
+                )));
+            }
+            spec.rev = self.rev;
+        }
+        spec.name = self.name.filter(|n| !n.is_empty());
+        Ok(spec)
+    }
+}
+
+/// Reads a manifest: TOML (`[[repos]]` tables with `url`, `rev`, `name`), JSONL (one
+/// object per line with the same keys), or plain text (one `URL_OR_PATH[@REV]` per line;
+/// `#` starts a comment). Relative paths are taken relative to the manifest's folder.
+pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("manifest {}: {e}", path.display())))?;
+    let bad = |line: usize, why: String| {
+        Error::Usage(format!("manifest {}:{line}: {why}", path.display()))
+    };
+    let is_toml = path.extension().is_some_and(|e| e == "toml");
+    let mut specs = Vec::new();
+    if is_toml {
+        let m: TomlManifest = toml::from_str(&text).map_err(|e| {
+            let line = e
+                .span()
+                .map_or(0, |s| text[..s.start].lines().count().max(1));
+            bad(line, e.message().to_string())
+        })?;
+        for e in m.repos {
+            specs.push(e.into_spec()?);
+        }
+    } else {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let spec = if line.starts_with('{') {
+                let e: Entry = serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string()))?;
+                e.into_spec()
+            } else {
+                parse_repo_arg(line)
+            };
+            specs.push(spec.map_err(|e| bad(i + 1, e.to_string()))?);
+        }
+    }
+    let base = path.parent().unwrap_or(Path::new("."));
+    for s in &mut specs {
+        if let Location::Path(p) = &mut s.location {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        }
+    }
+    Ok(specs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Location {
+        Location::Url(s.into())
+    }
+
+    #[test]
+    fn repo_args() {
+        let s = parse_repo_arg("https://github.com/psf/requests@v2.31.0").unwrap();
+        assert_eq!(s.location, url("https://github.com/psf/requests"));
+        assert_eq!(s.rev.as_deref(), Some("v2.31.0"));
+        assert_eq!(s.repo_name(), "psf/requests");
+
+        let s = parse_repo_arg("git@github.com:google/gson.git").unwrap();
+        assert_eq!(s.location, url("git@github.com:google/gson.git"));
+        assert_eq!(s.rev, None);
+        assert_eq!(s.repo_name(), "google/gson");
+
+        let s = parse_repo_arg("git@github.com:google/gson.git@feature/x").unwrap();
+        assert_eq!(s.rev.as_deref(), Some("feature/x"));
+
+        let s = parse_repo_arg("https://user:s3cret@example.com/o/r.git@main").unwrap();
+        assert_eq!(s.location, url("https://user:s3cret@example.com/o/r.git"));
+        assert_eq!(s.rev.as_deref(), Some("main"));
+        assert_eq!(s.display(), "https://example.com/o/r.git");
+        assert_eq!(s.repo_name(), "o/r");
+
+        let s = parse_repo_arg("/no/such/dir@abc123").unwrap();
+        assert_eq!(s.location, Location::Path("/no/such/dir".into()));
+        assert_eq!(s.rev.as_deref(), Some("abc123"));
+        assert_eq!(s.repo_name(), "dir");
+    }
+
+    #[test]
+    fn redaction() {
+        assert_eq!(
+            redact("https://ghp_TOKEN@github.com/o/r"),
+            "https://github.com/o/r"
+        );
+        assert_eq!(
+            redact("https://x:y@github.com/o/r"),
+            "https://github.com/o/r"
+        );
+        assert_eq!(redact("ssh://git:pw@host/o/r"), "ssh://host/o/r");
+        assert_eq!(redact("ssh://git@host/o/r"), "ssh://git@host/o/r");
+        assert_eq!(redact("git@host:o/r"), "git@host:o/r");
+        assert_eq!(
+            redact("https://github.com/o/r@main"),
+            "https://github.com/o/r@main"
+        );
+        assert_eq!(
+            url_credentials("https://u:p@h/x"),
+            Some(("u".into(), Some("p".into())))
+        );
+    }
+}

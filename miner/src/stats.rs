@@ -1,0 +1,148 @@
+//! Counters and timings of a run, written to `stats.json`: per stage, per language and per
+//! repository. Workers fill one [`RepoStats`] each; the writer merges them in input order,
+//! so the counts do not depend on the thread count.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::source::Skipped;
+
+/// One line of failures.jsonl: a repository or a file that could not be processed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub repo: String,
+    /// The repository's location, without credentials.
+    pub source: String,
+    /// The file, for a file-level failure.
+    pub path: Option<String>,
+    pub stage: &'static str,
+    /// A stable machine-readable reason (`revision_not_found`, `non_utf8`, ...).
+    pub kind: &'static str,
+    /// What happened, for a person.
+    pub reason: String,
+}
+
+/// Counts of one language (or of all languages together).
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct LangCounts {
+    pub files: usize,
+    pub bytes: u64,
+    pub files_with_syntax_errors: usize,
+    pub functions: usize,
+    pub with_docstring: usize,
+    pub dropped_syntax_error: usize,
+    pub csn_rows: usize,
+}
+
+impl LangCounts {
+    pub fn add(&mut self, o: &LangCounts) {
+        self.files += o.files;
+        self.bytes += o.bytes;
+        self.files_with_syntax_errors += o.files_with_syntax_errors;
+        self.functions += o.functions;
+        self.with_docstring += o.with_docstring;
+        self.dropped_syntax_error += o.dropped_syntax_error;
+        self.csn_rows += o.csn_rows;
+    }
+}
+
+/// What happened to one repository.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct RepoStats {
+    pub repo: String,
+    pub source: String,
+    pub sha: Option<String>,
+    /// `mined`, `failed`, or `duplicate` (the same repository and commit listed twice).
+    pub status: &'static str,
+    pub partition: Option<&'static str>,
+    pub files_listed: usize,
+    pub skipped: Skipped,
+    /// Files that could not be read or decoded, by reason.
+    pub files_failed: BTreeMap<&'static str, usize>,
+    pub totals: LangCounts,
+    pub languages: BTreeMap<&'static str, LangCounts>,
+    pub source_seconds: f64,
+    pub extract_seconds: f64,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct SourceStage {
+    /// Thread time spent opening, fetching and listing repositories.
+    pub busy_seconds: f64,
+    pub repositories: usize,
+    pub opened: usize,
+    pub failed: BTreeMap<&'static str, usize>,
+    pub duplicates: usize,
+    pub files_listed: usize,
+    pub skipped: Skipped,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct ExtractStage {
+    /// Thread time spent reading and parsing files.
+    pub busy_seconds: f64,
+    pub files_failed: BTreeMap<&'static str, usize>,
+    #[serde(flatten)]
+    pub totals: LangCounts,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct WriteStage {
+    /// Time the writer thread spent encoding and writing.
+    pub busy_seconds: f64,
+    pub csn_rows: BTreeMap<&'static str, usize>,
+    pub shards: BTreeMap<&'static str, Vec<String>>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Stages {
+    pub source: SourceStage,
+    pub extract: ExtractStage,
+    pub write: WriteStage,
+}
+
+/// The whole of stats.json.
+#[derive(Debug, Default, Serialize)]
+pub struct Stats {
+    pub codemine_version: &'static str,
+    pub threads: usize,
+    pub wall_seconds: f64,
+    pub stages: Stages,
+    pub languages: BTreeMap<&'static str, LangCounts>,
+    pub repositories: Vec<RepoStats>,
+}
+
+fn add_skipped(a: &mut Skipped, b: &Skipped) {
+    a.symlinks += b.symlinks;
+    a.submodules += b.submodules;
+    a.unsupported += b.unsupported;
+    a.non_utf8_path += b.non_utf8_path;
+}
+
+impl Stats {
+    /// Adds one repository's counts to the run's.
+    pub fn merge(&mut self, r: RepoStats, failure_kind: Option<&'static str>) {
+        let s = &mut self.stages;
+        s.source.repositories += 1;
+        s.source.busy_seconds += r.source_seconds;
+        s.extract.busy_seconds += r.extract_seconds;
+        match (r.status, failure_kind) {
+            ("failed", Some(kind)) => *s.source.failed.entry(kind).or_default() += 1,
+            ("duplicate", _) => s.source.duplicates += 1,
+            _ => {
+                s.source.opened += 1;
+                s.source.files_listed += r.files_listed;
+                add_skipped(&mut s.source.skipped, &r.skipped);
+                for (k, v) in &r.files_failed {
+                    *s.extract.files_failed.entry(k).or_default() += v;
+                }
+                s.extract.totals.add(&r.totals);
+                for (lang, c) in &r.languages {
+                    self.languages.entry(lang).or_default().add(c);
+                }
+            }
+        }
+        self.repositories.push(r);
+    }
+}

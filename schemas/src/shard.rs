@@ -1,0 +1,224 @@
+//! The rolling shard writer shared by every output table.
+
+use std::fs::{self, File};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder};
+
+use crate::{Error, Result};
+
+/// A table that can be written as Parquet shards: its schema, and builders for its rows.
+pub trait Table: Default {
+    type Row;
+    fn schema() -> SchemaRef;
+    fn push(&mut self, row: &Self::Row);
+    /// Rows buffered since the last [`Table::finish`].
+    fn len(&self) -> usize;
+    /// Approximate uncompressed size of the buffered rows, to decide when to roll a shard.
+    fn buffered_bytes(&self) -> usize;
+    /// Takes the buffered rows out as a record batch.
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError>;
+    fn writer_properties() -> WriterProperties;
+}
+
+/// Properties every table starts from: zstd, modest row groups so memory stays bounded.
+pub(crate) fn base_properties() -> WriterPropertiesBuilder {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(8192))
+        .set_created_by(concat!("codemine ", env!("CARGO_PKG_VERSION")).to_string())
+}
+
+/// Where a shard rolls over and how often buffered rows are encoded.
+#[derive(Debug, Clone, Copy)]
+pub struct ShardOptions {
+    /// A shard is closed once it holds this many uncompressed bytes of row data.
+    pub max_shard_bytes: usize,
+    /// A shard is closed once it holds this many rows.
+    pub max_shard_rows: usize,
+    /// Rows buffered in Arrow builders before they are handed to the Parquet encoder.
+    pub batch_rows: usize,
+}
+
+impl Default for ShardOptions {
+    fn default() -> Self {
+        Self {
+            max_shard_bytes: 256 << 20,
+            max_shard_rows: usize::MAX,
+            batch_rows: 1024,
+        }
+    }
+}
+
+/// Streams rows of one table and one split into rolling Parquet shards.
+///
+/// Shards are written as `.{split}-{index:05}.parquet.tmp` and renamed by
+/// [`ShardWriter::finish`] once their total count is known. Dropping the writer without
+/// `finish` removes nothing that looks complete: temporary names do not end in `.parquet`.
+pub struct ShardWriter<T: Table> {
+    dir: PathBuf,
+    split: String,
+    opts: ShardOptions,
+    table: T,
+    current: Option<(ArrowWriter<BufWriter<File>>, PathBuf)>,
+    current_rows: usize,
+    current_bytes: usize,
+    closed: Vec<PathBuf>,
+    total_rows: usize,
+}
+
+impl<T: Table> ShardWriter<T> {
+    pub fn new(dir: &Path, split: &str, opts: ShardOptions) -> Result<Self> {
+        fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            split: split.to_string(),
+            opts,
+            table: T::default(),
+            current: None,
+            current_rows: 0,
+            current_bytes: 0,
+            closed: Vec::new(),
+            total_rows: 0,
+        })
+    }
+
+    pub fn push(&mut self, row: &T::Row) -> Result<()> {
+        self.table.push(row);
+        self.total_rows += 1;
+        let rows = self.current_rows + self.table.len();
+        let bytes = self.current_bytes + self.table.buffered_bytes();
+        if rows >= self.opts.max_shard_rows || bytes >= self.opts.max_shard_bytes {
+            self.flush()?;
+            self.close_current()?;
+        } else if self.table.len() >= self.opts.batch_rows {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Rows pushed so far.
+    pub fn rows(&self) -> usize {
+        self.total_rows
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.table.len() == 0 {
+            return Ok(());
+        }
+        self.current_rows += self.table.len();
+        self.current_bytes += self.table.buffered_bytes();
+        let batch = self.table.finish()?;
+        let (writer, path) = match &mut self.current {
+            Some(w) => w,
+            None => self.current.insert(self.open()?),
+        };
+        writer.write(&batch).map_err(|source| Error::Parquet {
+            path: path.clone(),
+            source,
+        })
+    }
+
+    fn open(&self) -> Result<(ArrowWriter<BufWriter<File>>, PathBuf)> {
+        let name = format!(".{}-{:05}.parquet.tmp", self.split, self.closed.len());
+        let path = self.dir.join(name);
+        let file = File::create(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let writer = ArrowWriter::try_new(
+            BufWriter::new(file),
+            T::schema(),
+            Some(T::writer_properties()),
+        )
+        .map_err(|source| Error::Parquet {
+            path: path.clone(),
+            source,
+        })?;
+        Ok((writer, path))
+    }
+
+    fn close_current(&mut self) -> Result<()> {
+        if let Some((writer, path)) = self.current.take() {
+            writer.close().map_err(|source| Error::Parquet {
+                path: path.clone(),
+                source,
+            })?;
+            self.closed.push(path);
+        }
+        self.current_rows = 0;
+        self.current_bytes = 0;
+        Ok(())
+    }
+
+    /// Closes the last shard and renames every shard to its final name. With
+    /// `write_empty`, a split that received no rows still gets one empty shard, so readers
+    /// see the schema.
+    pub fn finish(mut self, write_empty: bool) -> Result<Vec<PathBuf>> {
+        self.flush()?;
+        if self.closed.is_empty() && self.current.is_none() && write_empty {
+            self.current = Some(self.open()?);
+        }
+        self.close_current()?;
+        let count = self.closed.len();
+        let mut out = Vec::with_capacity(count);
+        for (i, tmp) in self.closed.iter().enumerate() {
+            let dest = self
+                .dir
+                .join(format!("{}-{:05}-of-{:05}.parquet", self.split, i, count));
+            fs::rename(tmp, &dest).map_err(|source| Error::Io {
+                path: dest.clone(),
+                source,
+            })?;
+            out.push(dest);
+        }
+        self.closed.clear();
+        Ok(out)
+    }
+}
+
+impl<T: Table> Drop for ShardWriter<T> {
+    fn drop(&mut self) {
+        // An abandoned writer (an error elsewhere) leaves no partial files behind.
+        if let Some((_, path)) = self.current.take() {
+            let _ = fs::remove_file(path);
+        }
+        for p in self.closed.drain(..) {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+/// Removes the shards (final and temporary) that an earlier run left in `dir`, so that a
+/// rerun never mixes old and new shards. Only files named like codemine's shards are touched.
+pub fn clear_shards(dir: &Path) -> Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(Error::Io {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = (name.starts_with('.') && name.ends_with(".parquet.tmp"))
+            || (name.ends_with(".parquet") && name.contains("-of-"));
+        if ours {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+        }
+    }
+    Ok(())
+}
