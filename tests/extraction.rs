@@ -362,7 +362,7 @@ fn partition_is_a_stable_hash_of_the_repository() {
     // Independent reference: the xxhash package's xxh3-64 of the repository name, in the
     // 80/10/10 buckets the README documents.
     let bucket = python_json(
-        "import sys, xxhash; print(xxhash.xxh3_64_intdigest(sys.argv[1]) % 100)",
+        "import sys, xxhash; print(xxhash.xxh3_64_intdigest(sys.argv[1].encode()) % 100)",
         &["demo"],
     );
     let bucket = bucket.as_u64().unwrap();

@@ -168,7 +168,7 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         partition: split,
     };
 
-    let parsed: Vec<(Result<Parsed, (&'static str, String)>, f64)> = snap
+    let parsed: Vec<(FileResult, f64)> = snap
         .files
         .par_iter()
         .map_init(
@@ -249,6 +249,9 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
     }
 }
 
+/// A parsed file, or why it could not be: a failure kind and a reason.
+type FileResult = Result<Parsed, (&'static str, String)>;
+
 struct Parsed {
     bytes: u64,
     functions: Vec<Function>,
@@ -266,7 +269,7 @@ fn parse_file(
     ex: &mut Extractor,
     file: &SourceFile,
     limit: u64,
-) -> Result<Parsed, (&'static str, String)> {
+) -> FileResult {
     let reader = reader.as_ref().map_err(|e| ("read_error", e.to_string()))?;
     let bytes = reader.read(file, limit).map_err(|e| match e {
         ReadError::TooLarge { .. } => ("too_large", e.to_string()),

@@ -19,6 +19,9 @@ pub trait Table: Default {
     fn push(&mut self, row: &Self::Row);
     /// Rows buffered since the last [`Table::finish`].
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Approximate uncompressed size of the buffered rows, to decide when to roll a shard.
     fn buffered_bytes(&self) -> usize;
     /// Takes the buffered rows out as a record batch.
@@ -111,7 +114,7 @@ impl<T: Table> ShardWriter<T> {
     }
 
     fn flush(&mut self) -> Result<()> {
-        if self.table.len() == 0 {
+        if self.table.is_empty() {
             return Ok(());
         }
         self.current_rows += self.table.len();

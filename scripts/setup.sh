@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building and testing codemine needs on a fresh Debian/Ubuntu machine:
+# OpenSSL headers and pkg-config (git2's https transport), git (tests compare against it),
+# and a Python virtualenv in .venv with the independent reference readers of the tests.
+# Idempotent: does nothing that is already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev pkg-config)
+command -v git >/dev/null || need+=(git)
+command -v cc >/dev/null || need+=(build-essential)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+fi
+
+if [ "${1:-}" = "--with-python" ]; then
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r tests/requirements.txt
+fi

@@ -1,0 +1,281 @@
+//! End to end: bad input gets a clear reason and nothing else is lost. Every broken
+//! repository and file of DESIGN.md's list sits next to a good one in the same run.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use harness::*;
+use serde_json::Value;
+
+const GOOD_PY: &str = "def ok():\n    \"\"\"Still mined.\"\"\"\n    return 1\n";
+
+fn run(args: &[&str], tmp: &Path) -> (std::path::PathBuf, std::process::Output) {
+    let out = tmp.join("out");
+    let mut all = vec!["mine", "--out", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let res = codemine(&all, &tmp.join("cache"));
+    (out, res)
+}
+
+fn by_kind<'a>(fails: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    fails.iter().filter(|f| f["kind"] == kind).collect()
+}
+
+#[test]
+fn broken_repositories_are_recorded_and_the_rest_is_mined() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut good = RepoBuilder::init(&tmp.path().join("good"));
+    good.write("a.py", GOOD_PY);
+    good.commit("one");
+
+    // Garbage in HEAD: libgit2 cannot open it.
+    let mut corrupt = RepoBuilder::init(&tmp.path().join("corrupt"));
+    corrupt.write("a.py", GOOD_PY);
+    corrupt.commit("one");
+    fs::write(corrupt.path.join(".git/HEAD"), "garbage\n").unwrap();
+
+    // The tree object is gone: the commit resolves but cannot be listed.
+    let mut missing = RepoBuilder::init(&tmp.path().join("missing"));
+    missing.write("a.py", GOOD_PY);
+    let c = missing.commit("one");
+    let tree = missing.repo.find_commit(c).unwrap().tree_id().to_string();
+    fs::remove_file(
+        missing
+            .path
+            .join(format!(".git/objects/{}/{}", &tree[..2], &tree[2..])),
+    )
+    .unwrap();
+
+    // No supported files: zero rows, not a failure.
+    let mut docs = RepoBuilder::init(&tmp.path().join("docs-only"));
+    docs.write("README.md", "# docs\n").write("notes.txt", "x");
+    docs.commit("one");
+
+    let empty = RepoBuilder::init(&tmp.path().join("no-commits"));
+
+    let good_path = good.path.to_str().unwrap();
+    let (out, res) = run(
+        &[
+            "--repo",
+            "/definitely/not/here",
+            "--repo",
+            "file:///definitely/not/here.git",
+            "--repo",
+            &format!("{good_path}@no-such-branch"),
+            "--repo",
+            corrupt.path.to_str().unwrap(),
+            "--repo",
+            missing.path.to_str().unwrap(),
+            "--repo",
+            docs.path.to_str().unwrap(),
+            "--repo",
+            empty.path.to_str().unwrap(),
+            "--repo",
+            good_path,
+        ],
+        tmp.path(),
+    );
+    assert_success(&res);
+    let fails = failures(&out);
+    let kinds: Vec<&str> = fails.iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "path_not_found",
+            "unreachable",
+            "revision_not_found",
+            "corrupt_repository",
+            "corrupt_repository",
+            "no_commits"
+        ]
+    );
+    for f in &fails {
+        assert_eq!(f["stage"], "source");
+        assert!(f["path"].is_null());
+        assert!(!f["reason"].as_str().unwrap().is_empty());
+    }
+    assert!(fails[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("/definitely/not/here"));
+    assert!(fails[2]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no-such-branch"));
+
+    let rows = shard_rows(&out.join("csn"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["docstring"], "Still mined.");
+    let stats = stats(&out);
+    assert_eq!(stats["stages"]["source"]["repositories"], 8);
+    assert_eq!(stats["stages"]["source"]["opened"], 2);
+    let docs_stats = stats["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["repo"] == "docs-only")
+        .unwrap();
+    assert_eq!(docs_stats["status"], "mined");
+    assert_eq!(docs_stats["totals"]["csn_rows"], 0);
+    // Failures are reported on stderr too, by location.
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(stderr.contains("/definitely/not/here failed"), "{stderr}");
+}
+
+#[test]
+fn broken_files_are_recorded_and_the_rest_is_mined() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("files"));
+    r.write("good.py", GOOD_PY)
+        .write("latin1.py", b"def f():\n    \"\"\"Caf\xe9.\"\"\"\n    return 1\n")
+        .write("big.py", format!("{GOOD_PY}# {}\n", "x".repeat(4000)))
+        .write("blob.c", b"\x7fELF\x02\x01\x01\x00\x00\x00int main(void) { return 0; }\n")
+        .write("partial.java", "class A {\n  /** Fine. */\n  int ok() { return 1; }\n  /** Broken. */\n  int bad() { return (; }\n}\n")
+        .symlink("escape.py", "/etc/passwd")
+        .symlink("inside.py", "good.py");
+    r.commit("one");
+    let (out, res) = run(
+        &["--max-file-bytes", "1K", "--repo", r.path.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert_success(&res);
+    let fails = failures(&out);
+    let found = |kind: &str| {
+        let f = by_kind(&fails, kind);
+        assert_eq!(f.len(), 1, "{kind}: {fails:?}");
+        (
+            f[0]["path"].as_str().unwrap().to_string(),
+            f[0]["reason"].as_str().unwrap().to_string(),
+        )
+    };
+    let (path, reason) = found("non_utf8");
+    assert_eq!(path, "latin1.py");
+    // 0xE9 follows `def f():\n` (9 bytes), 4 spaces, `"""` and `Caf`: offset 19.
+    assert!(reason.contains("offset 19"), "{reason}");
+    let (path, reason) = found("too_large");
+    assert_eq!(path, "big.py");
+    assert!(reason.contains("1024"), "{reason}");
+    assert_eq!(found("binary").0, "blob.c");
+    assert_eq!(fails.len(), 3);
+    for f in &fails {
+        assert_eq!(f["stage"], "extract");
+        assert_eq!(f["repo"], "files");
+    }
+
+    let rows = shard_rows(&out.join("csn"));
+    let mut names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["func_name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    // The symlinks are not followed (one would duplicate good.py, one leaves the repo).
+    assert_eq!(names, ["A.ok", "ok"]);
+    let stats = stats(&out);
+    assert_eq!(stats["stages"]["source"]["skipped"]["symlinks"], 2);
+    assert_eq!(stats["stages"]["extract"]["files_failed"]["non_utf8"], 1);
+    assert_eq!(stats["stages"]["extract"]["files_failed"]["too_large"], 1);
+    assert_eq!(stats["stages"]["extract"]["files_failed"]["binary"], 1);
+    assert_eq!(stats["stages"]["extract"]["dropped_syntax_error"], 1);
+    assert_eq!(stats["languages"]["java"]["files_with_syntax_errors"], 1);
+}
+
+#[test]
+fn deeply_nested_code_does_not_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("deep"));
+    let depth = 50_000;
+    let c = format!(
+        "/* Deep. */\nint deep(void) {{\n{}return 1;{}\n}}\n",
+        "{".repeat(depth),
+        "}".repeat(depth)
+    );
+    let py = format!(
+        "def deep():\n    \"\"\"Deep.\"\"\"\n    return {}1{}\n",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
+    r.write("deep.c", c)
+        .write("deep.py", py)
+        .write("good.py", GOOD_PY);
+    r.commit("one");
+    let (out, res) = run(
+        &[
+            "--max-file-bytes",
+            "10M",
+            "--repo",
+            r.path.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_success(&res);
+    let rows = shard_rows(&out.join("csn"));
+    let c_row = find_row(&rows, "language", "c");
+    assert_eq!(c_row["func_name"], "deep");
+    assert_eq!(
+        c_row["code_tokens"].as_array().unwrap().len(),
+        2 * depth + 10
+    );
+    assert!(rows.iter().any(|r| r["func_name"] == "ok"));
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_shard_that_looks_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("big"));
+    for i in 0..400 {
+        let body: String = (0..40)
+            .map(|j| format!("def f{j}(x):\n    \"\"\"Doc {i} {j} of a function.\"\"\"\n    return x + {j}\n\n"))
+            .collect();
+        r.write(&format!("m{i}.py"), body);
+    }
+    r.commit("one");
+    let out = tmp.path().join("out");
+    for delay_ms in [50u64, 300, 800] {
+        let mut child = Command::new(binary())
+            .args([
+                "mine",
+                "-j",
+                "1",
+                "--shard-rows",
+                "2000",
+                "--out",
+                out.to_str().unwrap(),
+                "--repo",
+            ])
+            .arg(&r.path)
+            .env("CODEMINE_CACHE", tmp.path().join("cache"))
+            .env("CI", "1")
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Whatever was on disk when the process died: every *.parquet reads completely.
+        let csn = out.join("csn");
+        if csn.exists() {
+            let shards = read_shards(&csn);
+            for (name, s) in shards.as_object().unwrap() {
+                assert_eq!(
+                    s["rows"].as_array().unwrap().len() as u64,
+                    s["num_rows"].as_u64().unwrap(),
+                    "{name}"
+                );
+            }
+        }
+    }
+    // A rerun replaces whatever the killed runs left.
+    let (out, res) = run(
+        &["--shard-rows", "2000", "--repo", r.path.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert_success(&res);
+    assert_eq!(shard_rows(&out.join("csn")).len(), 400 * 40);
+    let leftovers: Vec<_> = fs::read_dir(out.join("csn"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".parquet"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -1,0 +1,326 @@
+//! End to end: where repositories come from. Clones of `file://` URLs into the cache and
+//! fetches on the next run, pinned revisions (checked against the `git` command line),
+//! local checkouts read from the object database without touching the working tree, plain
+//! folders, manifests, credentials kept out of every output, and determinism across
+//! thread counts.
+
+use std::fs;
+use std::path::Path;
+
+use harness::*;
+
+const DOC_PY: &str = "def f():\n    \"\"\"Version one of f.\"\"\"\n    return 1\n";
+const DOC_PY2: &str = "def f():\n    \"\"\"Version two of f.\"\"\"\n    return 2\n";
+
+fn mine(args: &[&str], tmp: &Path) -> std::path::PathBuf {
+    let out = tmp.join(format!("out{}", fs::read_dir(tmp).unwrap().count()));
+    let mut all = vec!["mine", "--out", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    assert_success(&codemine(&all, &tmp.join("cache")));
+    out
+}
+
+fn docstrings(out: &Path) -> Vec<(String, String)> {
+    shard_rows(&out.join("csn"))
+        .iter()
+        .map(|r| {
+            (
+                r["docstring"].as_str().unwrap().to_string(),
+                r["sha"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn file_url_is_cloned_into_the_cache_then_fetched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut origin = RepoBuilder::init(&tmp.path().join("origin/proj"));
+    origin.write("a.py", DOC_PY);
+    let first = origin.commit("one");
+    let url = origin.url();
+
+    let out = mine(&["--repo", &url], tmp.path());
+    assert_eq!(
+        docstrings(&out),
+        [("Version one of f.".to_string(), first.to_string())]
+    );
+    let rows = shard_rows(&out.join("csn"));
+    assert_eq!(rows[0]["repo"], "proj");
+
+    // The cache holds one bare clone; mark it to see that the next run reuses it.
+    let cache = tmp.path().join("cache");
+    let clones: Vec<_> = fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(clones.len(), 1);
+    fs::write(clones[0].join("codemine-test-marker"), "x").unwrap();
+
+    origin.write("a.py", DOC_PY2);
+    let second = origin.commit("two");
+    let out = mine(&["--repo", &url], tmp.path());
+    assert_eq!(
+        docstrings(&out),
+        [("Version two of f.".to_string(), second.to_string())]
+    );
+    assert!(
+        clones[0].join("codemine-test-marker").exists(),
+        "the clone was made anew instead of fetched"
+    );
+
+    // --offline uses the cache as it is, even when the origin is gone.
+    fs::rename(&origin.path, tmp.path().join("moved")).unwrap();
+    let out = mine(&["--offline", "--repo", &url], tmp.path());
+    assert_eq!(docstrings(&out)[0].1, second.to_string());
+}
+
+#[test]
+fn pinned_revisions_resolve_like_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut origin = RepoBuilder::init(&tmp.path().join("proj"));
+    origin.write("a.py", DOC_PY);
+    let one = origin.commit("one");
+    origin.tag("v1", one);
+    origin.branch("stable", one);
+    origin.write("a.py", DOC_PY2);
+    origin.commit("two");
+    let url = origin.url();
+    let want = git(&origin.path, &["rev-parse", "v1^{commit}"]);
+    let short = &want[..10];
+
+    for rev in ["v1", "stable", want.as_str(), short] {
+        for loc in [url.as_str(), origin.path.to_str().unwrap()] {
+            let out = mine(&["--repo", &format!("{loc}@{rev}")], tmp.path());
+            assert_eq!(
+                docstrings(&out),
+                [("Version one of f.".to_string(), want.clone())],
+                "{loc}@{rev}"
+            );
+            let stats = stats(&out);
+            assert_eq!(stats["repositories"][0]["sha"], want.as_str());
+        }
+    }
+    // Without a revision: the default branch.
+    let head = git(&origin.path, &["rev-parse", "main"]);
+    let out = mine(&["--repo", &url], tmp.path());
+    assert_eq!(docstrings(&out)[0].1, head);
+}
+
+#[test]
+fn a_local_checkout_is_read_from_git_and_never_modified() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("work"));
+    r.write("a.py", DOC_PY);
+    let sha = r.commit("one");
+    // Uncommitted edits and untracked files are not part of the mined revision.
+    r.write("a.py", DOC_PY2).write("untracked.py", DOC_PY2);
+    let status_before = git(&r.path, &["status", "--porcelain"]);
+    let out = mine(&["--repo", r.path.to_str().unwrap()], tmp.path());
+    assert_eq!(
+        docstrings(&out),
+        [("Version one of f.".to_string(), sha.to_string())]
+    );
+    assert_eq!(git(&r.path, &["status", "--porcelain"]), status_before);
+    assert_eq!(fs::read_to_string(r.path.join("a.py")).unwrap(), DOC_PY2);
+}
+
+#[test]
+fn a_plain_folder_is_read_from_disk_without_sha_or_url() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("plain");
+    fs::create_dir_all(dir.join("sub")).unwrap();
+    fs::write(dir.join("sub/a.py"), DOC_PY).unwrap();
+    // A symlink pointing outside the folder is never followed.
+    let outside = tmp.path().join("secret.py");
+    fs::write(
+        &outside,
+        "def leaked():\n    \"\"\"Must not be mined.\"\"\"\n    return 0\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("link.py")).unwrap();
+
+    let out = mine(&["--repo", dir.to_str().unwrap()], tmp.path());
+    let rows = shard_rows(&out.join("csn"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["repo"], "plain");
+    assert_eq!(rows[0]["path"], "sub/a.py");
+    assert_eq!(rows[0]["sha"], "");
+    assert_eq!(rows[0]["url"], "");
+    let stats = stats(&out);
+    assert_eq!(stats["stages"]["source"]["skipped"]["symlinks"], 1);
+}
+
+#[test]
+fn manifests_in_three_formats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut a = RepoBuilder::init(&tmp.path().join("alpha"));
+    a.write("a.py", DOC_PY);
+    let one = a.commit("one");
+    a.write("a.py", DOC_PY2);
+    a.commit("two");
+    let mut b = RepoBuilder::init(&tmp.path().join("beta"));
+    b.write("b.py", DOC_PY2);
+    b.commit("one");
+
+    let txt = tmp.path().join("m.txt");
+    fs::write(&txt, format!("# comment\n\nalpha@{one}\n{}\n", b.url())).unwrap();
+    let jsonl = tmp.path().join("m.jsonl");
+    fs::write(
+        &jsonl,
+        format!("{{\"url\": \"alpha\", \"rev\": \"{one}\", \"name\": \"acme/alpha\"}}\n{{\"url\": \"{}\"}}\n", b.url()),
+    )
+    .unwrap();
+    let toml = tmp.path().join("m.toml");
+    fs::write(
+        &toml,
+        format!("[[repos]]\nurl = \"alpha\"\nrev = \"{one}\"\nname = \"acme/alpha\"\n\n[[repos]]\nurl = \"{}\"\n", b.url()),
+    )
+    .unwrap();
+
+    for (m, alpha_name) in [
+        (&txt, "alpha"),
+        (&jsonl, "acme/alpha"),
+        (&toml, "acme/alpha"),
+    ] {
+        let out = mine(&["--manifest", m.to_str().unwrap()], tmp.path());
+        let rows = shard_rows(&out.join("csn"));
+        let mut got: Vec<(String, String)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r["repo"].as_str().unwrap().to_string(),
+                    r["docstring"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                (alpha_name.to_string(), "Version one of f.".to_string()),
+                ("beta".to_string(), "Version two of f.".to_string())
+            ],
+            "{}",
+            m.display()
+        );
+        if alpha_name == "acme/alpha" {
+            let row = find_row(&rows, "repo", "acme/alpha");
+            assert!(row["url"].as_str().unwrap().starts_with(&format!(
+                "https://github.com/acme/alpha/blob/{one}/a.py#L1-L3"
+            )));
+        }
+    }
+}
+
+#[test]
+fn credentials_never_reach_outputs_or_logs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut good = RepoBuilder::init(&tmp.path().join("good"));
+    good.write("a.py", DOC_PY);
+    good.commit("one");
+    let out = tmp.path().join("out");
+    // Port 9 on loopback refuses at once: an unreachable URL that carries a token.
+    let res = codemine(
+        &[
+            "mine",
+            "--out",
+            out.to_str().unwrap(),
+            "--repo",
+            "https://alice:s3cr3t-t0ken@127.0.0.1:9/acme/widgets.git@main",
+            "--repo",
+            "https://ghp_S3CRETTOKEN@127.0.0.1:9/acme/gadgets",
+            "--repo",
+            good.path.to_str().unwrap(),
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_success(&res);
+    let mut seen =
+        String::from_utf8_lossy(&res.stdout).into_owned() + &String::from_utf8_lossy(&res.stderr);
+    for f in ["failures.jsonl", "stats.json", "README.md"] {
+        seen += &fs::read_to_string(out.join(f)).unwrap();
+    }
+    for entry in walk(&tmp.path().join("cache")) {
+        if entry.ends_with("config") {
+            seen += &fs::read_to_string(&entry).unwrap();
+        }
+    }
+    assert!(
+        !seen.contains("s3cr3t") && !seen.contains("S3CRET"),
+        "a credential leaked:\n{seen}"
+    );
+    let fails = failures(&out);
+    assert_eq!(fails.len(), 2);
+    assert_eq!(fails[0]["kind"], "unreachable");
+    assert_eq!(fails[0]["repo"], "acme/widgets");
+    assert_eq!(fails[0]["source"], "https://127.0.0.1:9/acme/widgets.git");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn output_does_not_depend_on_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = Vec::new();
+    for i in 0..6 {
+        let mut r = RepoBuilder::init(&tmp.path().join(format!("r{i}")));
+        for j in 0..20 {
+            r.write(
+                &format!("m{j}.py"),
+                format!("def f{j}(x):\n    \"\"\"Doc {i} {j}.\"\"\"\n    return x * {j}\n\n\ndef g{j}():\n    \"\"\"G.\"\"\"\n    return {i}\n"),
+            );
+        }
+        r.commit("c");
+        args.push("--repo".into());
+        args.push(r.path.to_str().unwrap().into());
+    }
+    let mut outs = Vec::new();
+    for threads in ["1", "2", "5"] {
+        let out = tmp.path().join(format!("out{threads}"));
+        let mut a: Vec<&str> = vec![
+            "mine",
+            "-j",
+            threads,
+            "--shard-rows",
+            "37",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        a.extend(args.iter().map(|s| s.as_str()));
+        assert_success(&codemine(&a, &tmp.path().join("cache")));
+        let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(out.join("csn"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    fs::read(&p).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        outs.push(files);
+    }
+    assert!(
+        outs[0].len() > 3,
+        "several shards: {:?}",
+        outs[0].iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0], outs[2]);
+}
