@@ -41,9 +41,10 @@ pub struct RepoContext<'a> {
     pub partition: Split,
 }
 
-/// The CSN row of a function, or `None` when it has no docstring.
-pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: &Function) -> Option<CsnRow> {
-    let docstring = f.docstring.as_ref()?;
+/// The CSN row of a function (moved in: code and tokens are not copied), or `None` when
+/// it has no docstring.
+pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: Function) -> Option<CsnRow> {
+    let docstring = f.docstring?;
     let url = match (&ctx.url_base, ctx.sha) {
         (Some(base), Some(sha)) => {
             format!(
@@ -56,12 +57,12 @@ pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: &Function) -> Option<Cs
     Some(CsnRow {
         repo: ctx.repo.to_string(),
         path: path.to_string(),
-        func_name: f.qualified_name.clone(),
-        original_string: f.code.clone(),
+        func_name: f.qualified_name,
+        original_string: f.code,
         language: lang.name().to_string(),
-        code_tokens: f.code_tokens.clone(),
-        docstring: docstring.clone(),
-        docstring_tokens: tokens::tokenize_docstring(tokens::docstring_summary(docstring)),
+        code_tokens: f.code_tokens,
+        docstring_tokens: tokens::tokenize_docstring(tokens::docstring_summary(&docstring)),
+        docstring,
         sha: ctx.sha.unwrap_or_default().to_string(),
         url,
         partition: ctx.partition,

@@ -197,7 +197,7 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
                     dropped_syntax_error: p.dropped_syntax_error,
                     ..Default::default()
                 };
-                for f in &p.functions {
+                for f in p.functions {
                     if let Some(row) = csn::row(&ctx, &file.path, file.lang, f) {
                         c.with_docstring += 1;
                         c.csn_rows += 1;
@@ -373,6 +373,7 @@ impl Writer {
         self.stats.threads = threads;
         self.stats.stages.write.busy_seconds = self.busy + t.elapsed().as_secs_f64();
         self.stats.wall_seconds = start.elapsed().as_secs_f64();
+        self.stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
         output::write_stats(&self.out_dir, &self.stats)?;
         output::write_card(&self.out_dir, &self.stats)?;
         Ok(Summary {

@@ -108,6 +108,8 @@ pub struct Stats {
     pub codemine_version: &'static str,
     pub threads: usize,
     pub wall_seconds: f64,
+    /// Peak resident memory of the process (Linux `VmHWM`), when the platform tells.
+    pub peak_rss_bytes: Option<u64>,
     pub stages: Stages,
     pub languages: BTreeMap<&'static str, LangCounts>,
     pub repositories: Vec<RepoStats>,
@@ -145,4 +147,12 @@ impl Stats {
         }
         self.repositories.push(r);
     }
+}
+
+/// Peak resident set size of this process, from `/proc/self/status` (Linux only).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }

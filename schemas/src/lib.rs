@@ -12,7 +12,7 @@
 //! let mut w = ShardWriter::<CsnTable>::new("out/csn".as_ref(), "train", ShardOptions::default())?;
 //! # let row: CsnRow = unimplemented!();
 //! w.push(&row)?;
-//! let files = w.finish()?; // renames the shards to train-00000-of-0000N.parquet
+//! let files = w.finish(false)?; // renames the shards to train-00000-of-0000N.parquet
 //! # Ok::<(), codemine_schemas::Error>(())
 //! ```
 

@@ -40,7 +40,12 @@ impl LanguageSpec for C {
         tree_sitter_c::LANGUAGE.into()
     }
 
-    fn function(&self, node: Node, src: &str) -> Option<(FunctionKind, String)> {
+    fn function(
+        &self,
+        node: Node,
+        _ancestors: &[Node],
+        src: &str,
+    ) -> Option<(FunctionKind, String)> {
         if node.kind() != "function_definition" {
             return None;
         }
@@ -48,8 +53,24 @@ impl LanguageSpec for C {
         Some((FunctionKind::Function, text(name, src).to_string()))
     }
 
-    fn scope(&self, _node: Node, _src: &str) -> Option<String> {
+    fn scope(&self, _node: Node, _ancestors: &[Node], _src: &str) -> Option<String> {
         None
+    }
+
+    /// C has no nested functions: definitions sit at the top level, in preprocessor
+    /// conditionals, or in `extern "C" { }` blocks.
+    fn may_contain_functions(&self, node: Node) -> bool {
+        matches!(
+            node.kind(),
+            "translation_unit"
+                | "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef"
+                | "linkage_specification"
+                | "declaration_list"
+        )
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {

@@ -17,7 +17,12 @@ impl LanguageSpec for Java {
         tree_sitter_java::LANGUAGE.into()
     }
 
-    fn function(&self, node: Node, src: &str) -> Option<(FunctionKind, String)> {
+    fn function(
+        &self,
+        node: Node,
+        _ancestors: &[Node],
+        src: &str,
+    ) -> Option<(FunctionKind, String)> {
         let kind = match node.kind() {
             "method_declaration" => FunctionKind::Method,
             "constructor_declaration" | "compact_constructor_declaration" => {
@@ -33,7 +38,7 @@ impl LanguageSpec for Java {
         ))
     }
 
-    fn scope(&self, node: Node, src: &str) -> Option<String> {
+    fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String> {
         match node.kind() {
             "class_declaration"
             | "interface_declaration"
@@ -48,11 +53,11 @@ impl LanguageSpec for Java {
             }
             // `new T() { ... }`: an anonymous subclass of T.
             "class_body"
-                if node
-                    .parent()
+                if ancestors
+                    .last()
                     .is_some_and(|p| p.kind() == "object_creation_expression") =>
             {
-                let ty = node.parent()?.child_by_field_name("type")?;
+                let ty = ancestors.last()?.child_by_field_name("type")?;
                 Some(format!("<anonymous {}>", text(ty, src)))
             }
             _ => None,

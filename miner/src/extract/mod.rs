@@ -92,12 +92,21 @@ pub trait LanguageSpec: Send + Sync {
         "."
     }
 
-    /// If `node` is a function definition (with a body), its kind and name.
-    fn function(&self, node: Node, src: &str) -> Option<(FunctionKind, String)>;
+    /// If `node` is a function definition (with a body), its kind and name. `ancestors`
+    /// are the enclosing nodes, innermost last (cheaper than `Node::parent`, which
+    /// tree-sitter computes by descending from the root).
+    fn function(&self, node: Node, ancestors: &[Node], src: &str)
+        -> Option<(FunctionKind, String)>;
 
     /// If `node` opens a naming scope for what it contains (a class, say), the scope's name.
     /// Functions are scopes of their own name without saying so here.
-    fn scope(&self, node: Node, src: &str) -> Option<String>;
+    fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String>;
+
+    /// Whether a function can be found below `node`; the walk skips the subtrees where
+    /// none can (expressions, say), which is most of a syntax tree.
+    fn may_contain_functions(&self, _node: Node) -> bool {
+        true
+    }
 
     /// The docstring of the function `node`.
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>>;
@@ -185,37 +194,53 @@ struct Found<'t> {
     qualified_name: String,
 }
 
-/// Walks the tree once, without recursion, keeping a stack of enclosing scope names.
+/// Walks the tree once, without recursion, keeping a stack of enclosing scope names and
+/// of ancestor nodes. A function inside an ERROR node, or with an error inside it, is
+/// dropped: in a tree, those are the only ways a function can overlap an error.
 pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunctions {
-    let mut found = Vec::new();
-    let mut errors: Vec<Range<usize>> = Vec::new();
+    let mut out = FileFunctions {
+        has_errors: tree.root_node().has_error(),
+        ..Default::default()
+    };
     let mut scopes: Vec<(usize, String)> = Vec::new();
+    let mut ancestors: Vec<Node> = Vec::new();
+    let mut in_error = 0usize; // ERROR ancestors of the current node
     let mut cursor = tree.walk();
-    let mut depth = 0usize;
     'walk: loop {
         let node = cursor.node();
-        if node.is_error() || node.is_missing() {
-            errors.push(node.byte_range());
-        }
-        if let Some((kind, name)) = spec.function(node, src) {
-            let mut qualified: Vec<&str> = scopes.iter().map(|(_, s)| s.as_str()).collect();
-            qualified.push(&name);
-            let qualified_name = qualified.join(spec.separator());
-            scopes.push((depth, name.clone()));
-            found.push(Found {
-                node,
-                kind,
-                name,
-                qualified_name,
-            });
-        } else if let Some(scope) = spec.scope(node, src) {
+        let depth = ancestors.len();
+        if let Some((kind, name)) = spec.function(node, &ancestors, src) {
+            if in_error > 0 || node.has_error() {
+                out.dropped_syntax_error += 1;
+            } else {
+                let mut qualified: Vec<&str> = scopes.iter().map(|(_, s)| s.as_str()).collect();
+                qualified.push(&name);
+                let qualified_name = qualified.join(spec.separator());
+                out.functions.push(build(
+                    spec,
+                    Found {
+                        node,
+                        kind,
+                        name: name.clone(),
+                        qualified_name,
+                    },
+                    src,
+                ));
+            }
+            scopes.push((depth, name));
+        } else if let Some(scope) = spec.scope(node, &ancestors, src) {
             scopes.push((depth, scope));
         }
-        if cursor.goto_first_child() {
-            depth += 1;
+        let descend = node.is_error()
+            || (out.has_errors && node.has_error())
+            || spec.may_contain_functions(node);
+        if descend && cursor.goto_first_child() {
+            in_error += usize::from(node.is_error());
+            ancestors.push(node);
             continue;
         }
         loop {
+            let depth = ancestors.len();
             while scopes.last().is_some_and(|(d, _)| *d >= depth) {
                 scopes.pop();
             }
@@ -225,25 +250,10 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
             if !cursor.goto_parent() {
                 break 'walk;
             }
-            depth -= 1;
+            if let Some(parent) = ancestors.pop() {
+                in_error -= usize::from(parent.is_error());
+            }
         }
-    }
-
-    let has_errors = tree.root_node().has_error();
-    let mut out = FileFunctions {
-        has_errors,
-        ..Default::default()
-    };
-    for f in found {
-        let range = f.node.byte_range();
-        let overlaps = errors
-            .iter()
-            .any(|e| e.start < range.end && range.start < e.end);
-        if overlaps || f.node.has_error() {
-            out.dropped_syntax_error += 1;
-            continue;
-        }
-        out.functions.push(build(spec, f, src));
     }
     out
 }

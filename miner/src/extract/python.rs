@@ -16,20 +16,23 @@ impl LanguageSpec for Python {
         tree_sitter_python::LANGUAGE.into()
     }
 
-    fn function(&self, node: Node, src: &str) -> Option<(FunctionKind, String)> {
+    fn function(
+        &self,
+        node: Node,
+        ancestors: &[Node],
+        src: &str,
+    ) -> Option<(FunctionKind, String)> {
         if node.kind() != "function_definition" {
             return None;
         }
         let name = text(node.child_by_field_name("name")?, src).to_string();
         // A method is defined directly in a class body, decorated or not.
-        let mut parent = node.parent()?;
-        if parent.kind() == "decorated_definition" {
-            parent = parent.parent()?;
+        let mut up = ancestors.iter().rev().map(|n| n.kind());
+        let mut parent = up.next();
+        if parent == Some("decorated_definition") {
+            parent = up.next();
         }
-        let in_class = parent.kind() == "block"
-            && parent
-                .parent()
-                .is_some_and(|p| p.kind() == "class_definition");
+        let in_class = parent == Some("block") && up.next() == Some("class_definition");
         let kind = match (in_class, name.as_str()) {
             (true, "__init__") => FunctionKind::Constructor,
             (true, _) => FunctionKind::Method,
@@ -38,7 +41,32 @@ impl LanguageSpec for Python {
         Some((kind, name))
     }
 
-    fn scope(&self, node: Node, src: &str) -> Option<String> {
+    /// Functions are statements: they sit in modules, blocks and compound statements,
+    /// never inside expressions.
+    fn may_contain_functions(&self, node: Node) -> bool {
+        matches!(
+            node.kind(),
+            "module"
+                | "block"
+                | "class_definition"
+                | "function_definition"
+                | "decorated_definition"
+                | "if_statement"
+                | "elif_clause"
+                | "else_clause"
+                | "for_statement"
+                | "while_statement"
+                | "try_statement"
+                | "except_clause"
+                | "except_group_clause"
+                | "finally_clause"
+                | "with_statement"
+                | "match_statement"
+                | "case_clause"
+        )
+    }
+
+    fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
         (node.kind() == "class_definition")
             .then(|| {
                 node.child_by_field_name("name")
