@@ -59,7 +59,7 @@ impl LanguageSpec for C {
 
     /// C has no nested functions: definitions sit at the top level, in preprocessor
     /// conditionals, or in `extern "C" { }` blocks.
-    fn may_contain_functions(&self, node: Node) -> bool {
+    fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
         matches!(
             node.kind(),
             "translation_unit"

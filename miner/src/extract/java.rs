@@ -64,6 +64,28 @@ impl LanguageSpec for Java {
         }
     }
 
+    /// Methods live in class bodies; a class inside a method (local or anonymous) needs a
+    /// `{`, so a statement or expression without one cannot hold a method. A byte scan is
+    /// far cheaper than walking the subtree.
+    fn may_contain_functions(&self, node: Node, src: &str) -> bool {
+        match node.kind() {
+            "program"
+            | "class_body"
+            | "interface_body"
+            | "enum_body"
+            | "enum_body_declarations"
+            | "annotation_type_body"
+            | "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration"
+            | "annotation_type_declaration"
+            | "enum_constant" => true,
+            _ if node.child_count() == 0 => false,
+            _ => src.as_bytes()[node.byte_range()].contains(&b'{'),
+        }
+    }
+
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
         let prev = node.prev_sibling()?;
         let comment = text(prev, src);

@@ -104,7 +104,7 @@ pub trait LanguageSpec: Send + Sync {
 
     /// Whether a function can be found below `node`; the walk skips the subtrees where
     /// none can (expressions, say), which is most of a syntax tree.
-    fn may_contain_functions(&self, _node: Node) -> bool {
+    fn may_contain_functions(&self, _node: Node, _src: &str) -> bool {
         true
     }
 
@@ -233,7 +233,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
         }
         let descend = node.is_error()
             || (out.has_errors && node.has_error())
-            || spec.may_contain_functions(node);
+            || spec.may_contain_functions(node, src);
         if descend && cursor.goto_first_child() {
             in_error += usize::from(node.is_error());
             ancestors.push(node);

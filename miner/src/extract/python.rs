@@ -43,7 +43,7 @@ impl LanguageSpec for Python {
 
     /// Functions are statements: they sit in modules, blocks and compound statements,
     /// never inside expressions.
-    fn may_contain_functions(&self, node: Node) -> bool {
+    fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
         matches!(
             node.kind(),
             "module"
