@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{leading_comments, text, tokens, Docstring, FunctionKind, Lang, LanguageSpec};
+use super::{leading_comments, text, tokens, Docstring, FunctionKind, LanguageSpec};
 
 pub struct C;
 
@@ -32,10 +32,6 @@ pub(crate) fn declarator_name<'t>(def: Node<'t>) -> Option<Node<'t>> {
 }
 
 impl LanguageSpec for C {
-    fn lang(&self) -> Lang {
-        Lang::C
-    }
-
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_c::LANGUAGE.into()
     }

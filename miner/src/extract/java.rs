@@ -4,15 +4,11 @@
 
 use tree_sitter::Node;
 
-use super::{text, tokens, Docstring, FunctionKind, Lang, LanguageSpec};
+use super::{text, tokens, Docstring, FunctionKind, LanguageSpec};
 
 pub struct Java;
 
 impl LanguageSpec for Java {
-    fn lang(&self) -> Lang {
-        Lang::Java
-    }
-
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_java::LANGUAGE.into()
     }

@@ -34,8 +34,6 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 3] = [Lang::Python, Lang::Java, Lang::C];
-
     /// The language's name in output rows (`python`, `java`, `c`).
     pub fn name(self) -> &'static str {
         match self {
@@ -83,8 +81,6 @@ pub struct Docstring<'t> {
 
 /// Everything that differs between languages. Methods have defaults where most grammars agree.
 pub trait LanguageSpec: Send + Sync {
-    fn lang(&self) -> Lang;
-
     fn grammar(&self) -> tree_sitter::Language;
 
     /// Joins scope names into qualified names.

@@ -3,15 +3,11 @@
 
 use tree_sitter::Node;
 
-use super::{text, tokens, Docstring, FunctionKind, Lang, LanguageSpec};
+use super::{text, tokens, Docstring, FunctionKind, LanguageSpec};
 
 pub struct Python;
 
 impl LanguageSpec for Python {
-    fn lang(&self) -> Lang {
-        Lang::Python
-    }
-
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_python::LANGUAGE.into()
     }
