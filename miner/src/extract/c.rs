@@ -3,7 +3,10 @@
 
 use tree_sitter::Node;
 
-use super::{leading_comments, text, tokens, Docstring, FunctionKind, LanguageSpec};
+use super::{
+    leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo,
+    FunctionKind, Include, LanguageSpec,
+};
 
 pub struct C;
 
@@ -29,6 +32,126 @@ pub(crate) fn declarator_name<'t>(def: Node<'t>) -> Option<Node<'t>> {
             .or_else(|| d.named_child(0))?;
     }
     None
+}
+
+/// The function declarator of a definition or declaration, through pointer and
+/// parenthesized declarators.
+pub(crate) fn function_declarator(def: Node) -> Option<Node> {
+    let mut d = def.child_by_field_name("declarator")?;
+    for _ in 0..64 {
+        if d.kind() == "function_declarator" {
+            return Some(d);
+        }
+        d = d
+            .child_by_field_name("declarator")
+            .or_else(|| d.named_child(0))?;
+    }
+    None
+}
+
+/// Whether a definition or declaration carries `static`.
+pub(crate) fn has_static(node: Node, src: &str) -> bool {
+    let mut cursor = node.walk();
+    let found = node
+        .children(&mut cursor)
+        .any(|c| c.kind() == "storage_class_specifier" && text(c, src) == "static");
+    found
+}
+
+/// Linkage and arity of a C or C++ function definition.
+pub(crate) fn c_details(node: Node, src: &str) -> Details {
+    let mut d = Details {
+        is_static: has_static(node, src),
+        ..Default::default()
+    };
+    let Some(params) = function_declarator(node).and_then(|f| f.child_by_field_name("parameters"))
+    else {
+        return d;
+    };
+    let mut cursor = params.walk();
+    for p in params.named_children(&mut cursor) {
+        match p.kind() {
+            "variadic_parameter" | "variadic_parameter_declaration" => d.variadic = true,
+            "parameter_declaration" | "optional_parameter_declaration" => {
+                // `(void)` declares no parameter.
+                if p.child_by_field_name("declarator").is_some() || text(p, src).trim() != "void" {
+                    d.params += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    d
+}
+
+/// The number of arguments of a call's argument list.
+pub(crate) fn arg_count(call: Node) -> u32 {
+    call.child_by_field_name("arguments").map_or(0, |a| {
+        let mut cursor = a.walk();
+        let n = a
+            .named_children(&mut cursor)
+            .filter(|c| !c.kind().contains("comment"))
+            .count();
+        n as u32
+    })
+}
+
+/// Removes whitespace (a call written over several lines keeps its callee on one).
+pub(crate) fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A C call: `f(x)`, `s->f(x)` (a function pointer in a struct), `(*fp)(x)`.
+pub(crate) fn c_call(node: Node, src: &str) -> Option<CallSite> {
+    if node.kind() != "call_expression" {
+        return None;
+    }
+    let f = node.child_by_field_name("function")?;
+    let line = node.start_position().row as u32 + 1;
+    let args = arg_count(node);
+    let (name, kind) = match f.kind() {
+        "identifier" => (text(f, src).to_string(), CallKind::Plain),
+        "field_expression" => {
+            let field = f.child_by_field_name("field")?;
+            let recv = f.child_by_field_name("argument")?;
+            (text(field, src).to_string(), CallKind::Member(squash(text(recv, src))))
+        }
+        // Calls through an expression ((*fp)(x), table[i](x)): kept, never resolved.
+        _ => (squash(text(f, src)), CallKind::Plain),
+    };
+    Some(CallSite {
+        text: squash(text(f, src)),
+        name,
+        kind,
+        line,
+        args,
+    })
+}
+
+/// File-level items common to C and C++: includes, function-like macros, prototypes.
+pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
+    match node.kind() {
+        "preproc_include" => {
+            if let Some(p) = node.child_by_field_name("path") {
+                let raw = text(p, src);
+                let system = p.kind() == "system_lib_string";
+                let path = raw.trim_matches(|c| c == '"' || c == '<' || c == '>').to_string();
+                info.includes.push(Include { path, system });
+            }
+        }
+        "preproc_function_def" => {
+            if let Some(n) = node.child_by_field_name("name") {
+                info.macros.push(text(n, src).to_string());
+            }
+        }
+        "declaration" | "field_declaration" => {
+            if let Some(name) = declarator_name(node) {
+                info.prototypes
+                    .push((text(name, src).to_string(), has_static(node, src)));
+            }
+        }
+        _ => {}
+    }
 }
 
 impl LanguageSpec for C {
@@ -89,5 +212,21 @@ impl LanguageSpec for C {
             kind,
             "string_literal" | "char_literal" | "system_lib_string"
         )
+    }
+
+    fn file_item(&self, node: Node, _scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        c_file_item(node, src, info);
+    }
+
+    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
+        c_call(node, src)
+    }
+
+    fn details(&self, node: Node, src: &str) -> Details {
+        c_details(node, src)
+    }
+
+    fn nested_functions_extracted(&self) -> bool {
+        false
     }
 }

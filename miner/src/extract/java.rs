@@ -4,7 +4,42 @@
 
 use tree_sitter::Node;
 
-use super::{text, tokens, Docstring, FunctionKind, LanguageSpec};
+use super::{
+    text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind,
+    Import, LanguageSpec,
+};
+
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    (0..node.named_child_count())
+        .filter_map(move |i| node.named_child(i as u32))
+        .filter(|c| !c.kind().ends_with("comment"))
+}
+
+/// A type's name without generic arguments or array brackets (`List<Foo>` gives `List`,
+/// `java.util.Map` stays qualified); `None` for primitive types.
+pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
+    match ty.kind() {
+        "type_identifier" | "scoped_type_identifier" => {
+            let t = squash(text(ty, src));
+            Some(match t.find('<') {
+                Some(i) => t[..i].to_string(),
+                None => t,
+            })
+        }
+        "generic_type" => type_name(ty.named_child(0)?, src),
+        _ => None,
+    }
+}
+
+fn has_modifier(node: Node, src: &str, m: &str) -> bool {
+    named(node)
+        .find(|c| c.kind() == "modifiers")
+        .is_some_and(|mods| text(mods, src).split_whitespace().any(|w| w == m))
+}
 
 pub struct Java;
 
@@ -96,5 +131,248 @@ impl LanguageSpec for Java {
 
     fn atomic_token(&self, kind: &str) -> bool {
         matches!(kind, "string_literal" | "character_literal")
+    }
+
+    fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        match node.kind() {
+            "package_declaration" => {
+                if let Some(n) = named(node).find(|c| c.kind().ends_with("identifier")) {
+                    info.package = Some(squash(text(n, src)));
+                }
+            }
+            "import_declaration" => {
+                let Some(path) = named(node).find(|c| c.kind().ends_with("identifier")) else {
+                    return;
+                };
+                let path = squash(text(path, src));
+                let is_static = squash(text(node, src)).starts_with("importstatic");
+                let wildcard = named(node).any(|c| c.kind() == "asterisk");
+                let (module, name) = match (is_static, wildcard) {
+                    (true, false) => match path.rsplit_once('.') {
+                        Some((t, m)) => (t.to_string(), Some(m.to_string())),
+                        None => (path, None),
+                    },
+                    _ => (path, None),
+                };
+                info.imports.push(Import {
+                    module,
+                    name,
+                    is_static,
+                    wildcard,
+                    ..Default::default()
+                });
+            }
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration" => {
+                let Some(name) = node.child_by_field_name("name") else {
+                    return;
+                };
+                let outer = scope();
+                let name = text(name, src);
+                let mut class = ClassInfo {
+                    name: if outer.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{outer}.{name}")
+                    },
+                    ..Default::default()
+                };
+                // `extends` of a class, `implements`, and `extends` of an interface.
+                for field in ["superclass", "interfaces"] {
+                    if let Some(s) = node.child_by_field_name(field) {
+                        collect_types(s, src, &mut class.bases);
+                    }
+                }
+                if let Some(e) = named(node).find(|c| c.kind() == "extends_interfaces") {
+                    collect_types(e, src, &mut class.bases);
+                }
+                if let Some(body) = node.child_by_field_name("body") {
+                    collect_fields(body, src, &mut class.fields);
+                }
+                info.classes.push(class);
+            }
+            "object_creation_expression" => {
+                // An anonymous class: its methods' scope is `<anonymous T>`, a subclass of T.
+                let (Some(ty), Some(body)) = (
+                    node.child_by_field_name("type"),
+                    named(node).find(|c| c.kind() == "class_body"),
+                ) else {
+                    return;
+                };
+                let outer = scope();
+                let name = format!("<anonymous {}>", text(ty, src));
+                let mut class = ClassInfo {
+                    name: if outer.is_empty() {
+                        name
+                    } else {
+                        format!("{outer}.{name}")
+                    },
+                    bases: type_name(ty, src).into_iter().collect(),
+                    ..Default::default()
+                };
+                collect_fields(body, src, &mut class.fields);
+                info.classes.push(class);
+            }
+            _ => {}
+        }
+    }
+
+    /// `m(x)`, `obj.m(x)`, `Type.m(x)`, `this.m(x)`, `super.m(x)`, `new T(x)`, and
+    /// `this(x)` / `super(x)` (named `<init>`).
+    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
+        let line = node.start_position().row as u32 + 1;
+        let args = node
+            .child_by_field_name("arguments")
+            .map_or(0, |a| named(a).count() as u32);
+        match node.kind() {
+            "method_invocation" => {
+                let name = text(node.child_by_field_name("name")?, src).to_string();
+                let (kind, written) = match node.child_by_field_name("object") {
+                    Some(o) => {
+                        let recv = squash(text(o, src));
+                        let written = format!("{recv}.{name}");
+                        (CallKind::Member(recv), written)
+                    }
+                    None => (CallKind::Plain, name.clone()),
+                };
+                Some(CallSite {
+                    text: written,
+                    name,
+                    kind,
+                    line,
+                    args,
+                })
+            }
+            "object_creation_expression" => {
+                let ty = type_name(node.child_by_field_name("type")?, src)?;
+                let name = ty.rsplit('.').next().unwrap_or(&ty).to_string();
+                Some(CallSite {
+                    text: format!("new {ty}"),
+                    name: ty,
+                    kind: CallKind::New,
+                    line,
+                    args,
+                })
+                .map(|mut c| {
+                    c.name = name;
+                    c
+                })
+            }
+            "explicit_constructor_invocation" => {
+                let ctor = squash(text(node.child_by_field_name("constructor")?, src));
+                Some(CallSite {
+                    text: ctor.clone(),
+                    name: "<init>".into(),
+                    kind: CallKind::Member(ctor),
+                    line,
+                    args,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
+        match node.kind() {
+            "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" => {
+                let (Some(ty), Some(name)) = (
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("name"),
+                ) else {
+                    return;
+                };
+                if let Some(ty) = type_name(ty, src) {
+                    out.push((text(name, src).to_string(), ty));
+                }
+            }
+            "local_variable_declaration" => {
+                let Some(ty) = node
+                    .child_by_field_name("type")
+                    .and_then(|t| type_name(t, src))
+                else {
+                    return;
+                };
+                let mut cursor = node.walk();
+                for d in node.children_by_field_name("declarator", &mut cursor) {
+                    if let Some(n) = d.child_by_field_name("name") {
+                        let t = if ty == "var" {
+                            // `var x = new T()`.
+                            match d.child_by_field_name("value") {
+                                Some(v) if v.kind() == "object_creation_expression" => {
+                                    match v.child_by_field_name("type").and_then(|t| type_name(t, src)) {
+                                        Some(t) => t,
+                                        None => continue,
+                                    }
+                                }
+                                _ => continue,
+                            }
+                        } else {
+                            ty.clone()
+                        };
+                        out.push((text(n, src).to_string(), t));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn details(&self, node: Node, src: &str) -> Details {
+        let mut d = Details {
+            is_static: has_modifier(node, src, "static"),
+            ..Default::default()
+        };
+        if let Some(params) = node.child_by_field_name("parameters") {
+            for p in named(params) {
+                match p.kind() {
+                    "formal_parameter" => d.params += 1,
+                    "spread_parameter" => {
+                        d.params += 1;
+                        d.variadic = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        d
+    }
+}
+
+/// The type names under `node` (a `superclass`, `super_interfaces` or `extends_interfaces`).
+fn collect_types(node: Node, src: &str, out: &mut Vec<String>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "type_identifier" | "scoped_type_identifier" | "generic_type" => {
+                if let Some(t) = type_name(n, src) {
+                    out.push(t);
+                }
+            }
+            _ => {
+                // Reversed so that the types come out in source order.
+                let kids: Vec<Node> = named(n).collect();
+                stack.extend(kids.into_iter().rev());
+            }
+        }
+    }
+}
+
+/// The typed fields declared directly in a class body.
+fn collect_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
+    for f in named(body) {
+        if f.kind() != "field_declaration" && f.kind() != "constant_declaration" {
+            continue;
+        }
+        let Some(ty) = f.child_by_field_name("type").and_then(|t| type_name(t, src)) else {
+            continue;
+        };
+        let mut cursor = f.walk();
+        for d in f.children_by_field_name("declarator", &mut cursor) {
+            if let Some(n) = d.child_by_field_name("name") {
+                out.push((text(n, src).to_string(), ty.clone()));
+            }
+        }
     }
 }

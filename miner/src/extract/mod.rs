@@ -15,6 +15,7 @@
 //! ```
 
 mod c;
+mod cpp;
 mod java;
 mod python;
 pub mod tokens;
@@ -31,25 +32,32 @@ pub enum Lang {
     Python,
     Java,
     C,
+    Cpp,
 }
 
 impl Lang {
-    /// The language's name in output rows (`python`, `java`, `c`).
+    /// The language's name in output rows (`python`, `java`, `c`, `cpp`).
     pub fn name(self) -> &'static str {
         match self {
             Lang::Python => "python",
             Lang::Java => "java",
             Lang::C => "c",
+            Lang::Cpp => "cpp",
         }
     }
 
-    /// The language of a file, from its extension.
+    /// The language of a file, from its extension. A `.h` header is C here; the pipeline
+    /// re-labels a repository's headers as C++ when its files are mostly C++ (see
+    /// [`is_ambiguous_header`]).
     pub fn from_path(path: &str) -> Option<Lang> {
         let ext = path.rsplit_once('.')?.1;
         match ext {
             "py" => Some(Lang::Python),
             "java" => Some(Lang::Java),
             "c" | "h" => Some(Lang::C),
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl" => {
+                Some(Lang::Cpp)
+            }
             _ => None,
         }
     }
@@ -59,8 +67,102 @@ impl Lang {
             Lang::Python => &python::Python,
             Lang::Java => &java::Java,
             Lang::C => &c::C,
+            Lang::Cpp => &cpp::Cpp,
         }
     }
+
+    /// Whether call-graph categories treat this language as C or C++ (same resolver).
+    pub fn is_c_family(self) -> bool {
+        matches!(self, Lang::C | Lang::Cpp)
+    }
+}
+
+/// Whether `path` is a `.h` header, which may be C or C++ depending on the repository.
+pub fn is_ambiguous_header(path: &str) -> bool {
+    path.ends_with(".h")
+}
+
+/// How a call names its callee.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallKind {
+    /// `f(x)`.
+    Plain,
+    /// `recv.f(x)`, `recv->f(x)`: the receiver expression's text (`self`, `this`, `super`,
+    /// `super()`, `obj`, `this.field`, `a.b`).
+    Member(String),
+    /// `ns::f(x)`, `Class::f(x)`: the scope as written.
+    Scoped(String),
+    /// A constructor call: `new T(x)` (Java, C++); the name is the type. Java's `this(x)` and
+    /// `super(x)` are `Member("this")` / `Member("super")` calls named `<init>`.
+    New,
+}
+
+/// One call in a function body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallSite {
+    /// The callee as written, whitespace removed: `f`, `obj.m`, `ns::f`, `new Foo`.
+    pub text: String,
+    /// The called name: the last identifier (`m` for `obj.m`), or the type for [`CallKind::New`].
+    pub name: String,
+    pub kind: CallKind,
+    /// 1-based line of the call.
+    pub line: u32,
+    /// Number of arguments (Java tells overloads apart by it).
+    pub args: u32,
+}
+
+/// A `#include` of a C or C++ file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Include {
+    pub path: String,
+    /// `<...>` rather than `"..."`.
+    pub system: bool,
+}
+
+/// An import of a Python or Java file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Import {
+    /// Python: the module (`a.b`, or `` for `from . import x`); Java: the imported type or,
+    /// for on-demand imports, the package or type whose members are imported.
+    pub module: String,
+    /// The imported member: Python `from m import name`; Java static imports' member.
+    pub name: Option<String>,
+    /// `as alias` (Python).
+    pub alias: Option<String>,
+    /// Python relative-import level (the number of leading dots).
+    pub level: u32,
+    /// Java `import static`.
+    pub is_static: bool,
+    /// `*`.
+    pub wildcard: bool,
+}
+
+/// A class (struct, interface, enum, record) declared in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClassInfo {
+    /// Qualified within the file with the language's separator (`Outer.Inner`, `ns::Foo`).
+    pub name: String,
+    /// Base classes and implemented interfaces, as written (generic arguments removed).
+    pub bases: Vec<String>,
+    /// Fields with a declared type: (name, type name).
+    pub fields: Vec<(String, String)>,
+}
+
+/// What a file declares besides its functions, for the resolve stage.
+#[derive(Debug, Clone, Default)]
+pub struct FileInfo {
+    /// Java: the package.
+    pub package: Option<String>,
+    pub imports: Vec<Import>,
+    pub includes: Vec<Include>,
+    /// Function-like macros defined in the file (C, C++).
+    pub macros: Vec<String>,
+    pub classes: Vec<ClassInfo>,
+    /// C++ `using namespace N;` directives.
+    pub using_namespaces: Vec<String>,
+    /// Functions declared without a body (C, C++ prototypes): name, and whether the
+    /// declaration says `static` (which makes a later definition file-local too).
+    pub prototypes: Vec<(String, bool)>,
 }
 
 /// What kind of callable a function record is.
@@ -115,6 +217,50 @@ pub trait LanguageSpec: Send + Sync {
     fn body<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         node.child_by_field_name("body")
     }
+
+    /// The simple name within a name that [`LanguageSpec::function`] returned qualified
+    /// (C++ `ns::Foo::bar` defined out of class gives `bar`).
+    fn simple_name<'a>(&self, name: &'a str) -> &'a str {
+        name
+    }
+
+    /// Records what `node` declares for the resolve stage (imports, includes, macros,
+    /// classes, prototypes). Called for every node the walk visits, before its own scope
+    /// opens; `scope` gives the enclosing scopes' qualified name.
+    fn file_item(&self, _node: Node, _scope: &dyn Fn() -> String, _src: &str, _info: &mut FileInfo) {
+    }
+
+    /// If `node` is a call, the call site.
+    fn call(&self, _node: Node, _src: &str) -> Option<CallSite> {
+        None
+    }
+
+    /// The variables that `node` declares with a type, if it is a parameter or a local
+    /// declaration: (name, type name).
+    fn locals(&self, _node: Node, _src: &str, _out: &mut Vec<(String, String)>) {}
+
+    /// Linkage and arity of the function `node`.
+    fn details(&self, _node: Node, _src: &str) -> Details {
+        Details::default()
+    }
+
+    /// Whether a function defined inside another is extracted on its own, so that its calls
+    /// are its own rather than the enclosing function's.
+    fn nested_functions_extracted(&self) -> bool {
+        true
+    }
+}
+
+/// Linkage and arity of a function.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Details {
+    /// C/C++ `static` (or in an anonymous namespace): visible in its file only. Java and C++
+    /// `static` methods too.
+    pub is_static: bool,
+    /// Declared parameters (Python counts `self`/`cls`).
+    pub params: u32,
+    /// Takes a variable number of arguments (`...`, `*args`, varargs).
+    pub variadic: bool,
 }
 
 /// One function or method found in a file.
@@ -131,6 +277,15 @@ pub struct Function {
     pub docstring: Option<String>,
     /// Leaf tokens of the definition, the docstring excluded.
     pub code_tokens: Vec<String>,
+    /// The enclosing scopes' qualified name (`Outer.Inner` for a method of `Inner`,
+    /// `ns::Foo` for a C++ method defined out of class); empty at top level.
+    pub scope: String,
+    pub details: Details,
+    /// Calls in the body, in source order (calls inside nested functions that are extracted
+    /// on their own belong to those).
+    pub calls: Vec<CallSite>,
+    /// Parameters and local variables declared with a type: (name, type name).
+    pub locals: Vec<(String, String)>,
     /// 1-based, inclusive.
     pub start_line: u32,
     pub end_line: u32,
@@ -141,6 +296,7 @@ pub struct Function {
 #[derive(Debug, Default)]
 pub struct FileFunctions {
     pub functions: Vec<Function>,
+    pub info: FileInfo,
     pub dropped_syntax_error: usize,
     /// Whether the file's syntax tree has any error at all.
     pub has_errors: bool,
@@ -188,6 +344,18 @@ struct Found<'t> {
     kind: FunctionKind,
     name: String,
     qualified_name: String,
+    scope: String,
+}
+
+fn join_scopes(scopes: &[(usize, String)], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, (_, s)) in scopes.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(s);
+    }
+    out
 }
 
 /// Walks the tree once, without recursion, keeping a stack of enclosing scope names and
@@ -205,20 +373,35 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
     'walk: loop {
         let node = cursor.node();
         let depth = ancestors.len();
+        if in_error == 0 {
+            let scope = || join_scopes(&scopes, spec.separator());
+            spec.file_item(node, &scope, src, &mut out.info);
+        }
         if let Some((kind, name)) = spec.function(node, &ancestors, src) {
             if in_error > 0 || node.has_error() {
                 out.dropped_syntax_error += 1;
             } else {
-                let mut qualified: Vec<&str> = scopes.iter().map(|(_, s)| s.as_str()).collect();
-                qualified.push(&name);
-                let qualified_name = qualified.join(spec.separator());
+                let outer = join_scopes(&scopes, spec.separator());
+                let sep = spec.separator();
+                let qualified_name = if outer.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{outer}{sep}{name}")
+                };
+                let simple = spec.simple_name(&name).to_string();
+                let scope = qualified_name
+                    .strip_suffix(simple.as_str())
+                    .and_then(|s| s.strip_suffix(sep))
+                    .unwrap_or_default()
+                    .to_string();
                 out.functions.push(build(
                     spec,
                     Found {
                         node,
                         kind,
-                        name: name.clone(),
+                        name: simple,
                         qualified_name,
+                        scope,
                     },
                     src,
                 ));
@@ -260,6 +443,7 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
     let doc = spec.docstring(node, src);
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
+    let walked = walk_function(spec, node, src, skip);
     Function {
         name: f.name,
         qualified_name: f.qualified_name,
@@ -267,40 +451,73 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
         signature: src[range.start..body_start].trim_end().to_string(),
         code: src[range.clone()].to_string(),
         docstring: doc.map(|d| d.text).filter(|t| !t.is_empty()),
-        code_tokens: code_tokens(spec, node, src, skip),
+        code_tokens: walked.tokens,
+        scope: f.scope,
+        details: spec.details(node, src),
+        calls: walked.calls,
+        locals: walked.locals,
         start_line: node.start_position().row as u32 + 1,
         end_line: node.end_position().row as u32 + 1,
         byte_range: range,
     }
 }
 
-/// Leaf tokens under `node` in source order (function_parser's `tokenize_code`), with
-/// string literals as single tokens and the `skip` node (the docstring) left out.
-fn code_tokens(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<usize>) -> Vec<String> {
-    let mut tokens = Vec::new();
+#[derive(Default)]
+struct Walked {
+    tokens: Vec<String>,
+    calls: Vec<CallSite>,
+    locals: Vec<(String, String)>,
+}
+
+/// One pass over a function's subtree: the leaf tokens in source order (function_parser's
+/// `tokenize_code`, string literals as single tokens, the `skip` node, the docstring, left
+/// out), the call sites and the typed local declarations. Calls and locals inside a nested
+/// function that is extracted on its own are left to that function.
+fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<usize>) -> Walked {
+    let mut out = Walked::default();
     let mut cursor = node.walk();
+    // Depth (in the cursor's descent) of the nested function being passed, if any.
+    let mut depth = 0usize;
+    let mut nested_at: Option<usize> = None;
+    let nested = spec.nested_functions_extracted();
     loop {
         let n = cursor.node();
         let atomic = n.child_count() == 0 || spec.atomic_token(n.kind());
-        if Some(n.id()) != skip && atomic {
+        let skipped = Some(n.id()) == skip;
+        if !skipped && atomic {
             let text = &src[n.byte_range()];
             if !text.is_empty() {
-                tokens.push(text.to_string());
+                out.tokens.push(text.to_string());
             }
         }
-        if Some(n.id()) != skip && !atomic && cursor.goto_first_child() {
+        if nested_at.is_none() && !skipped {
+            if depth > 0 && nested && spec.function(n, &[], src).is_some() {
+                nested_at = Some(depth);
+            } else if n.is_named() {
+                if let Some(c) = spec.call(n, src) {
+                    out.calls.push(c);
+                }
+                spec.locals(n, src, &mut out.locals);
+            }
+        }
+        if !skipped && !atomic && cursor.goto_first_child() {
+            depth += 1;
             continue;
         }
         loop {
+            if nested_at == Some(depth) {
+                nested_at = None;
+            }
             if cursor.node() == node {
-                return tokens;
+                return out;
             }
             if cursor.goto_next_sibling() {
                 break;
             }
             if !cursor.goto_parent() {
-                return tokens;
+                return out;
             }
+            depth -= 1;
         }
     }
 }

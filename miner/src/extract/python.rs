@@ -3,7 +3,21 @@
 
 use tree_sitter::Node;
 
-use super::{text, tokens, Docstring, FunctionKind, LanguageSpec};
+use super::{
+    text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind,
+    Import, LanguageSpec,
+};
+
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Named children of `node` that are not comments.
+fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    (0..node.named_child_count())
+        .filter_map(move |i| node.named_child(i as u32))
+        .filter(|c| c.kind() != "comment")
+}
 
 pub struct Python;
 
@@ -101,5 +115,181 @@ impl LanguageSpec for Python {
 
     fn atomic_token(&self, kind: &str) -> bool {
         kind == "string"
+    }
+
+    fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        match node.kind() {
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for n in node.children_by_field_name("name", &mut cursor) {
+                    let (module, alias) = match n.kind() {
+                        "aliased_import" => (
+                            n.child_by_field_name("name"),
+                            n.child_by_field_name("alias").map(|a| text(a, src).to_string()),
+                        ),
+                        _ => (Some(n), None),
+                    };
+                    if let Some(m) = module {
+                        info.imports.push(Import {
+                            module: squash(text(m, src)),
+                            alias,
+                            ..Default::default()
+                        });
+                    }
+                }
+            }
+            "import_from_statement" => {
+                let Some(m) = node.child_by_field_name("module_name") else {
+                    return;
+                };
+                let (level, module) = if m.kind() == "relative_import" {
+                    let prefix = named(m).find(|c| c.kind() == "import_prefix");
+                    let dots = prefix.map_or(0, |p| text(p, src).matches('.').count());
+                    let name = named(m).find(|c| c.kind() == "dotted_name");
+                    (dots as u32, name.map(|n| squash(text(n, src))).unwrap_or_default())
+                } else {
+                    (0, squash(text(m, src)))
+                };
+                let mut cursor = node.walk();
+                let mut any = false;
+                for n in node.children_by_field_name("name", &mut cursor) {
+                    let (name, alias) = match n.kind() {
+                        "aliased_import" => (
+                            n.child_by_field_name("name"),
+                            n.child_by_field_name("alias").map(|a| text(a, src).to_string()),
+                        ),
+                        _ => (Some(n), None),
+                    };
+                    if let Some(name) = name {
+                        any = true;
+                        info.imports.push(Import {
+                            module: module.clone(),
+                            name: Some(squash(text(name, src))),
+                            alias,
+                            level,
+                            ..Default::default()
+                        });
+                    }
+                }
+                if !any && named(node).any(|c| c.kind() == "wildcard_import") {
+                    info.imports.push(Import {
+                        module,
+                        level,
+                        wildcard: true,
+                        ..Default::default()
+                    });
+                }
+            }
+            "class_definition" => {
+                let Some(name) = node.child_by_field_name("name") else {
+                    return;
+                };
+                let outer = scope();
+                let name = text(name, src);
+                let mut class = ClassInfo {
+                    name: if outer.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{outer}.{name}")
+                    },
+                    ..Default::default()
+                };
+                if let Some(sup) = node.child_by_field_name("superclasses") {
+                    for b in named(sup) {
+                        if matches!(b.kind(), "identifier" | "attribute") {
+                            class.bases.push(squash(text(b, src)));
+                        }
+                    }
+                }
+                info.classes.push(class);
+            }
+            _ => {}
+        }
+    }
+
+    /// `f(x)`, `obj.m(x)`, `super().m(x)`; other callee expressions (`f()(x)`, `d[k](x)`)
+    /// are kept as written and never resolved.
+    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
+        if node.kind() != "call" {
+            return None;
+        }
+        let f = node.child_by_field_name("function")?;
+        let (name, kind) = match f.kind() {
+            "identifier" => (text(f, src).to_string(), CallKind::Plain),
+            "attribute" => (
+                text(f.child_by_field_name("attribute")?, src).to_string(),
+                CallKind::Member(squash(text(f.child_by_field_name("object")?, src))),
+            ),
+            _ => (squash(text(f, src)), CallKind::Plain),
+        };
+        let args = node
+            .child_by_field_name("arguments")
+            .map_or(0, |a| named(a).count() as u32);
+        Some(CallSite {
+            text: squash(text(f, src)),
+            name,
+            kind,
+            line: node.start_position().row as u32 + 1,
+            args,
+        })
+    }
+
+    /// Annotated parameters (`x: Foo`) and assignments of a call (`x = Foo(...)`), whose
+    /// callee is the variable's class when it is a class.
+    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
+        match node.kind() {
+            "typed_parameter" => {
+                let (Some(name), Some(ty)) = (
+                    named(node).find(|c| c.kind() == "identifier"),
+                    node.child_by_field_name("type"),
+                ) else {
+                    return;
+                };
+                out.push((text(name, src).to_string(), squash(text(ty, src))));
+            }
+            "typed_default_parameter" => {
+                if let (Some(name), Some(ty)) = (
+                    node.child_by_field_name("name"),
+                    node.child_by_field_name("type"),
+                ) {
+                    out.push((text(name, src).to_string(), squash(text(ty, src))));
+                }
+            }
+            "assignment" => {
+                let (Some(left), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                if left.kind() != "identifier" || right.kind() != "call" {
+                    return;
+                }
+                let Some(f) = right.child_by_field_name("function") else {
+                    return;
+                };
+                if matches!(f.kind(), "identifier" | "attribute") {
+                    out.push((text(left, src).to_string(), squash(text(f, src))));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn details(&self, node: Node, _src: &str) -> Details {
+        let mut d = Details::default();
+        if let Some(params) = node.child_by_field_name("parameters") {
+            for p in named(params) {
+                match p.kind() {
+                    "identifier"
+                    | "typed_parameter"
+                    | "default_parameter"
+                    | "typed_default_parameter" => d.params += 1,
+                    "list_splat_pattern" | "dictionary_splat_pattern" => d.variadic = true,
+                    _ => {}
+                }
+            }
+        }
+        d
     }
 }

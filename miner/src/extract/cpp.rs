@@ -1,0 +1,385 @@
+//! C++: free functions, methods defined in and out of class (`ns::Class::method`), constructors,
+//! destructors, templates and operator overloads. Qualified names join namespaces and classes
+//! with `::`; anonymous namespaces appear as `(anonymous namespace)`, as compilers print them.
+//! The docstring is the comment block directly before the definition (Doxygen `///`, `//!`,
+//! `/** */` included), or before its `template <...>` line.
+
+use tree_sitter::Node;
+
+use super::c::{arg_count, c_call, c_details, c_file_item, declarator_name, squash};
+use super::{
+    leading_comments, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    FunctionKind, LanguageSpec,
+};
+
+pub struct Cpp;
+
+/// The name of an anonymous namespace in qualified names.
+pub const ANONYMOUS_NAMESPACE: &str = "(anonymous namespace)";
+
+/// The last `::` component of a qualified name, ignoring `::` inside template arguments.
+pub fn last_component(name: &str) -> &str {
+    let mut depth = 0i32;
+    let bytes = name.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    &name[start..]
+}
+
+/// A type's name without qualifiers, pointers, references or template arguments
+/// (`const std::vector<int>&` gives `std::vector`).
+pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
+    let node = match ty.kind() {
+        "template_type" => ty.child_by_field_name("name")?,
+        "type_identifier" | "qualified_identifier" => ty,
+        _ => return None,
+    };
+    let t = squash(text(node, src));
+    // A qualified template type keeps its arguments in the text: cut them.
+    Some(match t.find('<') {
+        Some(i) => t[..i].to_string(),
+        None => t,
+    })
+}
+
+/// The declared variable name under a declarator (through pointers, references, arrays and
+/// initializers).
+fn declared_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
+    for _ in 0..32 {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some(d),
+            "function_declarator" => return None,
+            _ => {
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child(0))?;
+            }
+        }
+    }
+    None
+}
+
+impl LanguageSpec for Cpp {
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_cpp::LANGUAGE.into()
+    }
+
+    fn separator(&self) -> &'static str {
+        "::"
+    }
+
+    fn function(
+        &self,
+        node: Node,
+        ancestors: &[Node],
+        src: &str,
+    ) -> Option<(FunctionKind, String)> {
+        if node.kind() != "function_definition" {
+            return None;
+        }
+        // `= default` and `= delete` have no body.
+        node.child_by_field_name("body")?;
+        let name = squash(text(declarator_name(node)?, src));
+        let simple = last_component(&name);
+        let in_class = ancestors
+            .iter()
+            .rev()
+            .find(|a| a.kind() != "template_declaration")
+            .is_some_and(|a| a.kind() == "field_declaration_list");
+        let class = if name.len() > simple.len() {
+            // Out of class: `Foo::bar` or `ns::Foo::Foo`.
+            Some(last_component(&name[..name.len() - simple.len() - 2]).to_string())
+        } else if in_class {
+            ancestors
+                .iter()
+                .rev()
+                .find(|a| a.kind().ends_with("_specifier"))
+                .and_then(|a| a.child_by_field_name("name"))
+                .map(|n| squash(text(n, src)))
+        } else {
+            None
+        };
+        let kind = match class {
+            Some(c) if simple == last_component(&c) || simple.starts_with('~') => {
+                FunctionKind::Constructor
+            }
+            Some(_) => FunctionKind::Method,
+            None if in_class => FunctionKind::Method,
+            None => FunctionKind::Function,
+        };
+        Some((kind, name))
+    }
+
+    fn simple_name<'a>(&self, name: &'a str) -> &'a str {
+        last_component(name)
+    }
+
+    fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
+        match node.kind() {
+            "namespace_definition" => Some(
+                node.child_by_field_name("name")
+                    .map_or(ANONYMOUS_NAMESPACE.to_string(), |n| squash(text(n, src))),
+            ),
+            "class_specifier" | "struct_specifier" | "union_specifier"
+                if node.child_by_field_name("body").is_some() =>
+            {
+                let name = node.child_by_field_name("name")?;
+                let n = squash(text(name, src));
+                Some(match n.find('<') {
+                    Some(i) => n[..i].to_string(),
+                    None => n,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Functions sit at the top level, in namespaces, classes, templates, linkage blocks and
+    /// preprocessor conditionals; a class defined in a declaration (`struct S {...} s;`) too.
+    fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
+        matches!(
+            node.kind(),
+            "translation_unit"
+                | "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef"
+                | "linkage_specification"
+                | "declaration_list"
+                | "namespace_definition"
+                | "template_declaration"
+                | "class_specifier"
+                | "struct_specifier"
+                | "union_specifier"
+                | "field_declaration_list"
+                | "field_declaration"
+                | "declaration"
+                | "friend_declaration"
+                | "type_definition"
+        )
+    }
+
+    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+        // The comment of a template sits before `template <...>`.
+        let target = match node.parent() {
+            Some(p) if p.kind() == "template_declaration" => p,
+            _ => node,
+        };
+        let comments = leading_comments(target, |k| k == "comment");
+        if comments.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = comments
+            .iter()
+            .map(|c| tokens::strip_comment_delimiters(text(*c, src)))
+            .collect();
+        Some(Docstring {
+            text: parts.join("\n").trim().to_string(),
+            inner_node: None,
+        })
+    }
+
+    fn atomic_token(&self, kind: &str) -> bool {
+        matches!(
+            kind,
+            "string_literal" | "char_literal" | "system_lib_string" | "raw_string_literal"
+        )
+    }
+
+    fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        match node.kind() {
+            "class_specifier" | "struct_specifier" | "union_specifier" => {
+                let (Some(name), Some(body)) = (
+                    node.child_by_field_name("name"),
+                    node.child_by_field_name("body"),
+                ) else {
+                    return;
+                };
+                let mut name = squash(text(name, src));
+                if let Some(i) = name.find('<') {
+                    name.truncate(i);
+                }
+                let outer = scope();
+                let mut class = ClassInfo {
+                    name: if outer.is_empty() {
+                        name
+                    } else {
+                        format!("{outer}::{name}")
+                    },
+                    ..Default::default()
+                };
+                let mut cursor = node.walk();
+                for c in node.named_children(&mut cursor) {
+                    if c.kind() == "base_class_clause" {
+                        let mut bc = c.walk();
+                        for b in c.named_children(&mut bc) {
+                            if let Some(t) = type_name(b, src) {
+                                class.bases.push(t);
+                            }
+                        }
+                    }
+                }
+                let mut cursor = body.walk();
+                for f in body.named_children(&mut cursor) {
+                    if f.kind() != "field_declaration" {
+                        continue;
+                    }
+                    let Some(ty) = f.child_by_field_name("type").and_then(|t| type_name(t, src))
+                    else {
+                        continue;
+                    };
+                    let mut dc = f.walk();
+                    for d in f.children_by_field_name("declarator", &mut dc) {
+                        if let Some(n) = declared_name(d) {
+                            class.fields.push((text(n, src).to_string(), ty.clone()));
+                        }
+                    }
+                }
+                info.classes.push(class);
+            }
+            "using_declaration" => {
+                // `using namespace ns;`
+                let t = squash(text(node, src));
+                if let Some(ns) = t
+                    .strip_prefix("usingnamespace")
+                    .and_then(|r| r.strip_suffix(';'))
+                {
+                    info.using_namespaces.push(ns.to_string());
+                }
+            }
+            _ => c_file_item(node, src, info),
+        }
+    }
+
+    /// C's calls, plus `ns::f(x)`, `Class::f(x)`, `f<T>(x)`, `obj.f(x)`, `this->f(x)` and
+    /// `new T(x)`.
+    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
+        let line = node.start_position().row as u32 + 1;
+        if node.kind() == "new_expression" {
+            let ty = node
+                .child_by_field_name("type")
+                .and_then(|t| type_name(t, src))?;
+            return Some(CallSite {
+                text: format!("new {ty}"),
+                name: last_component(&ty).to_string(),
+                kind: CallKind::New,
+                line,
+                args: arg_count(node),
+            });
+        }
+        if node.kind() != "call_expression" {
+            return None;
+        }
+        let f = node.child_by_field_name("function")?;
+        let strip_template = |n: Node| -> String {
+            match n.kind() {
+                "template_function" | "template_method" => n
+                    .child_by_field_name("name")
+                    .map_or_else(|| squash(text(n, src)), |x| squash(text(x, src))),
+                _ => squash(text(n, src)),
+            }
+        };
+        let (name, kind) = match f.kind() {
+            "qualified_identifier" => {
+                let full = squash(text(f, src));
+                let full = match full.find('<') {
+                    Some(i) if !full[i..].contains("::") => full[..i].to_string(),
+                    _ => full,
+                };
+                let simple = last_component(&full).to_string();
+                let scope = full[..full.len() - simple.len()]
+                    .trim_end_matches(':')
+                    .to_string();
+                (simple, CallKind::Scoped(scope))
+            }
+            "template_function" => (strip_template(f), CallKind::Plain),
+            "field_expression" => {
+                let field = f.child_by_field_name("field")?;
+                let recv = f.child_by_field_name("argument")?;
+                (
+                    last_component(&strip_template(field)).to_string(),
+                    CallKind::Member(squash(text(recv, src))),
+                )
+            }
+            _ => return c_call(node, src),
+        };
+        Some(CallSite {
+            text: squash(text(f, src)),
+            name,
+            kind,
+            line,
+            args: arg_count(node),
+        })
+    }
+
+    /// Parameters and local declarations with a class type (`Foo f(1);`, `Foo* p = ...;`,
+    /// `auto p = new Foo;`), for method calls on them.
+    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
+        match node.kind() {
+            "parameter_declaration" | "optional_parameter_declaration" => {
+                let (Some(ty), Some(d)) = (
+                    node.child_by_field_name("type").and_then(|t| type_name(t, src)),
+                    node.child_by_field_name("declarator").and_then(declared_name),
+                ) else {
+                    return;
+                };
+                out.push((text(d, src).to_string(), ty));
+            }
+            "declaration" => {
+                let Some(ty_node) = node.child_by_field_name("type") else {
+                    return;
+                };
+                let declared = type_name(ty_node, src);
+                let mut cursor = node.walk();
+                for d in node.children_by_field_name("declarator", &mut cursor) {
+                    let Some(n) = declared_name(d) else { continue };
+                    let ty = declared.clone().or_else(|| {
+                        // `auto x = new T(...)`
+                        let v = d.child_by_field_name("value")?;
+                        (v.kind() == "new_expression")
+                            .then(|| v.child_by_field_name("type").and_then(|t| type_name(t, src)))
+                            .flatten()
+                    });
+                    if let Some(ty) = ty {
+                        out.push((text(n, src).to_string(), ty));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn details(&self, node: Node, src: &str) -> Details {
+        c_details(node, src)
+    }
+
+    fn nested_functions_extracted(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_component;
+
+    #[test]
+    fn last_component_skips_template_arguments() {
+        assert_eq!(last_component("ns::Foo::bar"), "bar");
+        assert_eq!(last_component("f"), "f");
+        assert_eq!(last_component("Foo<a::b>::operator=="), "operator==");
+        assert_eq!(last_component("cast<std::string>"), "cast<std::string>");
+    }
+}
