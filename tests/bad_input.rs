@@ -132,7 +132,7 @@ fn broken_files_are_recorded_and_the_rest_is_mined() {
         .write("latin1.py", b"def f():\n    \"\"\"Caf\xe9.\"\"\"\n    return 1\n")
         .write("big.py", format!("{GOOD_PY}# {}\n", "x".repeat(4000)))
         .write("blob.c", b"\x7fELF\x02\x01\x01\x00\x00\x00int main(void) { return 0; }\n")
-        .write("partial.java", "class A {\n  /** Fine. */\n  int ok() { return 1; }\n  /** Broken. */\n  int bad() { return (; }\n}\n")
+        .write("partial.java", "class A {\n  /** Fine. */\n  int ok() { return 1; }\n  /** Broken. */\n  int bad() { return (; }\n  /** Bad signature. */\n  int sig(int a,, int b) { return a; }\n}\n")
         .symlink("escape.py", "/etc/passwd")
         .symlink("inside.py", "good.py");
     r.commit("one");
@@ -171,13 +171,18 @@ fn broken_files_are_recorded_and_the_rest_is_mined() {
         .collect();
     names.sort();
     // The symlinks are not followed (one would duplicate good.py, one leaves the repo).
-    assert_eq!(names, ["A.ok", "ok"]);
+    // `A.bad` has a syntax error in its body only: kept. `A.sig`'s signature is broken.
+    assert_eq!(names, ["A.bad", "A.ok", "ok"]);
     let stats = stats(&out);
     assert_eq!(stats["stages"]["source"]["skipped"]["symlinks"], 2);
     assert_eq!(stats["stages"]["extract"]["files_failed"]["non_utf8"], 1);
     assert_eq!(stats["stages"]["extract"]["files_failed"]["too_large"], 1);
     assert_eq!(stats["stages"]["extract"]["files_failed"]["binary"], 1);
     assert_eq!(stats["stages"]["extract"]["dropped_syntax_error"], 1);
+    assert_eq!(
+        stats["stages"]["extract"]["functions_with_syntax_errors"],
+        1
+    );
     assert_eq!(stats["languages"]["java"]["files_with_syntax_errors"], 1);
 }
 

@@ -116,14 +116,23 @@ fn every_construct_of_every_language() {
     assert_eq!(names(rows, "java"), want);
 
     // C: static inline and pointer-returning definitions count, prototypes do not; a
-    // trailing comment or one separated by a blank line is no docstring; `broken` overlaps
-    // a syntax error and is dropped.
-    assert_eq!(names(rows, "c"), ["clamp", "good", "greet", "max_int"]);
+    // trailing comment or one separated by a blank line is no docstring; `broken` has a
+    // syntax error in its body only and is kept (flagged), `bad_sig` has one in its
+    // signature and is dropped.
+    assert_eq!(
+        names(rows, "c"),
+        ["broken", "clamp", "good", "greet", "max_int"]
+    );
 
     let stats = stats(&m.out);
     assert_eq!(stats["stages"]["extract"]["dropped_syntax_error"], 1);
+    assert_eq!(
+        stats["stages"]["extract"]["functions_with_syntax_errors"],
+        1
+    );
     assert_eq!(stats["stages"]["extract"]["files_with_syntax_errors"], 1);
-    assert_eq!(stats["languages"]["c"]["functions"], 5 + 1); // max_int clamp greet undocumented detached good
+    // max_int clamp greet undocumented detached, good broken
+    assert_eq!(stats["languages"]["c"]["functions"], 5 + 2);
     assert_eq!(stats["languages"]["python"]["functions"], 10);
     assert_eq!(stats["languages"]["java"]["functions"], 12);
     assert_eq!(stats["repositories"][0]["status"], "mined");

@@ -15,8 +15,9 @@ use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::callgraph::check_template;
 use crate::csn::SplitRatios;
-use crate::pipeline::{mine, MineOptions, Progress};
+use crate::pipeline::{mine, HeaderMode, MineOptions, Progress};
 use crate::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
 use crate::stats::{Failure, RepoStats};
 
@@ -33,7 +34,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Mine repositories into CodeSearchNet-shaped Parquet shards.
+    /// Mine repositories into Parquet shards: CodeSearchNet and YABLoCo shapes and the call
+    /// graph.
     Mine(MineArgs),
 }
 
@@ -71,6 +73,17 @@ struct MineArgs {
     /// Train/valid/test shares in percent, by repository.
     #[arg(long, value_name = "TRAIN,VALID,TEST", default_value = "80,10,10", value_parser = parse_split)]
     split: SplitRatios,
+    /// Parse `.h` headers as C, as C++, or decide per repository (C++ when it has more C++
+    /// sources than C sources).
+    #[arg(long, value_name = "auto|c|cpp", default_value = "auto", value_parser = parse_headers)]
+    headers: HeaderMode,
+    /// The YABLoCo `instruction` template: Python `str.format` syntax with the placeholders
+    /// {language}, {signature}, {docstring} and {context}.
+    #[arg(long, value_name = "TEMPLATE", conflicts_with = "instruction_file")]
+    instruction: Option<String>,
+    /// Read the YABLoCo `instruction` template from a file.
+    #[arg(long, value_name = "FILE")]
+    instruction_file: Option<PathBuf>,
     /// Print only errors.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
@@ -94,6 +107,15 @@ fn parse_size(s: &str) -> Result<u64, String> {
     };
     n.checked_mul(mult)
         .ok_or_else(|| format!("`{s}` is too large"))
+}
+
+fn parse_headers(s: &str) -> Result<HeaderMode, String> {
+    match s {
+        "auto" => Ok(HeaderMode::Auto),
+        "c" => Ok(HeaderMode::C),
+        "cpp" | "c++" => Ok(HeaderMode::Cpp),
+        _ => Err(format!("`{s}`: one of auto, c, cpp")),
+    }
 }
 
 fn parse_split(s: &str) -> Result<SplitRatios, String> {
@@ -167,6 +189,19 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.shards.max_shard_bytes = usize::try_from(args.shard_size).unwrap_or(usize::MAX);
     opts.shards.max_shard_rows = args.shard_rows.unwrap_or(usize::MAX);
     opts.split = args.split;
+    opts.headers = args.headers;
+    let template = match (&args.instruction, &args.instruction_file) {
+        (Some(t), _) => Some(t.clone()),
+        (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {
+            crate::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
+        })?),
+        (None, None) => None,
+    };
+    if let Some(t) = template {
+        check_template(&t)
+            .map_err(|e| crate::Error::Usage(format!("instruction template: {e}")))?;
+        opts.instruction = t;
+    }
 
     let display = Display::new(specs.len(), args.quiet, args.verbose);
     let summary = mine(&specs, &opts, &display)

@@ -14,11 +14,13 @@
 //! # Ok::<(), miner::Error>(())
 //! ```
 
+pub mod callgraph;
 pub mod cli;
 pub mod csn;
 pub mod extract;
 mod output;
 pub mod pipeline;
+pub mod resolve;
 pub mod source;
 pub mod stats;
 

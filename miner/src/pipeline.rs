@@ -8,13 +8,17 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Instant;
 
+use codemine_schemas::callgraph::{EdgesTable, NodesTable};
 use codemine_schemas::csn::{CsnRow, CsnTable};
+use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{clear_shards, ShardOptions, ShardWriter, Split};
 use rayon::prelude::*;
 
+use crate::callgraph::{self, GraphRows};
 use crate::csn::{self, RepoContext, SplitRatios};
-use crate::extract::{Extractor, Function};
+use crate::extract::{is_ambiguous_header, Extractor, FileInfo, Function, Lang};
 use crate::output::{self, FailureLog};
+use crate::resolve::{self, SourceUnit};
 use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile, SourceOptions};
 use crate::stats::{Failure, LangCounts, RepoStats, Stats};
 use crate::Error;
@@ -30,6 +34,20 @@ pub struct MineOptions {
     pub max_file_bytes: u64,
     pub shards: ShardOptions,
     pub split: SplitRatios,
+    /// How `.h` headers are parsed.
+    pub headers: HeaderMode,
+    /// The YABLoCo `instruction` template.
+    pub instruction: String,
+}
+
+/// The language of `.h` headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeaderMode {
+    /// C++ when the repository has more C++ sources than C sources, else C.
+    #[default]
+    Auto,
+    C,
+    Cpp,
 }
 
 impl MineOptions {
@@ -44,6 +62,8 @@ impl MineOptions {
             max_file_bytes: 1 << 20,
             shards: ShardOptions::default(),
             split: SplitRatios::default(),
+            headers: HeaderMode::Auto,
+            instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
         }
     }
 }
@@ -78,6 +98,7 @@ impl Summary {
 struct RepoOutput {
     stats: RepoStats,
     rows: Vec<CsnRow>,
+    graph: GraphRows,
     failures: Vec<Failure>,
     /// The repository-level failure kind, when it could not be opened.
     failed: Option<&'static str>,
@@ -90,8 +111,9 @@ pub fn mine(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     let start = Instant::now();
-    let csn_dir = opts.out_dir.join("csn");
-    clear_shards(&csn_dir)?;
+    for dir in ["csn", "yabloco", "callgraph"] {
+        clear_shards(&opts.out_dir.join(dir))?;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
@@ -143,7 +165,7 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         source: spec.display(),
         ..Default::default()
     };
-    let snap = match source::open(spec, &opts.source) {
+    let mut snap = match source::open(spec, &opts.source) {
         Ok(s) => s,
         Err(e) => return failed(stats, spec, e, t0),
     };
@@ -151,6 +173,16 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
     stats.sha = snap.sha.clone();
     stats.files_listed = snap.files.len();
     stats.skipped = snap.skipped.clone();
+    if let Some(lang) = header_language(&snap.files, opts.headers) {
+        stats.headers = Some(lang.name());
+        for f in snap
+            .files
+            .iter_mut()
+            .filter(|f| is_ambiguous_header(&f.path))
+        {
+            f.lang = lang;
+        }
+    }
     progress.repo_listed(&name, snap.files.len());
 
     let split = csn::partition(&name, opts.split);
@@ -182,30 +214,35 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         )
         .collect();
 
-    let mut rows = Vec::new();
+    let mut units = Vec::new();
     let mut failures = Vec::new();
     let mut busy = 0.0;
     for (file, (result, secs)) in snap.files.iter().zip(parsed) {
         busy += secs;
         match result {
             Ok(p) => {
-                let mut c = LangCounts {
+                let c = LangCounts {
                     files: 1,
                     bytes: p.bytes,
                     files_with_syntax_errors: usize::from(p.has_errors),
                     functions: p.functions.len(),
                     dropped_syntax_error: p.dropped_syntax_error,
+                    functions_with_syntax_errors: p
+                        .functions
+                        .iter()
+                        .filter(|f| f.syntax_error)
+                        .count(),
+                    with_docstring: p.functions.iter().filter(|f| f.docstring.is_some()).count(),
                     ..Default::default()
                 };
-                for f in p.functions {
-                    if let Some(row) = csn::row(&ctx, &file.path, file.lang, f) {
-                        c.with_docstring += 1;
-                        c.csn_rows += 1;
-                        rows.push(row);
-                    }
-                }
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
+                units.push(SourceUnit {
+                    path: file.path.clone(),
+                    lang: file.lang,
+                    info: p.info,
+                    functions: p.functions,
+                });
             }
             Err((kind, reason)) => {
                 *stats.files_failed.entry(kind).or_default() += 1;
@@ -222,12 +259,57 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
     }
     // Workers' time, not wall time: the files were parsed in parallel.
     stats.extract_seconds = busy;
+
+    let t = Instant::now();
+    let (edges, counts) = resolve::resolve(&units);
+    let graph = callgraph::build(&name, &units, &edges, &opts.instruction);
+    drop(edges);
+    stats.resolve = counts;
+    stats.resolve_seconds = t.elapsed().as_secs_f64();
+
+    let mut rows = Vec::new();
+    for unit in units {
+        let lang = unit.lang.name();
+        for f in unit.functions {
+            if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
+                rows.push(row);
+                stats.totals.csn_rows += 1;
+                if let Some(c) = stats.languages.get_mut(lang) {
+                    c.csn_rows += 1;
+                }
+            }
+        }
+    }
     RepoOutput {
         stats,
         rows,
+        graph,
         failures,
         failed: None,
     }
+}
+
+/// The language of the repository's `.h` headers, when it has any.
+fn header_language(files: &[SourceFile], mode: HeaderMode) -> Option<Lang> {
+    if !files.iter().any(|f| is_ambiguous_header(&f.path)) {
+        return None;
+    }
+    Some(match mode {
+        HeaderMode::C => Lang::C,
+        HeaderMode::Cpp => Lang::Cpp,
+        HeaderMode::Auto => {
+            let cpp = files.iter().filter(|f| f.lang == Lang::Cpp).count();
+            let c = files
+                .iter()
+                .filter(|f| f.lang == Lang::C && !is_ambiguous_header(&f.path))
+                .count();
+            if cpp > c {
+                Lang::Cpp
+            } else {
+                Lang::C
+            }
+        }
+    })
 }
 
 fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> RepoOutput {
@@ -244,6 +326,7 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
     RepoOutput {
         stats,
         rows: Vec::new(),
+        graph: GraphRows::default(),
         failures: vec![failure],
         failed: Some(e.kind()),
     }
@@ -255,6 +338,7 @@ type FileResult = Result<Parsed, (&'static str, String)>;
 struct Parsed {
     bytes: u64,
     functions: Vec<Function>,
+    info: FileInfo,
     dropped_syntax_error: usize,
     has_errors: bool,
 }
@@ -296,6 +380,7 @@ fn parse_file(
     Ok(Parsed {
         bytes: size,
         functions: out.functions,
+        info: out.info,
         dropped_syntax_error: out.dropped_syntax_error,
         has_errors: out.has_errors,
     })
@@ -305,6 +390,9 @@ fn parse_file(
 struct Writer {
     out_dir: PathBuf,
     csn: Vec<(Split, ShardWriter<CsnTable>)>,
+    yabloco: ShardWriter<YablocoTable>,
+    nodes: ShardWriter<NodesTable>,
+    edges: ShardWriter<EdgesTable>,
     failures: FailureLog,
     stats: Stats,
     seen: HashSet<(String, Option<String>)>,
@@ -318,9 +406,13 @@ impl Writer {
             .iter()
             .map(|&s| Ok((s, ShardWriter::new(&dir, s.as_str(), opts.shards)?)))
             .collect::<Result<Vec<_>, Error>>()?;
+        let graph_dir = opts.out_dir.join("callgraph");
         Ok(Self {
             out_dir: opts.out_dir.clone(),
             csn,
+            yabloco: ShardWriter::new(&opts.out_dir.join("yabloco"), "data", opts.shards)?,
+            nodes: ShardWriter::new(&graph_dir, "nodes", opts.shards)?,
+            edges: ShardWriter::new(&graph_dir, "edges", opts.shards)?,
             failures: FailureLog::create(&opts.out_dir)?,
             stats: Stats::default(),
             seen: HashSet::new(),
@@ -338,12 +430,22 @@ impl Writer {
             // The same repository at the same commit, listed twice: its rows once only.
             repo.stats.status = "duplicate";
             repo.rows.clear();
+            repo.graph = GraphRows::default();
             repo.failures.clear();
         }
         for row in &repo.rows {
             if let Some((_, w)) = self.csn.iter_mut().find(|(s, _)| *s == row.partition) {
                 w.push(row)?;
             }
+        }
+        for r in &repo.graph.yabloco {
+            self.yabloco.push(r)?;
+        }
+        for r in &repo.graph.nodes {
+            self.nodes.push(r)?;
+        }
+        for r in &repo.graph.edges {
+            self.edges.push(r)?;
         }
         for f in &repo.failures {
             self.failures.write(f)?;
@@ -368,6 +470,25 @@ impl Writer {
                 .map(|n| n.to_string_lossy().into_owned());
             write.shards.entry("csn").or_default().extend(names);
         }
+        let write = &mut self.stats.stages.write;
+        write.yabloco_rows = self.yabloco.rows();
+        write.callgraph_nodes = self.nodes.rows();
+        write.callgraph_edges = self.edges.rows();
+        // Each table always has at least one shard, so its schema is there to read.
+        let names = |files: Vec<PathBuf>| -> Vec<String> {
+            files
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect()
+        };
+        let y = names(self.yabloco.finish(true)?);
+        write.shards.entry("yabloco").or_default().extend(y);
+        let n = names(self.nodes.finish(true)?);
+        let e = names(self.edges.finish(true)?);
+        let cg = write.shards.entry("callgraph").or_default();
+        cg.extend(n);
+        cg.extend(e);
         let failures = self.failures.finish()?;
         self.stats.codemine_version = env!("CARGO_PKG_VERSION");
         self.stats.threads = threads;

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::resolve::ResolveCounts;
+
 use crate::source::Skipped;
 
 /// One line of failures.jsonl: a repository or a file that could not be processed.
@@ -31,7 +33,10 @@ pub struct LangCounts {
     pub files_with_syntax_errors: usize,
     pub functions: usize,
     pub with_docstring: usize,
+    /// Functions dropped because their signature is broken or they sit in an ERROR node.
     pub dropped_syntax_error: usize,
+    /// Functions kept and flagged because their body holds a syntax error.
+    pub functions_with_syntax_errors: usize,
     pub csn_rows: usize,
 }
 
@@ -43,6 +48,7 @@ impl LangCounts {
         self.functions += o.functions;
         self.with_docstring += o.with_docstring;
         self.dropped_syntax_error += o.dropped_syntax_error;
+        self.functions_with_syntax_errors += o.functions_with_syntax_errors;
         self.csn_rows += o.csn_rows;
     }
 }
@@ -64,6 +70,12 @@ pub struct RepoStats {
     pub languages: BTreeMap<&'static str, LangCounts>,
     pub source_seconds: f64,
     pub extract_seconds: f64,
+    pub resolve_seconds: f64,
+    /// `c` or `cpp`: how `.h` headers were parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headers: Option<&'static str>,
+    /// Call sites and their resolution, per language.
+    pub resolve: BTreeMap<&'static str, ResolveCounts>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -87,11 +99,33 @@ pub struct ExtractStage {
     pub totals: LangCounts,
 }
 
+/// The resolve stage over the whole run.
+#[derive(Debug, Default, Serialize)]
+pub struct ResolveStage {
+    /// Thread time spent building symbol tables, resolving calls and building rows.
+    pub busy_seconds: f64,
+    #[serde(flatten)]
+    pub totals: ResolveCounts,
+    /// Per language: the counts and `resolution_rate` (call sites with a category other
+    /// than `unresolved`, over all call sites).
+    pub languages: BTreeMap<&'static str, LangResolve>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct LangResolve {
+    #[serde(flatten)]
+    pub counts: ResolveCounts,
+    pub resolution_rate: f64,
+}
+
 #[derive(Debug, Default, Serialize)]
 pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
     pub busy_seconds: f64,
     pub csn_rows: BTreeMap<&'static str, usize>,
+    pub yabloco_rows: usize,
+    pub callgraph_nodes: usize,
+    pub callgraph_edges: usize,
     pub shards: BTreeMap<&'static str, Vec<String>>,
 }
 
@@ -99,6 +133,7 @@ pub struct WriteStage {
 pub struct Stages {
     pub source: SourceStage,
     pub extract: ExtractStage,
+    pub resolve: ResolveStage,
     pub write: WriteStage,
 }
 
@@ -142,6 +177,17 @@ impl Stats {
                 s.extract.totals.add(&r.totals);
                 for (lang, c) in &r.languages {
                     self.languages.entry(lang).or_default().add(c);
+                }
+                s.resolve.busy_seconds += r.resolve_seconds;
+                for (lang, c) in &r.resolve {
+                    s.resolve.totals.add(c);
+                    let l = s.resolve.languages.entry(lang).or_default();
+                    l.counts.add(c);
+                    l.resolution_rate = if l.counts.calls == 0 {
+                        0.0
+                    } else {
+                        l.counts.resolved as f64 / l.counts.calls as f64
+                    };
                 }
             }
         }

@@ -16,8 +16,10 @@
 //! # Ok::<(), codemine_schemas::Error>(())
 //! ```
 
+pub mod callgraph;
 pub mod csn;
 mod shard;
+pub mod yabloco;
 
 pub use shard::{clear_shards, ShardOptions, ShardWriter, Table};
 

@@ -220,3 +220,43 @@ pub fn git(repo: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
+
+/// The call graph of an output folder, read by pyarrow: `nodes` rows and `edges` rows that
+/// name caller and callee as `path:qualified_name` (callee null outside the repository).
+pub fn read_graph(out: &Path) -> Value {
+    python_json(include_str!("read_graph.py"), &[out.to_str().unwrap()])
+}
+
+/// The edges of `caller` (`path:qualified_name`) as (callee as written, callee or "-",
+/// category), in call-site order.
+pub fn edges_of(graph: &Value, caller: &str) -> Vec<(String, String, String)> {
+    graph["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["caller"] == caller)
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["callee"].as_str().unwrap_or("-").to_string(),
+                e["category"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Mines the repository at `repo` into `tmp/out` with extra arguments, asserting success.
+pub fn mine_into(repo: &Path, tmp: &Path, extra: &[&str]) -> PathBuf {
+    let out = tmp.join("out");
+    let mut args = vec![
+        "mine",
+        "--repo",
+        repo.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let res = codemine(&args, &tmp.join("cache"));
+    assert_success(&res);
+    out
+}

@@ -4,8 +4,8 @@
 use tree_sitter::Node;
 
 use super::{
-    leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo,
-    FunctionKind, Include, LanguageSpec,
+    leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo, FunctionKind,
+    Include, LanguageSpec, Macro,
 };
 
 pub struct C;
@@ -72,11 +72,12 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
     for p in params.named_children(&mut cursor) {
         match p.kind() {
             "variadic_parameter" | "variadic_parameter_declaration" => d.variadic = true,
-            "parameter_declaration" | "optional_parameter_declaration" => {
-                // `(void)` declares no parameter.
-                if p.child_by_field_name("declarator").is_some() || text(p, src).trim() != "void" {
-                    d.params += 1;
-                }
+            // `(void)` declares no parameter.
+            "parameter_declaration" | "optional_parameter_declaration"
+                if p.child_by_field_name("declarator").is_some()
+                    || text(p, src).trim() != "void" =>
+            {
+                d.params += 1;
             }
             _ => {}
         }
@@ -114,7 +115,10 @@ pub(crate) fn c_call(node: Node, src: &str) -> Option<CallSite> {
         "field_expression" => {
             let field = f.child_by_field_name("field")?;
             let recv = f.child_by_field_name("argument")?;
-            (text(field, src).to_string(), CallKind::Member(squash(text(recv, src))))
+            (
+                text(field, src).to_string(),
+                CallKind::Member(squash(text(recv, src))),
+            )
         }
         // Calls through an expression ((*fp)(x), table[i](x)): kept, never resolved.
         _ => (squash(text(f, src)), CallKind::Plain),
@@ -128,6 +132,116 @@ pub(crate) fn c_call(node: Node, src: &str) -> Option<CallSite> {
     })
 }
 
+/// Words that look like calls in a macro body but are not.
+const NOT_CALLS: [&str; 16] = [
+    "if",
+    "while",
+    "for",
+    "switch",
+    "return",
+    "sizeof",
+    "typeof",
+    "__typeof__",
+    "do",
+    "defined",
+    "alignof",
+    "_Alignof",
+    "offsetof",
+    "__attribute__",
+    "__extension__",
+    "case",
+];
+
+/// The names a macro body calls: identifiers followed by `(`, except the macro's
+/// parameters, keywords and token-pasted names (`a##b(...)` names no function).
+pub(crate) fn macro_calls(body: &str, params: &[&str]) -> Vec<String> {
+    let b = body.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' || c == b'\'' {
+            // Skip a literal.
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &body[start..i];
+            let pasted = body[..start].trim_end().ends_with("##")
+                || body[i..].trim_start().starts_with("##")
+                || body[..start].trim_end().ends_with('#');
+            let called = body[i..].trim_start().starts_with('(');
+            let member =
+                body[..start].trim_end().ends_with('.') || body[..start].trim_end().ends_with("->");
+            if called
+                && !pasted
+                && !member
+                && !params.contains(&word)
+                && !NOT_CALLS.contains(&word)
+                && !out.iter().any(|o| o == word)
+            {
+                out.push(word.to_string());
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The variable a declarator declares, through pointers, arrays, initializers and function
+/// pointer declarators (`(*fp)(int)` declares `fp`); `None` for a plain function prototype.
+pub(crate) fn variable_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
+    let mut through_pointer = false;
+    for _ in 0..32 {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some(d),
+            "function_declarator" => {
+                let inner = d.child_by_field_name("declarator")?;
+                if inner.kind() != "parenthesized_declarator" && !through_pointer {
+                    return None;
+                }
+                d = inner;
+            }
+            kind => {
+                through_pointer |= kind == "pointer_declarator";
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child(0))?;
+            }
+        }
+    }
+    None
+}
+
+/// C parameters and local variables, with their type when it is a named type (`struct`
+/// tags and typedef names), else an empty type: enough to tell a call through a variable
+/// (`fp(x)`) from a call of a function.
+pub(crate) fn c_locals(node: Node, src: &str, out: &mut Vec<(String, String)>) {
+    if !matches!(node.kind(), "declaration" | "parameter_declaration") {
+        return;
+    }
+    let ty = node
+        .child_by_field_name("type")
+        .filter(|t| t.kind() == "type_identifier")
+        .map(|t| text(t, src).to_string())
+        .unwrap_or_default();
+    let mut cursor = node.walk();
+    for d in node.children_by_field_name("declarator", &mut cursor) {
+        if let Some(n) = variable_name(d) {
+            out.push((text(n, src).to_string(), ty.clone()));
+        }
+    }
+}
+
 /// File-level items common to C and C++: includes, function-like macros, prototypes.
 pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
     match node.kind() {
@@ -135,13 +249,30 @@ pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
             if let Some(p) = node.child_by_field_name("path") {
                 let raw = text(p, src);
                 let system = p.kind() == "system_lib_string";
-                let path = raw.trim_matches(|c| c == '"' || c == '<' || c == '>').to_string();
+                let path = raw
+                    .trim_matches(|c| c == '"' || c == '<' || c == '>')
+                    .to_string();
                 info.includes.push(Include { path, system });
             }
         }
         "preproc_function_def" => {
             if let Some(n) = node.child_by_field_name("name") {
-                info.macros.push(text(n, src).to_string());
+                let params: Vec<&str> = node
+                    .child_by_field_name("parameters")
+                    .map(|p| {
+                        (0..p.named_child_count())
+                            .filter_map(|i| p.named_child(i as u32))
+                            .map(|c| text(c, src))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let body = node
+                    .child_by_field_name("value")
+                    .map_or("", |v| text(v, src));
+                info.macros.push(Macro {
+                    name: text(n, src).to_string(),
+                    calls: macro_calls(body, &params),
+                });
             }
         }
         "declaration" | "field_declaration" => {
@@ -226,7 +357,33 @@ impl LanguageSpec for C {
         c_details(node, src)
     }
 
+    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
+        c_locals(node, src, out);
+    }
+
     fn nested_functions_extracted(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::macro_calls;
+
+    #[test]
+    fn calls_in_macro_bodies() {
+        assert_eq!(macro_calls("util_free(p)", &["p"]), ["util_free"]);
+        assert_eq!(
+            macro_calls(
+                "do { if (x) log_write(LVL, \"f(%d)\", x); } while (0)",
+                &["x"]
+            ),
+            ["log_write"]
+        );
+        assert!(macro_calls("x##_init(a) + s.f(1) + p->g(2) + sizeof(a)", &["x", "a"]).is_empty());
+        assert_eq!(
+            macro_calls("cb(a) + helper(cb(a))", &["cb", "a"]),
+            ["helper"]
+        );
     }
 }

@@ -237,7 +237,9 @@ impl LanguageSpec for Cpp {
                     if f.kind() != "field_declaration" {
                         continue;
                     }
-                    let Some(ty) = f.child_by_field_name("type").and_then(|t| type_name(t, src))
+                    let Some(ty) = f
+                        .child_by_field_name("type")
+                        .and_then(|t| type_name(t, src))
                     else {
                         continue;
                     };
@@ -331,8 +333,10 @@ impl LanguageSpec for Cpp {
         match node.kind() {
             "parameter_declaration" | "optional_parameter_declaration" => {
                 let (Some(ty), Some(d)) = (
-                    node.child_by_field_name("type").and_then(|t| type_name(t, src)),
-                    node.child_by_field_name("declarator").and_then(declared_name),
+                    node.child_by_field_name("type")
+                        .and_then(|t| type_name(t, src)),
+                    node.child_by_field_name("declarator")
+                        .and_then(declared_name),
                 ) else {
                     return;
                 };
@@ -350,12 +354,15 @@ impl LanguageSpec for Cpp {
                         // `auto x = new T(...)`
                         let v = d.child_by_field_name("value")?;
                         (v.kind() == "new_expression")
-                            .then(|| v.child_by_field_name("type").and_then(|t| type_name(t, src)))
+                            .then(|| {
+                                v.child_by_field_name("type")
+                                    .and_then(|t| type_name(t, src))
+                            })
                             .flatten()
                     });
-                    if let Some(ty) = ty {
-                        out.push((text(n, src).to_string(), ty));
-                    }
+                    // Untyped (`auto f = ...`) variables are kept too: a call through
+                    // one is not a call of a function of that name.
+                    out.push((text(n, src).to_string(), ty.unwrap_or_default()));
                 }
             }
             _ => {}

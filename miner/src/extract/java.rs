@@ -301,7 +301,10 @@ impl LanguageSpec for Java {
                             // `var x = new T()`.
                             match d.child_by_field_name("value") {
                                 Some(v) if v.kind() == "object_creation_expression" => {
-                                    match v.child_by_field_name("type").and_then(|t| type_name(t, src)) {
+                                    match v
+                                        .child_by_field_name("type")
+                                        .and_then(|t| type_name(t, src))
+                                    {
                                         Some(t) => t,
                                         None => continue,
                                     }
@@ -365,7 +368,10 @@ fn collect_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
         if f.kind() != "field_declaration" && f.kind() != "constant_declaration" {
             continue;
         }
-        let Some(ty) = f.child_by_field_name("type").and_then(|t| type_name(t, src)) else {
+        let Some(ty) = f
+            .child_by_field_name("type")
+            .and_then(|t| type_name(t, src))
+        else {
             continue;
         };
         let mut cursor = f.walk();

@@ -15,7 +15,7 @@
 //! ```
 
 mod c;
-mod cpp;
+pub(crate) mod cpp;
 mod java;
 mod python;
 pub mod tokens;
@@ -137,6 +137,14 @@ pub struct Import {
     pub wildcard: bool,
 }
 
+/// A function-like macro (C, C++) and the names its body calls (`f` in `#define M(x) f(x)`),
+/// so the resolve stage can follow the calls that the expansion makes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Macro {
+    pub name: String,
+    pub calls: Vec<String>,
+}
+
 /// A class (struct, interface, enum, record) declared in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ClassInfo {
@@ -156,7 +164,7 @@ pub struct FileInfo {
     pub imports: Vec<Import>,
     pub includes: Vec<Include>,
     /// Function-like macros defined in the file (C, C++).
-    pub macros: Vec<String>,
+    pub macros: Vec<Macro>,
     pub classes: Vec<ClassInfo>,
     /// C++ `using namespace N;` directives.
     pub using_namespaces: Vec<String>,
@@ -227,7 +235,13 @@ pub trait LanguageSpec: Send + Sync {
     /// Records what `node` declares for the resolve stage (imports, includes, macros,
     /// classes, prototypes). Called for every node the walk visits, before its own scope
     /// opens; `scope` gives the enclosing scopes' qualified name.
-    fn file_item(&self, _node: Node, _scope: &dyn Fn() -> String, _src: &str, _info: &mut FileInfo) {
+    fn file_item(
+        &self,
+        _node: Node,
+        _scope: &dyn Fn() -> String,
+        _src: &str,
+        _info: &mut FileInfo,
+    ) {
     }
 
     /// If `node` is a call, the call site.
@@ -286,6 +300,8 @@ pub struct Function {
     pub calls: Vec<CallSite>,
     /// Parameters and local variables declared with a type: (name, type name).
     pub locals: Vec<(String, String)>,
+    /// The body holds a syntax error (the function is kept; its name and span are sound).
+    pub syntax_error: bool,
     /// 1-based, inclusive.
     pub start_line: u32,
     pub end_line: u32,
@@ -298,6 +314,8 @@ pub struct FileFunctions {
     pub functions: Vec<Function>,
     pub info: FileInfo,
     pub dropped_syntax_error: usize,
+    /// Functions kept although their body holds a syntax error.
+    pub functions_with_syntax_errors: usize,
     /// Whether the file's syntax tree has any error at all.
     pub has_errors: bool,
 }
@@ -347,6 +365,16 @@ struct Found<'t> {
     scope: String,
 }
 
+/// Whether a function's children other than its body hold a syntax error.
+fn signature_has_error(spec: &dyn LanguageSpec, node: Node) -> bool {
+    let body = spec.body(node).map(|b| b.id());
+    let mut cursor = node.walk();
+    let broken = node
+        .children(&mut cursor)
+        .any(|c| Some(c.id()) != body && c.has_error());
+    broken
+}
+
 fn join_scopes(scopes: &[(usize, String)], sep: &str) -> String {
     let mut out = String::new();
     for (i, (_, s)) in scopes.iter().enumerate() {
@@ -378,7 +406,13 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
             spec.file_item(node, &scope, src, &mut out.info);
         }
         if let Some((kind, name)) = spec.function(node, &ancestors, src) {
-            if in_error > 0 || node.has_error() {
+            // An error confined to the body (in C, mostly a macro tree-sitter cannot parse,
+            // such as `va_arg(ap, char *)`) leaves the name and span reliable: the function
+            // is kept and flagged. Inside an ERROR node or with a broken signature, it is not.
+            let body_only = node.has_error()
+                && spec.body(node).is_some_and(|b| b.has_error())
+                && !signature_has_error(spec, node);
+            if in_error > 0 || node.has_error() && !body_only {
                 out.dropped_syntax_error += 1;
             } else {
                 let outer = join_scopes(&scopes, spec.separator());
@@ -394,7 +428,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                     .and_then(|s| s.strip_suffix(sep))
                     .unwrap_or_default()
                     .to_string();
-                out.functions.push(build(
+                let mut f = build(
                     spec,
                     Found {
                         node,
@@ -404,7 +438,10 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                         scope,
                     },
                     src,
-                ));
+                );
+                f.syntax_error = body_only;
+                out.functions_with_syntax_errors += usize::from(body_only);
+                out.functions.push(f);
             }
             scopes.push((depth, name));
         } else if let Some(scope) = spec.scope(node, &ancestors, src) {
@@ -456,6 +493,7 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
         details: spec.details(node, src),
         calls: walked.calls,
         locals: walked.locals,
+        syntax_error: false,
         start_line: node.start_position().row as u32 + 1,
         end_line: node.end_position().row as u32 + 1,
         byte_range: range,

@@ -125,7 +125,8 @@ impl LanguageSpec for Python {
                     let (module, alias) = match n.kind() {
                         "aliased_import" => (
                             n.child_by_field_name("name"),
-                            n.child_by_field_name("alias").map(|a| text(a, src).to_string()),
+                            n.child_by_field_name("alias")
+                                .map(|a| text(a, src).to_string()),
                         ),
                         _ => (Some(n), None),
                     };
@@ -146,7 +147,10 @@ impl LanguageSpec for Python {
                     let prefix = named(m).find(|c| c.kind() == "import_prefix");
                     let dots = prefix.map_or(0, |p| text(p, src).matches('.').count());
                     let name = named(m).find(|c| c.kind() == "dotted_name");
-                    (dots as u32, name.map(|n| squash(text(n, src))).unwrap_or_default())
+                    (
+                        dots as u32,
+                        name.map(|n| squash(text(n, src))).unwrap_or_default(),
+                    )
                 } else {
                     (0, squash(text(m, src)))
                 };
@@ -156,7 +160,8 @@ impl LanguageSpec for Python {
                     let (name, alias) = match n.kind() {
                         "aliased_import" => (
                             n.child_by_field_name("name"),
-                            n.child_by_field_name("alias").map(|a| text(a, src).to_string()),
+                            n.child_by_field_name("alias")
+                                .map(|a| text(a, src).to_string()),
                         ),
                         _ => (Some(n), None),
                     };

@@ -1,0 +1,308 @@
+//! Turns a repository's resolved call graph into output rows: the call-graph `nodes` and
+//! `edges` tables and the YABLoCo shape (DESIGN.md), with YABLoCo's definitions:
+//!
+//! - `dep_num`: the distinct callees of a function that are dependencies (a function of the
+//!   repository, or a stdlib or third-party name), as the published benchmark counts its
+//!   call graph's out-edges; the five category counts add up to it. Macro calls and
+//!   unresolved calls are not dependencies (they stay in the edges table).
+//! - `calls_num`: the distinct functions of the repository that call this one.
+//! - the function's category: the first non-zero of project > same_package > same_file >
+//!   stdlib, else `none`.
+//! - the oracle `context`: each distinct in-repository callee except the function itself,
+//!   in order of first call, as `// File name: {file}\n// Comment: {docstring}\n{code}`,
+//!   joined by blank lines (the layout of the benchmark's context builder; a multi-line
+//!   docstring continues with `//` on each line).
+
+use std::collections::{HashMap, HashSet};
+
+use codemine_schemas::callgraph::{EdgeRow, NodeRow};
+use codemine_schemas::yabloco::{YablocoMeta, YablocoRow};
+
+use crate::extract::{FunctionKind, Lang};
+use crate::function_id;
+use crate::resolve::{Category, Edge, FnRef, SourceUnit};
+
+/// The default `instruction`: the benchmark's original template, in English.
+pub const DEFAULT_INSTRUCTION: &str = "Write a function in {language} with the signature \
+{signature} and the following description: {docstring}. Use the following context:\n\n{context}";
+
+/// The placeholders an instruction template may use.
+pub const PLACEHOLDERS: [&str; 4] = ["language", "signature", "docstring", "context"];
+
+/// Checks an instruction template: Python `str.format` syntax with only the four
+/// placeholders (literal braces doubled), so that `instruction.format(**inputs)` works.
+pub fn check_template(t: &str) -> Result<(), String> {
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '{' => {
+                let name: String = chars.by_ref().take_while(|c| *c != '}').collect();
+                if !PLACEHOLDERS.contains(&name.as_str()) {
+                    return Err(format!(
+                        "unknown placeholder {{{name}}} (allowed: {{language}}, {{signature}}, \
+                         {{docstring}}, {{context}}; write literal braces as {{{{ and }}}})"
+                    ));
+                }
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+            }
+            '}' => return Err("a single '}' (write a literal brace as }})".into()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The rows of one repository's call graph.
+#[derive(Default)]
+pub struct GraphRows {
+    pub nodes: Vec<NodeRow>,
+    pub edges: Vec<EdgeRow>,
+    pub yabloco: Vec<YablocoRow>,
+}
+
+/// Distinct dependencies of one function: a repository function, or a name outside.
+#[derive(PartialEq, Eq, Hash)]
+enum Dep<'a> {
+    Function(FnRef),
+    Outside(Category, &'a str),
+}
+
+const COUNTED: [Category; 5] = [
+    Category::SameFile,
+    Category::SamePackage,
+    Category::Project,
+    Category::Stdlib,
+    Category::ExternalBinaries,
+];
+
+/// The YABLoCo name of a language (`inputs.language`).
+pub fn language_label(lang: Lang) -> &'static str {
+    match lang {
+        Lang::C => "C",
+        Lang::Cpp => "C++",
+        Lang::Python => "Python",
+        Lang::Java => "Java",
+    }
+}
+
+/// The YABLoCo signature: the code before the first `{` with `\r`, `\n` and `\t` removed,
+/// as the benchmark's `extract_signature` does; for Python, the text before the body.
+fn signature(lang: Lang, code: &str, signature: &str) -> String {
+    let head = match lang {
+        Lang::Python => signature,
+        _ => code.split('{').next().unwrap_or(code),
+    };
+    head.chars()
+        .filter(|c| !matches!(c, '\r' | '\n' | '\t'))
+        .collect()
+}
+
+/// The benchmark's docstring normalisation: blank lines and leading indentation go.
+fn docstring(doc: &str) -> String {
+    let mut out = String::with_capacity(doc.len());
+    for (i, line) in doc.trim_matches('\n').split('\n').enumerate() {
+        let line = if i == 0 { line } else { line.trim_start() };
+        if i > 0 && line.is_empty() {
+            continue;
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// The short repository name (`redis` for `redis/redis`) used in `file` and `repository`.
+fn short_name(repo: &str) -> &str {
+    repo.rsplit('/').next().unwrap_or(repo)
+}
+
+pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge], instruction: &str) -> GraphRows {
+    let short = short_name(repo);
+    let ids: Vec<Vec<u64>> = units
+        .iter()
+        .map(|u| {
+            u.functions
+                .iter()
+                .map(|f| function_id(repo, &u.path, &f.qualified_name, f.start_line))
+                .collect()
+        })
+        .collect();
+    let id = |r: FnRef| ids[r.file as usize][r.func as usize];
+
+    // Distinct dependencies (in first-call order) and callers of every function.
+    let mut deps: HashMap<FnRef, Vec<(Dep, Category)>> = HashMap::new();
+    let mut seen: HashSet<(FnRef, Dep)> = HashSet::new();
+    let mut callers: HashMap<FnRef, HashSet<FnRef>> = HashMap::new();
+    let mut rows = GraphRows::default();
+    for e in edges {
+        rows.edges.push(EdgeRow {
+            repository: repo.to_string(),
+            caller_id: id(e.caller),
+            callee_id: e.callee.map(id),
+            callee_name: e.name.clone(),
+            category: e.category.as_str().to_string(),
+            line: i64::from(e.line),
+            candidates: i64::from(e.candidates),
+            via_macro: e.via_macro.clone(),
+        });
+        if !e.category.is_dependency() {
+            continue;
+        }
+        let dep = match e.callee {
+            Some(c) => {
+                callers.entry(c).or_default().insert(e.caller);
+                Dep::Function(c)
+            }
+            None => Dep::Outside(e.category, e.name.as_str()),
+        };
+        let key = match &dep {
+            Dep::Function(c) => Dep::Function(*c),
+            Dep::Outside(c, n) => Dep::Outside(*c, n),
+        };
+        if seen.insert((e.caller, key)) {
+            deps.entry(e.caller).or_default().push((dep, e.category));
+        }
+    }
+
+    for (fi, u) in units.iter().enumerate() {
+        for (gi, f) in u.functions.iter().enumerate() {
+            let me = FnRef {
+                file: fi as u32,
+                func: gi as u32,
+            };
+            let my_deps = deps.get(&me).map(Vec::as_slice).unwrap_or_default();
+            let mut counts = [0i64; 5];
+            for (_, cat) in my_deps {
+                if let Some(i) = COUNTED.iter().position(|c| c == cat) {
+                    counts[i] += 1;
+                }
+            }
+            let [same_file, same_package, project, stdlib, external] = counts;
+            let dep_num: i64 = counts.iter().sum();
+            let category = if project > 0 {
+                "project"
+            } else if same_package > 0 {
+                "same_package"
+            } else if same_file > 0 {
+                "same_file"
+            } else if stdlib > 0 {
+                "stdlib"
+            } else {
+                "none"
+            };
+            let calls_num = callers.get(&me).map_or(0, |c| c.len()) as i64;
+            let code_length = i64::from(f.end_line - f.start_line);
+            let fid = id(me);
+            rows.nodes.push(NodeRow {
+                id: fid,
+                repository: repo.to_string(),
+                path: u.path.clone(),
+                name: f.name.clone(),
+                qualified_name: f.qualified_name.clone(),
+                language: u.lang.name().to_string(),
+                kind: match f.kind {
+                    FunctionKind::Function => "function",
+                    FunctionKind::Method => "method",
+                    FunctionKind::Constructor => "constructor",
+                }
+                .to_string(),
+                start_line: i64::from(f.start_line),
+                end_line: i64::from(f.end_line),
+                docstring: f.docstring.clone(),
+                code_length,
+                last_commit: None,
+                last_commit_sha: None,
+                test_cov_hits: None,
+                calls_num,
+                dep_num,
+                category: category.to_string(),
+                syntax_error: f.syntax_error,
+            });
+
+            let mut context = String::new();
+            for (dep, _) in my_deps {
+                let Dep::Function(c) = dep else { continue };
+                if *c == me {
+                    continue; // the function itself would give the answer away
+                }
+                let cu = &units[c.file as usize];
+                let cf = &cu.functions[c.func as usize];
+                if !context.is_empty() {
+                    context.push_str("\n\n");
+                }
+                let doc = cf.docstring.as_deref().map(docstring).unwrap_or_default();
+                context.push_str(&format!(
+                    "// File name: {short}/{}\n// Comment: {}\n{}",
+                    cu.path,
+                    doc.replace('\n', "\n//"),
+                    cf.code
+                ));
+            }
+            rows.yabloco.push(YablocoRow {
+                instruction: instruction.to_string(),
+                language: language_label(u.lang).to_string(),
+                signature: signature(u.lang, &f.code, &f.signature),
+                docstring: f.docstring.as_deref().map(docstring).unwrap_or_default(),
+                context,
+                outputs: f.code.clone(),
+                meta: YablocoMeta {
+                    id: fid,
+                    original_id: format!("{fid:016X}"),
+                    repository: short.to_string(),
+                    fname: f.qualified_name.clone(),
+                    file: format!("{short}/{}", u.path),
+                    counts: [
+                        calls_num,
+                        dep_num,
+                        same_file,
+                        same_package,
+                        project,
+                        stdlib,
+                        external,
+                        code_length,
+                        i64::from(f.start_line),
+                    ],
+                    last_commit: None,
+                    test_cov_hits: None,
+                },
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates() {
+        assert!(check_template(DEFAULT_INSTRUCTION).is_ok());
+        assert!(check_template("{{literal}} {context}").is_ok());
+        assert!(check_template("{code}").is_err());
+        assert!(check_template("a } b").is_err());
+    }
+
+    #[test]
+    fn docstring_normalisation_follows_the_benchmark() {
+        // The published row's raw docstring and its value in the dataset.
+        let raw = "\n The following function.\n Any previous.\n\n For callback.\n ";
+        assert_eq!(
+            docstring(raw),
+            " The following function.\nAny previous.\nFor callback."
+        );
+    }
+
+    #[test]
+    fn signatures_follow_extract_signature() {
+        let code = "static int\nf(int a,\tint b)\n{\n  return a;\n}";
+        assert_eq!(signature(Lang::C, code, ""), "static intf(int a,int b)");
+    }
+}

@@ -1,0 +1,263 @@
+//! The resolve stage: turns the call sites of a repository's functions into call-graph
+//! edges, each with a dependency category (DESIGN.md, "YABLoCo shape"), using the whole
+//! repository's symbol table. One resolver per language family: [`c`] (C and C++),
+//! [`python`] and [`java`].
+//!
+//! Every call site becomes an edge. A call that reaches a function of the repository has
+//! its callee; calls into the standard library or third-party code have a category but no
+//! callee; function-like macros of the repository are [`Category::Macro`]; what cannot be
+//! resolved is [`Category::Unresolved`], with the name as written. When several definitions
+//! fit equally well, the first by (path, line) is taken and the edge is counted as
+//! ambiguous, so the result never depends on thread count or input order.
+//!
+//! A macro call is also followed into its expansion: each function its body calls (macros
+//! within macros too) becomes an edge from the caller, marked with the macro (`via_macro`),
+//! because that is the call the compiled code makes (`#define xfree(p) util_free(p)`).
+
+mod c;
+mod java;
+mod python;
+pub mod stdlib;
+
+use std::collections::BTreeMap;
+
+use crate::extract::{FileInfo, Function, Lang};
+
+/// The dependency category of a call edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Stdlib,
+    SameFile,
+    SamePackage,
+    Project,
+    ExternalBinaries,
+    /// A function-like macro of the repository (C, C++): not a function edge.
+    Macro,
+    /// Not resolved: a call through a pointer or an expression, or a name found nowhere.
+    Unresolved,
+}
+
+impl Category {
+    pub const ALL: [Category; 7] = [
+        Category::Stdlib,
+        Category::SameFile,
+        Category::SamePackage,
+        Category::Project,
+        Category::ExternalBinaries,
+        Category::Macro,
+        Category::Unresolved,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Stdlib => "stdlib",
+            Category::SameFile => "same_file",
+            Category::SamePackage => "same_package",
+            Category::Project => "project",
+            Category::ExternalBinaries => "external_binaries",
+            Category::Macro => "macro",
+            Category::Unresolved => "unresolved",
+        }
+    }
+
+    /// Whether the edge counts as a dependency (`dep_num` and the five YABLoCo counts).
+    pub fn is_dependency(self) -> bool {
+        !matches!(self, Category::Macro | Category::Unresolved)
+    }
+}
+
+/// The parsed files of one repository, as the resolve stage sees them.
+pub struct SourceUnit {
+    pub path: String,
+    pub lang: Lang,
+    pub info: FileInfo,
+    pub functions: Vec<Function>,
+}
+
+/// A function of the repository: indices into the units and their functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FnRef {
+    pub file: u32,
+    pub func: u32,
+}
+
+/// One call site turned into an edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    pub caller: FnRef,
+    pub callee: Option<FnRef>,
+    /// The callee as written at the call site.
+    pub name: String,
+    pub category: Category,
+    pub line: u32,
+    /// How many definitions fitted equally well (more than 1: ambiguous, the first by
+    /// path and line was taken).
+    pub candidates: u32,
+    /// For a call that a macro's expansion makes (C, C++): the macro called at the site.
+    /// The macro call itself is an edge of category `macro`; each call in its expansion
+    /// is an edge of its own, at the same line.
+    pub via_macro: Option<String>,
+}
+
+/// Counts of one repository's resolution, per language.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ResolveCounts {
+    pub calls: usize,
+    /// Call sites with a category other than `unresolved`.
+    pub resolved: usize,
+    /// Call sites whose callee is a function of the repository.
+    pub to_repository: usize,
+    pub ambiguous: usize,
+    pub by_category: BTreeMap<&'static str, usize>,
+}
+
+impl ResolveCounts {
+    pub fn add(&mut self, o: &ResolveCounts) {
+        self.calls += o.calls;
+        self.resolved += o.resolved;
+        self.to_repository += o.to_repository;
+        self.ambiguous += o.ambiguous;
+        for (k, v) in &o.by_category {
+            *self.by_category.entry(k).or_default() += v;
+        }
+    }
+
+    fn count(&mut self, e: &Edge) {
+        self.calls += 1;
+        self.resolved += usize::from(e.category != Category::Unresolved);
+        self.to_repository += usize::from(e.callee.is_some());
+        self.ambiguous += usize::from(e.candidates > 1);
+        *self.by_category.entry(e.category.as_str()).or_default() += 1;
+    }
+}
+
+/// What a resolver decided for one call site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A function of the repository; the number of equally good candidates.
+    Function(FnRef, u32),
+    /// Code of the repository that is not a function node (a class without an explicit
+    /// constructor): the category comes from its file.
+    RepoFile(u32),
+    Stdlib,
+    External,
+    Macro,
+    Unresolved,
+}
+
+/// The edges of a repository, in caller order then call-site order.
+pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
+    let mut edges = Vec::new();
+    let c = units.iter().any(|u| u.lang.is_c_family());
+    let py = units.iter().any(|u| u.lang == Lang::Python);
+    let java = units.iter().any(|u| u.lang == Lang::Java);
+    let c_index = c.then(|| c::Index::new(units));
+    let py_index = py.then(|| python::Index::new(units));
+    let java_index = java.then(|| java::Index::new(units));
+    for (fi, unit) in units.iter().enumerate() {
+        for (gi, f) in unit.functions.iter().enumerate() {
+            let caller = FnRef {
+                file: fi as u32,
+                func: gi as u32,
+            };
+            for call in &f.calls {
+                let target = match unit.lang {
+                    Lang::C | Lang::Cpp => c_index
+                        .as_ref()
+                        .map_or(Target::Unresolved, |ix| ix.resolve(caller, call)),
+                    Lang::Python => py_index
+                        .as_ref()
+                        .map_or(Target::Unresolved, |ix| ix.resolve(caller, call)),
+                    Lang::Java => java_index
+                        .as_ref()
+                        .map_or(Target::Unresolved, |ix| ix.resolve(caller, call)),
+                };
+                let (callee, candidates, category) = classify(units, fi, target);
+                edges.push(Edge {
+                    caller,
+                    callee,
+                    name: call.text.clone(),
+                    category,
+                    line: call.line,
+                    candidates,
+                    via_macro: None,
+                });
+                if let (Target::Macro, Some(ix)) = (target, &c_index) {
+                    for (name, t) in ix.expand(caller, &call.name) {
+                        let (callee, candidates, category) = classify(units, fi, t);
+                        edges.push(Edge {
+                            caller,
+                            callee,
+                            name,
+                            category,
+                            line: call.line,
+                            candidates,
+                            via_macro: Some(call.name.clone()),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let mut counts: BTreeMap<&'static str, ResolveCounts> = BTreeMap::new();
+    for e in &edges {
+        let lang = units[e.caller.file as usize].lang.name();
+        counts.entry(lang).or_default().count(e);
+    }
+    (edges, counts)
+}
+
+fn classify(units: &[SourceUnit], from: usize, target: Target) -> (Option<FnRef>, u32, Category) {
+    match target {
+        Target::Function(r, n) => (Some(r), n, locate(units, from, r.file as usize)),
+        Target::RepoFile(file) => (None, 1, locate(units, from, file as usize)),
+        Target::Stdlib => (None, 0, Category::Stdlib),
+        Target::External => (None, 0, Category::ExternalBinaries),
+        Target::Macro => (None, 0, Category::Macro),
+        Target::Unresolved => (None, 0, Category::Unresolved),
+    }
+}
+
+/// The category of an edge from a function in file `from` to one in file `to`: same file,
+/// same package (same directory; for Java the same package), or elsewhere in the project.
+fn locate(units: &[SourceUnit], from: usize, to: usize) -> Category {
+    if from == to {
+        return Category::SameFile;
+    }
+    let (a, b) = (&units[from], &units[to]);
+    let same = if a.lang == Lang::Java && b.lang == Lang::Java {
+        a.info.package == b.info.package
+    } else {
+        dir_of(&a.path) == dir_of(&b.path)
+    };
+    if same {
+        Category::SamePackage
+    } else {
+        Category::Project
+    }
+}
+
+/// The directory part of a `/`-separated path (empty at the root).
+pub(crate) fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Picks the first candidate by (path, start line) and counts them.
+pub(crate) fn pick(units: &[SourceUnit], mut cands: Vec<FnRef>) -> Option<Target> {
+    if cands.is_empty() {
+        return None;
+    }
+    cands.sort_by(|a, b| {
+        let fa = &units[a.file as usize];
+        let fb = &units[b.file as usize];
+        (fa.path.as_str(), fa.functions[a.func as usize].start_line)
+            .cmp(&(fb.path.as_str(), fb.functions[b.func as usize].start_line))
+    });
+    cands.dedup();
+    Some(Target::Function(cands[0], cands.len() as u32))
+}
+
+pub(crate) fn func(units: &[SourceUnit], r: FnRef) -> &Function {
+    &units[r.file as usize].functions[r.func as usize]
+}

@@ -1,0 +1,269 @@
+//! The call-graph tables (DESIGN.md, "Call-graph tables"): `nodes`, one row per function,
+//! and `edges`, one row per call site.
+
+use std::sync::{Arc, LazyLock};
+
+use arrow_array::builder::{
+    BooleanBuilder, Int64Builder, StringBuilder, TimestampSecondBuilder, UInt64Builder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+
+use crate::{shard, Table};
+
+static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
+    let s = |n: &str, null: bool| Field::new(n, DataType::Utf8, null);
+    let i = |n: &str, null: bool| Field::new(n, DataType::Int64, null);
+    Arc::new(Schema::new(vec![
+        Field::new("id", DataType::UInt64, false),
+        s("repository", false),
+        s("path", false),
+        s("name", false),
+        s("qualified_name", false),
+        s("language", false),
+        s("kind", false),
+        i("start_line", false),
+        i("end_line", false),
+        s("docstring", true),
+        i("code_length", false),
+        Field::new(
+            "last_commit",
+            DataType::Timestamp(TimeUnit::Second, Some("UTC".into())),
+            true,
+        ),
+        s("last_commit_sha", true),
+        i("test_cov_hits", true),
+        i("calls_num", false),
+        i("dep_num", false),
+        s("category", false),
+        Field::new("syntax_error", DataType::Boolean, false),
+    ]))
+});
+
+/// One function of the call graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRow {
+    pub id: u64,
+    pub repository: String,
+    pub path: String,
+    pub name: String,
+    pub qualified_name: String,
+    pub language: String,
+    /// `function`, `method`, `constructor`.
+    pub kind: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub docstring: Option<String>,
+    pub code_length: i64,
+    /// Seconds since the epoch.
+    pub last_commit: Option<i64>,
+    pub last_commit_sha: Option<String>,
+    pub test_cov_hits: Option<i64>,
+    pub calls_num: i64,
+    pub dep_num: i64,
+    /// `project`, `same_package`, `same_file`, `stdlib` or `none` (YABLoCo's rule).
+    pub category: String,
+    /// The body holds a syntax error (tree-sitter could not parse part of it).
+    pub syntax_error: bool,
+}
+
+#[derive(Default)]
+pub struct NodesTable {
+    id: UInt64Builder,
+    strings: [StringBuilder; 6],
+    lines: [Int64Builder; 2],
+    docstring: StringBuilder,
+    code_length: Int64Builder,
+    last_commit: TimestampSecondBuilder,
+    last_commit_sha: StringBuilder,
+    test_cov_hits: Int64Builder,
+    calls: [Int64Builder; 2],
+    category: StringBuilder,
+    syntax_error: BooleanBuilder,
+    rows: usize,
+    bytes: usize,
+}
+
+impl Table for NodesTable {
+    type Row = NodeRow;
+
+    fn schema() -> SchemaRef {
+        NODES.clone()
+    }
+
+    fn push(&mut self, r: &NodeRow) {
+        self.id.append_value(r.id);
+        let strings = [
+            &r.repository,
+            &r.path,
+            &r.name,
+            &r.qualified_name,
+            &r.language,
+            &r.kind,
+        ];
+        for (b, v) in self.strings.iter_mut().zip(strings) {
+            b.append_value(v);
+            self.bytes += v.len();
+        }
+        self.lines[0].append_value(r.start_line);
+        self.lines[1].append_value(r.end_line);
+        self.docstring.append_option(r.docstring.as_deref());
+        self.code_length.append_value(r.code_length);
+        self.last_commit.append_option(r.last_commit);
+        self.last_commit_sha
+            .append_option(r.last_commit_sha.as_deref());
+        self.test_cov_hits.append_option(r.test_cov_hits);
+        self.calls[0].append_value(r.calls_num);
+        self.calls[1].append_value(r.dep_num);
+        self.category.append_value(&r.category);
+        self.syntax_error.append_value(r.syntax_error);
+        self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
+        self.rows += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.rows
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let mut cols: Vec<ArrayRef> = vec![Arc::new(self.id.finish())];
+        cols.extend(
+            self.strings
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
+        cols.extend(
+            self.lines
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
+        cols.push(Arc::new(self.docstring.finish()));
+        cols.push(Arc::new(self.code_length.finish()));
+        cols.push(Arc::new(self.last_commit.finish().with_timezone("UTC")));
+        cols.push(Arc::new(self.last_commit_sha.finish()));
+        cols.push(Arc::new(self.test_cov_hits.finish()));
+        cols.extend(
+            self.calls
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
+        cols.push(Arc::new(self.category.finish()));
+        cols.push(Arc::new(self.syntax_error.finish()));
+        self.rows = 0;
+        self.bytes = 0;
+        RecordBatch::try_new(Self::schema(), cols)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        let mut b = shard::base_properties();
+        for col in ["name", "qualified_name", "docstring", "id"] {
+            b = b.set_column_dictionary_enabled(ColumnPath::from(col), false);
+        }
+        b.build()
+    }
+}
+
+static EDGES: LazyLock<SchemaRef> = LazyLock::new(|| {
+    Arc::new(Schema::new(vec![
+        Field::new("repository", DataType::Utf8, false),
+        Field::new("caller_id", DataType::UInt64, false),
+        Field::new("callee_id", DataType::UInt64, true),
+        Field::new("callee_name", DataType::Utf8, false),
+        Field::new("category", DataType::Utf8, false),
+        Field::new("line", DataType::Int64, false),
+        Field::new("candidates", DataType::Int64, false),
+        Field::new("via_macro", DataType::Utf8, true),
+    ]))
+});
+
+/// One call site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeRow {
+    pub repository: String,
+    pub caller_id: u64,
+    /// The called function when it is in the repository.
+    pub callee_id: Option<u64>,
+    /// The callee as written at the call site.
+    pub callee_name: String,
+    /// `stdlib`, `same_file`, `same_package`, `project`, `external_binaries`, `macro`,
+    /// `unresolved`.
+    pub category: String,
+    /// 1-based line of the call.
+    pub line: i64,
+    /// Definitions that fitted equally well; more than 1 means the pick was ambiguous.
+    pub candidates: i64,
+    /// The macro whose expansion makes this call (C, C++), if any.
+    pub via_macro: Option<String>,
+}
+
+#[derive(Default)]
+pub struct EdgesTable {
+    repository: StringBuilder,
+    caller: UInt64Builder,
+    callee: UInt64Builder,
+    name: StringBuilder,
+    category: StringBuilder,
+    line: Int64Builder,
+    candidates: Int64Builder,
+    via_macro: StringBuilder,
+    rows: usize,
+    bytes: usize,
+}
+
+impl Table for EdgesTable {
+    type Row = EdgeRow;
+
+    fn schema() -> SchemaRef {
+        EDGES.clone()
+    }
+
+    fn push(&mut self, r: &EdgeRow) {
+        self.repository.append_value(&r.repository);
+        self.caller.append_value(r.caller_id);
+        self.callee.append_option(r.callee_id);
+        self.name.append_value(&r.callee_name);
+        self.category.append_value(&r.category);
+        self.line.append_value(r.line);
+        self.candidates.append_value(r.candidates);
+        self.via_macro.append_option(r.via_macro.as_deref());
+        self.bytes += r.callee_name.len() + 48;
+        self.rows += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.rows
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(self.repository.finish()),
+            Arc::new(self.caller.finish()),
+            Arc::new(self.callee.finish()),
+            Arc::new(self.name.finish()),
+            Arc::new(self.category.finish()),
+            Arc::new(self.line.finish()),
+            Arc::new(self.candidates.finish()),
+            Arc::new(self.via_macro.finish()),
+        ];
+        self.rows = 0;
+        self.bytes = 0;
+        RecordBatch::try_new(Self::schema(), cols)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        shard::base_properties()
+            .set_column_dictionary_enabled(ColumnPath::from("caller_id"), false)
+            .set_column_dictionary_enabled(ColumnPath::from("callee_id"), false)
+            .build()
+    }
+}

@@ -1,0 +1,30 @@
+# Independent reader for codemine's call graph (pyarrow): joins callgraph/edges-*.parquet to
+# callgraph/nodes-*.parquet and prints JSON {"nodes": [...], "edges": [...]}, where each edge
+# names its caller and callee as "path:qualified_name" (callee null when outside the repo).
+import glob, json, os, sys
+import pyarrow.parquet as pq
+
+out = sys.argv[1]
+def rows(prefix):
+    files = sorted(glob.glob(os.path.join(out, "callgraph", prefix + "-*.parquet")))
+    return [r for f in files for r in pq.read_table(f).to_pylist()]
+
+nodes = rows("nodes")
+for n in nodes:
+    if n["last_commit"] is not None:
+        n["last_commit"] = n["last_commit"].isoformat()
+by_id = {n["id"]: n for n in nodes}
+key = lambda n: f'{n["path"]}:{n["qualified_name"]}'
+edges = []
+for e in rows("edges"):
+    callee = e["callee_id"]
+    edges.append({
+        "caller": key(by_id[e["caller_id"]]),
+        "callee": key(by_id[callee]) if callee is not None else None,
+        "name": e["callee_name"],
+        "category": e["category"],
+        "line": e["line"],
+        "via_macro": e["via_macro"],
+        "candidates": e["candidates"],
+    })
+print(json.dumps({"nodes": nodes, "edges": edges}))
