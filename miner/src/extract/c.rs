@@ -103,8 +103,8 @@ pub(crate) fn squash(s: &str) -> String {
 }
 
 /// A C call: `f(x)`, `s->f(x)` (a function pointer in a struct), `(*fp)(x)`.
-pub(crate) fn c_call(node: Node, src: &str) -> Option<CallSite> {
-    if node.kind() != "call_expression" {
+pub(crate) fn c_call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
+    if kind != "call_expression" {
         return None;
     }
     let f = node.child_by_field_name("function")?;
@@ -225,8 +225,8 @@ pub(crate) fn variable_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
 /// C parameters and local variables, with their type when it is a named type (`struct`
 /// tags and typedef names), else an empty type: enough to tell a call through a variable
 /// (`fp(x)`) from a call of a function.
-pub(crate) fn c_locals(node: Node, src: &str, out: &mut Vec<(String, String)>) {
-    if !matches!(node.kind(), "declaration" | "parameter_declaration") {
+pub(crate) fn c_locals(node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+    if !matches!(kind, "declaration" | "parameter_declaration") {
         return;
     }
     let ty = node
@@ -272,6 +272,27 @@ pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
                 info.macros.push(Macro {
                     name: text(n, src).to_string(),
                     calls: macro_calls(body, &params),
+                });
+            }
+        }
+        // `#define s_malloc hi_malloc`: an alias, so `s_malloc(n)` calls hi_malloc.
+        "preproc_def" => {
+            let (Some(n), Some(v)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            ) else {
+                return;
+            };
+            let value = text(v, src).trim();
+            let is_ident = !value.is_empty()
+                && !value.starts_with(|c: char| c.is_ascii_digit())
+                && value
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if is_ident {
+                info.macros.push(Macro {
+                    name: text(n, src).to_string(),
+                    calls: vec![value.to_string()],
                 });
             }
         }
@@ -349,16 +370,16 @@ impl LanguageSpec for C {
         c_file_item(node, src, info);
     }
 
-    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
-        c_call(node, src)
+    fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
+        c_call(node, kind, src)
     }
 
     fn details(&self, node: Node, src: &str) -> Details {
         c_details(node, src)
     }
 
-    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
-        c_locals(node, src, out);
+    fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+        c_locals(node, kind, src, out);
     }
 
     fn nested_functions_extracted(&self) -> bool {

@@ -268,9 +268,9 @@ impl LanguageSpec for Cpp {
 
     /// C's calls, plus `ns::f(x)`, `Class::f(x)`, `f<T>(x)`, `obj.f(x)`, `this->f(x)` and
     /// `new T(x)`.
-    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
+    fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
         let line = node.start_position().row as u32 + 1;
-        if node.kind() == "new_expression" {
+        if kind == "new_expression" {
             let ty = node
                 .child_by_field_name("type")
                 .and_then(|t| type_name(t, src))?;
@@ -282,7 +282,7 @@ impl LanguageSpec for Cpp {
                 args: arg_count(node),
             });
         }
-        if node.kind() != "call_expression" {
+        if kind != "call_expression" {
             return None;
         }
         let f = node.child_by_field_name("function")?;
@@ -316,7 +316,7 @@ impl LanguageSpec for Cpp {
                     CallKind::Member(squash(text(recv, src))),
                 )
             }
-            _ => return c_call(node, src),
+            _ => return c_call(node, kind, src),
         };
         Some(CallSite {
             text: squash(text(f, src)),
@@ -329,8 +329,8 @@ impl LanguageSpec for Cpp {
 
     /// Parameters and local declarations with a class type (`Foo f(1);`, `Foo* p = ...;`,
     /// `auto p = new Foo;`), for method calls on them.
-    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
-        match node.kind() {
+    fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+        match kind {
             "parameter_declaration" | "optional_parameter_declaration" => {
                 let (Some(ty), Some(d)) = (
                     node.child_by_field_name("type")

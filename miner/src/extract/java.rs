@@ -221,12 +221,12 @@ impl LanguageSpec for Java {
 
     /// `m(x)`, `obj.m(x)`, `Type.m(x)`, `this.m(x)`, `super.m(x)`, `new T(x)`, and
     /// `this(x)` / `super(x)` (named `<init>`).
-    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
+    fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
         let line = node.start_position().row as u32 + 1;
         let args = node
             .child_by_field_name("arguments")
             .map_or(0, |a| named(a).count() as u32);
-        match node.kind() {
+        match kind {
             "method_invocation" => {
                 let name = text(node.child_by_field_name("name")?, src).to_string();
                 let (kind, written) = match node.child_by_field_name("object") {
@@ -274,8 +274,8 @@ impl LanguageSpec for Java {
         }
     }
 
-    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
-        match node.kind() {
+    fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+        match kind {
             "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" => {
                 let (Some(ty), Some(name)) = (
                     node.child_by_field_name("type"),

@@ -138,6 +138,7 @@ pub struct Import {
 }
 
 /// A function-like macro (C, C++) and the names its body calls (`f` in `#define M(x) f(x)`),
+/// or an object-like macro that aliases a name (`#define s_malloc hi_malloc`: calls `[hi_malloc]`),
 /// so the resolve stage can follow the calls that the expansion makes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Macro {
@@ -244,14 +245,15 @@ pub trait LanguageSpec: Send + Sync {
     ) {
     }
 
-    /// If `node` is a call, the call site.
-    fn call(&self, _node: Node, _src: &str) -> Option<CallSite> {
+    /// If `node` (of kind `kind`, computed once per node by the caller: `Node::kind` is not
+    /// free) is a call, the call site.
+    fn call(&self, _node: Node, _kind: &str, _src: &str) -> Option<CallSite> {
         None
     }
 
     /// The variables that `node` declares with a type, if it is a parameter or a local
     /// declaration: (name, type name).
-    fn locals(&self, _node: Node, _src: &str, _out: &mut Vec<(String, String)>) {}
+    fn locals(&self, _node: Node, _kind: &str, _src: &str, _out: &mut Vec<(String, String)>) {}
 
     /// Linkage and arity of the function `node`.
     fn details(&self, _node: Node, _src: &str) -> Details {
@@ -365,14 +367,26 @@ struct Found<'t> {
     scope: String,
 }
 
-/// Whether a function's children other than its body hold a syntax error.
-fn signature_has_error(spec: &dyn LanguageSpec, node: Node) -> bool {
-    let body = spec.body(node).map(|b| b.id());
+/// Whether the part of a function that names it (its declarator, name or parameters) holds a
+/// syntax error. Errors elsewhere before the body are tolerated: in C they are mostly macro
+/// decorations such as `LUA_API void f(...)`, which leave the name and parameters sound.
+fn signature_has_error(_spec: &dyn LanguageSpec, node: Node) -> bool {
     let mut cursor = node.walk();
-    let broken = node
-        .children(&mut cursor)
-        .any(|c| Some(c.id()) != body && c.has_error());
-    broken
+    if !cursor.goto_first_child() {
+        return false;
+    }
+    loop {
+        let named = matches!(
+            cursor.field_name(),
+            Some("declarator" | "name" | "parameters")
+        );
+        if named && cursor.node().has_error() {
+            return true;
+        }
+        if !cursor.goto_next_sibling() {
+            return false;
+        }
+    }
 }
 
 fn join_scopes(scopes: &[(usize, String)], sep: &str) -> String {
@@ -406,12 +420,12 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
             spec.file_item(node, &scope, src, &mut out.info);
         }
         if let Some((kind, name)) = spec.function(node, &ancestors, src) {
-            // An error confined to the body (in C, mostly a macro tree-sitter cannot parse,
-            // such as `va_arg(ap, char *)`) leaves the name and span reliable: the function
-            // is kept and flagged. Inside an ERROR node or with a broken signature, it is not.
-            let body_only = node.has_error()
-                && spec.body(node).is_some_and(|b| b.has_error())
-                && !signature_has_error(spec, node);
+            // An error that does not touch the name or parameters (in C, mostly a macro that
+            // tree-sitter cannot parse, such as `va_arg(ap, char *)` or `LUA_API void f()`)
+            // leaves the name and span reliable: the function is kept and flagged. Inside an
+            // ERROR node, or with a broken name or parameter list, it is dropped.
+            let body_only =
+                node.has_error() && spec.body(node).is_some() && !signature_has_error(spec, node);
             if in_error > 0 || node.has_error() && !body_only {
                 out.dropped_syntax_error += 1;
             } else {
@@ -520,7 +534,8 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     let nested = spec.nested_functions_extracted();
     loop {
         let n = cursor.node();
-        let atomic = n.child_count() == 0 || spec.atomic_token(n.kind());
+        let kind = n.kind();
+        let atomic = n.child_count() == 0 || spec.atomic_token(kind);
         let skipped = Some(n.id()) == skip;
         if !skipped && atomic {
             let text = &src[n.byte_range()];
@@ -532,10 +547,10 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             if depth > 0 && nested && spec.function(n, &[], src).is_some() {
                 nested_at = Some(depth);
             } else if n.is_named() {
-                if let Some(c) = spec.call(n, src) {
+                if let Some(c) = spec.call(n, kind, src) {
                     out.calls.push(c);
                 }
-                spec.locals(n, src, &mut out.locals);
+                spec.locals(n, kind, src, &mut out.locals);
             }
         }
         if !skipped && !atomic && cursor.goto_first_child() {

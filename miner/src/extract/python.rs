@@ -214,8 +214,8 @@ impl LanguageSpec for Python {
 
     /// `f(x)`, `obj.m(x)`, `super().m(x)`; other callee expressions (`f()(x)`, `d[k](x)`)
     /// are kept as written and never resolved.
-    fn call(&self, node: Node, src: &str) -> Option<CallSite> {
-        if node.kind() != "call" {
+    fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
+        if kind != "call" {
             return None;
         }
         let f = node.child_by_field_name("function")?;
@@ -241,8 +241,8 @@ impl LanguageSpec for Python {
 
     /// Annotated parameters (`x: Foo`) and assignments of a call (`x = Foo(...)`), whose
     /// callee is the variable's class when it is a class.
-    fn locals(&self, node: Node, src: &str, out: &mut Vec<(String, String)>) {
-        match node.kind() {
+    fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+        match kind {
             "typed_parameter" => {
                 let (Some(name), Some(ty)) = (
                     named(node).find(|c| c.kind() == "identifier"),

@@ -291,23 +291,25 @@ impl<'u> Index<'u> {
         }
         let closure = &self.closure[file as usize];
         let dir = dir_of(&self.units[file as usize].path);
-        let included = |r: &FnRef| {
-            closure.contains(&r.file) || {
-                // The header of the callee's file (`util.c` ↔ `util.h`) is included.
-                let p = &self.units[r.file as usize].path;
-                let stem = p.rsplit_once('.').map_or(p.as_str(), |(s, _)| s);
-                closure.iter().any(|h| {
-                    self.units[*h as usize]
-                        .path
-                        .rsplit_once('.')
-                        .map(|(s, _)| s)
-                        == Some(stem)
-                })
-            }
+        // The header of the callee's file (`util.h` for `util.c`) is included.
+        let header_included = |r: &FnRef| {
+            let p = &self.units[r.file as usize].path;
+            let stem = p.rsplit_once('.').map_or(p.as_str(), |(s, _)| s);
+            closure.iter().any(|h| {
+                self.units[*h as usize]
+                    .path
+                    .rsplit_once('.')
+                    .map(|(s, _)| s)
+                    == Some(stem)
+            })
         };
-        let tiers: [&dyn Fn(&FnRef) -> bool; 3] = [&|r| r.file == file, &included, &|r| {
-            dir_of(&self.units[r.file as usize].path) == dir
-        }];
+        let tiers: [&dyn Fn(&FnRef) -> bool; 4] = [
+            &|r| r.file == file,
+            // Defined in an included header (`static inline`).
+            &|r| closure.contains(&r.file),
+            &header_included,
+            &|r| dir_of(&self.units[r.file as usize].path) == dir,
+        ];
         for tier in tiers {
             let hit: Vec<FnRef> = cands.iter().copied().filter(|r| tier(r)).collect();
             if !hit.is_empty() {
