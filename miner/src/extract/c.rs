@@ -34,6 +34,22 @@ pub(crate) fn declarator_name<'t>(def: Node<'t>) -> Option<Node<'t>> {
     None
 }
 
+/// The comment block directly before `node`, delimiters stripped (C and C++ docstrings).
+pub(crate) fn comment_docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+    let comments = leading_comments(node, |k| k == "comment");
+    if comments.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = comments
+        .iter()
+        .map(|c| tokens::strip_comment_delimiters(text(*c, src)))
+        .collect();
+    Some(Docstring {
+        text: parts.join("\n").trim().to_string(),
+        inner_node: None,
+    })
+}
+
 /// The function declarator of a definition or declaration, through pointer and
 /// parenthesized declarators.
 pub(crate) fn function_declarator(def: Node) -> Option<Node> {
@@ -345,18 +361,7 @@ impl LanguageSpec for C {
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-        let comments = leading_comments(node, |k| k == "comment");
-        if comments.is_empty() {
-            return None;
-        }
-        let parts: Vec<String> = comments
-            .iter()
-            .map(|c| tokens::strip_comment_delimiters(text(*c, src)))
-            .collect();
-        Some(Docstring {
-            text: parts.join("\n").trim().to_string(),
-            inner_node: None,
-        })
+        comment_docstring(node, src)
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

@@ -6,10 +6,11 @@
 
 use tree_sitter::Node;
 
-use super::c::{arg_count, c_call, c_details, c_file_item, declarator_name, squash};
+use super::c::{
+    arg_count, c_call, c_details, c_file_item, comment_docstring, declarator_name, squash,
+};
 use super::{
-    leading_comments, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
-    FunctionKind, LanguageSpec,
+    text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind, LanguageSpec,
 };
 
 pub struct Cpp;
@@ -178,18 +179,7 @@ impl LanguageSpec for Cpp {
             Some(p) if p.kind() == "template_declaration" => p,
             _ => node,
         };
-        let comments = leading_comments(target, |k| k == "comment");
-        if comments.is_empty() {
-            return None;
-        }
-        let parts: Vec<String> = comments
-            .iter()
-            .map(|c| tokens::strip_comment_delimiters(text(*c, src)))
-            .collect();
-        Some(Docstring {
-            text: parts.join("\n").trim().to_string(),
-            inner_node: None,
-        })
+        comment_docstring(target, src)
     }
 
     fn atomic_token(&self, kind: &str) -> bool {
@@ -214,11 +204,7 @@ impl LanguageSpec for Cpp {
                 }
                 let outer = scope();
                 let mut class = ClassInfo {
-                    name: if outer.is_empty() {
-                        name
-                    } else {
-                        format!("{outer}::{name}")
-                    },
+                    name: super::qualify(&outer, "::", &name),
                     ..Default::default()
                 };
                 let mut cursor = node.walk();

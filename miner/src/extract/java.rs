@@ -172,11 +172,7 @@ impl LanguageSpec for Java {
                 let outer = scope();
                 let name = text(name, src);
                 let mut class = ClassInfo {
-                    name: if outer.is_empty() {
-                        name.to_string()
-                    } else {
-                        format!("{outer}.{name}")
-                    },
+                    name: super::qualify(&outer, ".", name),
                     ..Default::default()
                 };
                 // `extends` of a class, `implements`, and `extends` of an interface.
@@ -204,11 +200,7 @@ impl LanguageSpec for Java {
                 let outer = scope();
                 let name = format!("<anonymous {}>", text(ty, src));
                 let mut class = ClassInfo {
-                    name: if outer.is_empty() {
-                        name
-                    } else {
-                        format!("{outer}.{name}")
-                    },
+                    name: super::qualify(&outer, ".", &name),
                     bases: type_name(ty, src).into_iter().collect(),
                     ..Default::default()
                 };

@@ -389,6 +389,15 @@ fn signature_has_error(_spec: &dyn LanguageSpec, node: Node) -> bool {
     }
 }
 
+/// `outer{sep}name`, or `name` at top level.
+pub(crate) fn qualify(outer: &str, sep: &str, name: &str) -> String {
+    if outer.is_empty() {
+        name.to_string()
+    } else {
+        format!("{outer}{sep}{name}")
+    }
+}
+
 fn join_scopes(scopes: &[(usize, String)], sep: &str) -> String {
     let mut out = String::new();
     for (i, (_, s)) in scopes.iter().enumerate() {
@@ -431,11 +440,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
             } else {
                 let outer = join_scopes(&scopes, spec.separator());
                 let sep = spec.separator();
-                let qualified_name = if outer.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{outer}{sep}{name}")
-                };
+                let qualified_name = qualify(&outer, sep, &name);
                 let simple = spec.simple_name(&name).to_string();
                 let scope = qualified_name
                     .strip_suffix(simple.as_str())

@@ -192,11 +192,7 @@ impl LanguageSpec for Python {
                 let outer = scope();
                 let name = text(name, src);
                 let mut class = ClassInfo {
-                    name: if outer.is_empty() {
-                        name.to_string()
-                    } else {
-                        format!("{outer}.{name}")
-                    },
+                    name: super::qualify(&outer, ".", name),
                     ..Default::default()
                 };
                 if let Some(sup) = node.child_by_field_name("superclasses") {
