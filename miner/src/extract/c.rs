@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+pub(crate) use super::squash;
 use super::{
     leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo, FunctionKind,
     Include, LanguageSpec, Macro,
@@ -111,11 +112,6 @@ pub(crate) fn arg_count(call: Node) -> u32 {
             .count();
         n as u32
     })
-}
-
-/// Removes whitespace (a call written over several lines keeps its callee on one).
-pub(crate) fn squash(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// A C call: `f(x)`, `s->f(x)` (a function pointer in a struct), `(*fp)(x)`.

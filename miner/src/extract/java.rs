@@ -5,19 +5,9 @@
 use tree_sitter::Node;
 
 use super::{
-    text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind,
-    Import, LanguageSpec,
+    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    FunctionKind, Import, LanguageSpec,
 };
-
-fn squash(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.named_child_count())
-        .filter_map(move |i| node.named_child(i as u32))
-        .filter(|c| !c.kind().ends_with("comment"))
-}
 
 /// A type's name without generic arguments or array brackets (`List<Foo>` gives `List`,
 /// `java.util.Map` stays qualified); `None` for primitive types.

@@ -389,6 +389,19 @@ fn signature_has_error(_spec: &dyn LanguageSpec, node: Node) -> bool {
     }
 }
 
+/// Removes whitespace (a callee or type written over several lines keeps one spelling).
+pub(crate) fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Named children of `node` that are not comments (`comment`, `line_comment`,
+/// `block_comment`).
+pub(crate) fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    (0..node.named_child_count())
+        .filter_map(move |i| node.named_child(i as u32))
+        .filter(|c| !c.kind().ends_with("comment"))
+}
+
 /// `outer{sep}name`, or `name` at top level.
 pub(crate) fn qualify(outer: &str, sep: &str, name: &str) -> String {
     if outer.is_empty() {

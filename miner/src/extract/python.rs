@@ -4,20 +4,9 @@
 use tree_sitter::Node;
 
 use super::{
-    text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind,
-    Import, LanguageSpec,
+    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    FunctionKind, Import, LanguageSpec,
 };
-
-fn squash(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// Named children of `node` that are not comments.
-fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.named_child_count())
-        .filter_map(move |i| node.named_child(i as u32))
-        .filter(|c| c.kind() != "comment")
-}
 
 pub struct Python;
 
