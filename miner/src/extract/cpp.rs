@@ -149,28 +149,21 @@ impl LanguageSpec for Cpp {
 
     /// Functions sit at the top level, in namespaces, classes, templates, linkage blocks and
     /// preprocessor conditionals; a class defined in a declaration (`struct S {...} s;`) too.
-    fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
-        matches!(
-            node.kind(),
-            "translation_unit"
-                | "preproc_if"
-                | "preproc_ifdef"
-                | "preproc_else"
-                | "preproc_elif"
-                | "preproc_elifdef"
-                | "linkage_specification"
-                | "declaration_list"
-                | "namespace_definition"
-                | "template_declaration"
-                | "class_specifier"
-                | "struct_specifier"
-                | "union_specifier"
-                | "field_declaration_list"
-                | "field_declaration"
-                | "declaration"
-                | "friend_declaration"
-                | "type_definition"
-        )
+    fn may_contain_functions(&self, node: Node, src: &str) -> bool {
+        super::c::C.may_contain_functions(node, src)
+            || matches!(
+                node.kind(),
+                "namespace_definition"
+                    | "template_declaration"
+                    | "class_specifier"
+                    | "struct_specifier"
+                    | "union_specifier"
+                    | "field_declaration_list"
+                    | "field_declaration"
+                    | "declaration"
+                    | "friend_declaration"
+                    | "type_definition"
+            )
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {

@@ -316,8 +316,6 @@ pub struct FileFunctions {
     pub functions: Vec<Function>,
     pub info: FileInfo,
     pub dropped_syntax_error: usize,
-    /// Functions kept although their body holds a syntax error.
-    pub functions_with_syntax_errors: usize,
     /// Whether the file's syntax tree has any error at all.
     pub has_errors: bool,
 }
@@ -472,7 +470,6 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                     src,
                 );
                 f.syntax_error = body_only;
-                out.functions_with_syntax_errors += usize::from(body_only);
                 out.functions.push(f);
             }
             scopes.push((depth, name));

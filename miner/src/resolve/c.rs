@@ -32,6 +32,9 @@ pub(crate) struct Index<'u> {
     classes: HashMap<&'u str, Vec<(u32, &'u ClassInfo)>>,
     /// Per file: the repository files it includes, directly or not (itself excluded).
     closure: Vec<HashSet<u32>>,
+    /// Per file: the path stems (`src/util` for `src/util.h`) of the files in its closure,
+    /// to find the source file whose header it includes.
+    included_stems: Vec<HashSet<&'u str>>,
     /// Per file: whether it (or what it includes) includes a header from outside both the
     /// repository and the standard library.
     external: Vec<bool>,
@@ -82,6 +85,10 @@ impl<'u> Index<'u> {
             static_protos.push(statics);
         }
         let (closure, external) = include_closures(units);
+        let included_stems = closure
+            .iter()
+            .map(|c| c.iter().map(|f| stem(&units[*f as usize].path)).collect())
+            .collect();
         Self {
             units,
             by_name,
@@ -89,6 +96,7 @@ impl<'u> Index<'u> {
             macros,
             classes,
             closure,
+            included_stems,
             external,
             static_protos,
         }
@@ -292,17 +300,8 @@ impl<'u> Index<'u> {
         let closure = &self.closure[file as usize];
         let dir = dir_of(&self.units[file as usize].path);
         // The header of the callee's file (`util.h` for `util.c`) is included.
-        let header_included = |r: &FnRef| {
-            let p = &self.units[r.file as usize].path;
-            let stem = p.rsplit_once('.').map_or(p.as_str(), |(s, _)| s);
-            closure.iter().any(|h| {
-                self.units[*h as usize]
-                    .path
-                    .rsplit_once('.')
-                    .map(|(s, _)| s)
-                    == Some(stem)
-            })
-        };
+        let stems = &self.included_stems[file as usize];
+        let header_included = |r: &FnRef| stems.contains(stem(&self.units[r.file as usize].path));
         let tiers: [&dyn Fn(&FnRef) -> bool; 4] = [
             &|r| r.file == file,
             // Defined in an included header (`static inline`).
@@ -473,6 +472,11 @@ impl<'u> Index<'u> {
         }
         self.outside(caller.file)
     }
+}
+
+/// A path without its extension.
+fn stem(path: &str) -> &str {
+    path.rsplit_once('.').map_or(path, |(s, _)| s)
 }
 
 fn is_identifier(s: &str) -> bool {
