@@ -210,7 +210,9 @@ fn yabloco_rows_follow_the_benchmark() {
         (Some(1), Some(1))
     );
     assert_eq!(m["calls_num"], 1);
-    assert!(m["last_commit"].is_null() && m["test_cov_hits"].is_null());
+    // The one fixture commit is dated EPOCH, 2024-01-15 10:00 UTC; no coverage report.
+    assert_eq!(m["last_commit"], "15.01.2024");
+    assert!(m["test_cov_hits"].is_null());
     let id = m["id"].as_u64().unwrap();
     assert_eq!(m["original_id"], format!("{id:016X}"));
     // The id is DESIGN.md's: xxh3-64 of repository, path, qualified name and start line.

@@ -65,6 +65,19 @@ pub struct GraphRows {
     pub yabloco: Vec<YablocoRow>,
 }
 
+/// A repository's call graph: its nodes (one per function, in unit and function order) and
+/// edges, and what YABLoCo rows are built from.
+pub struct Graph {
+    pub nodes: Vec<NodeRow>,
+    pub edges: Vec<EdgeRow>,
+    /// Per node: the repository functions it depends on, in first-call order.
+    context: Vec<Vec<FnRef>>,
+    /// Per node: the YABLoCo `meta` counts.
+    counts: Vec<[i64; 9]>,
+    /// Per node: where it is in the units.
+    refs: Vec<FnRef>,
+}
+
 /// Distinct dependencies of one function: a repository function, or a name outside.
 #[derive(PartialEq, Eq, Hash)]
 enum Dep<'a> {
@@ -123,8 +136,8 @@ fn short_name(repo: &str) -> &str {
     repo.rsplit('/').next().unwrap_or(repo)
 }
 
-pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge], instruction: &str) -> GraphRows {
-    let short = short_name(repo);
+/// Builds the nodes and edges of one repository from its resolved call sites.
+pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     let ids: Vec<Vec<u64>> = units
         .iter()
         .map(|u| {
@@ -140,7 +153,13 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge], instruction: &str
     let mut deps: HashMap<FnRef, Vec<(Dep, Category)>> = HashMap::new();
     let mut seen: HashSet<(FnRef, Dep)> = HashSet::new();
     let mut callers: HashMap<FnRef, HashSet<FnRef>> = HashMap::new();
-    let mut rows = GraphRows::default();
+    let mut rows = Graph {
+        nodes: Vec::new(),
+        edges: Vec::new(),
+        context: Vec::new(),
+        counts: Vec::new(),
+        refs: Vec::new(),
+    };
     for e in edges {
         rows.edges.push(EdgeRow {
             repository: repo.to_string(),
@@ -219,63 +238,105 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge], instruction: &str
                 code_length,
                 last_commit: None,
                 last_commit_sha: None,
+                last_commit_bounded: None,
                 test_cov_hits: None,
+                covered_lines: None,
+                coverable_lines: None,
                 calls_num,
                 dep_num,
                 category: category.to_string(),
                 syntax_error: f.syntax_error,
+                dropped_by: None,
             });
 
-            let mut context = String::new();
-            for (dep, _) in my_deps {
-                let Dep::Function(c) = dep else { continue };
-                if *c == me {
-                    continue; // the function itself would give the answer away
-                }
-                let cu = &units[c.file as usize];
-                let cf = &cu.functions[c.func as usize];
-                if !context.is_empty() {
-                    context.push_str("\n\n");
-                }
-                let doc = cf.docstring.as_deref().map(docstring).unwrap_or_default();
-                context.push_str(&format!(
-                    "// File name: {short}/{}\n// Comment: {}\n{}",
-                    cu.path,
-                    doc.replace('\n', "\n//"),
-                    cf.code
-                ));
-            }
-            rows.yabloco.push(YablocoRow {
-                instruction: instruction.to_string(),
-                language: language_label(u.lang).to_string(),
-                signature: signature(u.lang, &f.code, &f.signature),
-                docstring: f.docstring.as_deref().map(docstring).unwrap_or_default(),
-                context,
-                outputs: f.code.clone(),
-                meta: YablocoMeta {
-                    id: fid,
-                    original_id: format!("{fid:016X}"),
-                    repository: short.to_string(),
-                    fname: f.qualified_name.clone(),
-                    file: format!("{short}/{}", u.path),
-                    counts: [
-                        calls_num,
-                        dep_num,
-                        same_file,
-                        same_package,
-                        project,
-                        stdlib,
-                        external,
-                        code_length,
-                        i64::from(f.start_line),
-                    ],
-                    last_commit: None,
-                    test_cov_hits: None,
-                },
-            });
+            rows.context.push(
+                my_deps
+                    .iter()
+                    .filter_map(|(d, _)| match d {
+                        // The function itself would give the answer away.
+                        Dep::Function(c) if *c != me => Some(*c),
+                        _ => None,
+                    })
+                    .collect(),
+            );
+            rows.counts.push([
+                calls_num,
+                dep_num,
+                same_file,
+                same_package,
+                project,
+                stdlib,
+                external,
+                code_length,
+                i64::from(f.start_line),
+            ]);
+            rows.refs.push(me);
         }
     }
     rows
+}
+
+impl Graph {
+    /// The YABLoCo row of node `k`, its meta dates and coverage taken from the node.
+    pub fn yabloco_row(&self, units: &[SourceUnit], k: usize, instruction: &str) -> YablocoRow {
+        let node = &self.nodes[k];
+        let short = short_name(&node.repository);
+        let me = self.refs[k];
+        let u = &units[me.file as usize];
+        let f = &u.functions[me.func as usize];
+        let mut context = String::new();
+        for c in &self.context[k] {
+            let cu = &units[c.file as usize];
+            let cf = &cu.functions[c.func as usize];
+            if !context.is_empty() {
+                context.push_str("\n\n");
+            }
+            let doc = cf.docstring.as_deref().map(docstring).unwrap_or_default();
+            context.push_str(&format!(
+                "// File name: {short}/{}\n// Comment: {}\n{}",
+                cu.path,
+                doc.replace('\n', "\n//"),
+                cf.code
+            ));
+        }
+        YablocoRow {
+            instruction: instruction.to_string(),
+            language: language_label(u.lang).to_string(),
+            signature: signature(u.lang, &f.code, &f.signature),
+            docstring: f.docstring.as_deref().map(docstring).unwrap_or_default(),
+            context,
+            outputs: f.code.clone(),
+            meta: YablocoMeta {
+                id: node.id,
+                original_id: format!("{:016X}", node.id),
+                repository: short.to_string(),
+                fname: f.qualified_name.clone(),
+                file: format!("{short}/{}", u.path),
+                counts: self.counts[k],
+                last_commit: match (node.last_commit, node.last_commit_bounded) {
+                    // A bound is not a date: YABLoCo has no column to say so.
+                    (Some(t), Some(false)) => Some(ddmmyyyy(t)),
+                    _ => None,
+                },
+                test_cov_hits: node.test_cov_hits,
+            },
+        }
+    }
+}
+
+/// `dd.mm.YYYY` of a Unix time, in UTC (the benchmark's `strftime('%d.%m.%Y')`).
+fn ddmmyyyy(t: i64) -> String {
+    // Days to civil date (Howard Hinnant's algorithm).
+    let z = t.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{d:02}.{m:02}.{y:04}")
 }
 
 #[cfg(test)]

@@ -84,6 +84,9 @@ struct MineArgs {
     /// Read the YABLoCo `instruction` template from a file.
     #[arg(long, value_name = "FILE")]
     instruction_file: Option<PathBuf>,
+    /// Do not walk the history: `last_commit` stays null (faster on long histories).
+    #[arg(long)]
+    no_history: bool,
     /// Print only errors.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
@@ -190,6 +193,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.shards.max_shard_rows = args.shard_rows.unwrap_or(usize::MAX);
     opts.split = args.split;
     opts.headers = args.headers;
+    opts.history = !args.no_history;
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {

@@ -17,6 +17,7 @@
 pub mod callgraph;
 pub mod cli;
 pub mod csn;
+pub mod enrich;
 pub mod extract;
 mod output;
 pub mod pipeline;

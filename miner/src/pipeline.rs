@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::callgraph::{self, GraphRows};
 use crate::csn::{self, RepoContext, SplitRatios};
+use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
 use crate::extract::{is_ambiguous_header, Extractor, FileInfo, Function, Lang};
 use crate::output::{self, FailureLog};
 use crate::resolve::{self, SourceUnit};
@@ -38,6 +39,8 @@ pub struct MineOptions {
     pub headers: HeaderMode,
     /// The YABLoCo `instruction` template.
     pub instruction: String,
+    /// Date functions by their last commit (blame semantics); off skips the history walk.
+    pub history: bool,
 }
 
 /// The language of `.h` headers.
@@ -64,6 +67,7 @@ impl MineOptions {
             split: SplitRatios::default(),
             headers: HeaderMode::Auto,
             instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
+            history: true,
         }
     }
 }
@@ -215,6 +219,7 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         .collect();
 
     let mut units = Vec::new();
+    let mut blobs = Vec::new();
     let mut failures = Vec::new();
     let mut busy = 0.0;
     for (file, (result, secs)) in snap.files.iter().zip(parsed) {
@@ -237,6 +242,7 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
                 };
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
+                blobs.push(file.blob());
                 units.push(SourceUnit {
                     path: file.path.clone(),
                     lang: file.lang,
@@ -262,15 +268,61 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
 
     let t = Instant::now();
     let (edges, counts) = resolve::resolve(&units);
-    let graph = callgraph::build(&name, &units, &edges, &opts.instruction);
+    let mut graph = callgraph::build(&name, &units, &edges);
     drop(edges);
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
+    let keep = vec![true; graph.nodes.len()];
+    if opts.history {
+        let t = Instant::now();
+        let mut h = HistoryStats::default();
+        match date_functions(&snap, &units, &blobs, &keep) {
+            Ok(Some((dates, walk))) => {
+                h.functions = keep.iter().filter(|k| **k).count();
+                h.walk = walk;
+                for (node, d) in graph.nodes.iter_mut().zip(dates) {
+                    let Some(d) = d else { continue };
+                    h.dated += 1;
+                    h.bounded += usize::from(d.bounded);
+                    node.last_commit = Some(d.time);
+                    node.last_commit_sha = Some(d.commit.to_string());
+                    node.last_commit_bounded = Some(d.bounded);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => failures.push(Failure {
+                repo: name.clone(),
+                source: stats.source.clone(),
+                path: None,
+                stage: "enrich",
+                kind: "history_error",
+                reason: e.to_string(),
+            }),
+        }
+        h.seconds = t.elapsed().as_secs_f64();
+        stats.history = Some(h);
+    }
+
+    let graph = GraphRows {
+        yabloco: (0..graph.nodes.len())
+            .filter(|&k| keep[k])
+            .map(|k| graph.yabloco_row(&units, k, &opts.instruction))
+            .collect(),
+        nodes: graph.nodes,
+        edges: graph.edges,
+    };
+
     let mut rows = Vec::new();
+    let mut k = 0;
     for unit in units {
         let lang = unit.lang.name();
         for f in unit.functions {
+            let kept = keep[k];
+            k += 1;
+            if !kept {
+                continue;
+            }
             if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
                 rows.push(row);
                 stats.totals.csn_rows += 1;
@@ -287,6 +339,58 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         failures,
         failed: None,
     }
+}
+
+/// The last commit of every function that `wanted` marks, in node order; `None` for a
+/// plain folder, which has no history.
+fn date_functions(
+    snap: &source::Snapshot,
+    units: &[SourceUnit],
+    blobs: &[Option<git2::Oid>],
+    wanted: &[bool],
+) -> Result<Option<(FileDates, BlameStats)>, BlameError> {
+    let (Some(dir), Some(sha)) = (snap.git_dir(), snap.sha.as_deref()) else {
+        return Ok(None);
+    };
+    let head = git2::Oid::from_str(sha).map_err(|e| BlameError::Git {
+        commit: sha.to_string(),
+        message: e.message().to_string(),
+    })?;
+    // Targets hold the wanted functions of each file; `slots` maps them back to nodes.
+    let mut targets = Vec::new();
+    let mut slots = Vec::new();
+    let mut k = 0;
+    for (u, blob) in units.iter().zip(blobs) {
+        let Some(blob) = *blob else {
+            k += u.functions.len();
+            continue;
+        };
+        let mut t = BlameTarget {
+            path: u.path.clone(),
+            blob,
+            functions: Vec::new(),
+        };
+        let mut s = Vec::new();
+        for f in &u.functions {
+            if wanted[k] {
+                t.functions.push((f.start_line, f.end_line));
+                s.push(k);
+            }
+            k += 1;
+        }
+        if !s.is_empty() {
+            targets.push(t);
+            slots.push(s);
+        }
+    }
+    let (found, walk) = last_commits(dir, head, &targets, rayon::current_num_threads())?;
+    let mut dates = vec![None; k];
+    for (file, slot) in found.into_iter().zip(slots) {
+        for (d, k) in file.into_iter().zip(slot) {
+            dates[k] = d;
+        }
+    }
+    Ok(Some((dates, walk)))
 }
 
 /// The language of the repository's `.h` headers, when it has any.

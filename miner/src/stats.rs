@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::enrich::HistoryStats;
 use crate::resolve::ResolveCounts;
 
 use crate::source::Skipped;
@@ -76,6 +77,9 @@ pub struct RepoStats {
     pub headers: Option<&'static str>,
     /// Call sites and their resolution, per language.
     pub resolve: BTreeMap<&'static str, ResolveCounts>,
+    /// The last-commit walk, when history was asked for and the repository has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryStats>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -118,6 +122,12 @@ pub struct LangResolve {
     pub resolution_rate: f64,
 }
 
+/// The enrich stage over the whole run.
+#[derive(Debug, Default, Serialize)]
+pub struct EnrichStage {
+    pub history: HistoryStats,
+}
+
 #[derive(Debug, Default, Serialize)]
 pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
@@ -134,6 +144,7 @@ pub struct Stages {
     pub source: SourceStage,
     pub extract: ExtractStage,
     pub resolve: ResolveStage,
+    pub enrich: EnrichStage,
     pub write: WriteStage,
 }
 
@@ -179,6 +190,9 @@ impl Stats {
                     self.languages.entry(lang).or_default().add(c);
                 }
                 s.resolve.busy_seconds += r.resolve_seconds;
+                if let Some(h) = &r.history {
+                    s.enrich.history.add(h);
+                }
                 for (lang, c) in &r.resolve {
                     s.resolve.totals.add(c);
                     let l = s.resolve.languages.entry(lang).or_default();

@@ -4,7 +4,7 @@
 use std::sync::{Arc, LazyLock};
 
 use arrow_array::builder::{
-    BooleanBuilder, Int64Builder, StringBuilder, TimestampSecondBuilder, UInt64Builder,
+    BooleanBuilder, Int64Builder, StringBuilder, TimestampMillisecondBuilder, UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -30,15 +30,20 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
         i("code_length", false),
         Field::new(
             "last_commit",
-            DataType::Timestamp(TimeUnit::Second, Some("UTC".into())),
+            // Milliseconds: Parquet has no seconds unit, and readers then see a bare int64.
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
             true,
         ),
         s("last_commit_sha", true),
+        Field::new("last_commit_bounded", DataType::Boolean, true),
         i("test_cov_hits", true),
+        i("covered_lines", true),
+        i("coverable_lines", true),
         i("calls_num", false),
         i("dep_num", false),
         s("category", false),
         Field::new("syntax_error", DataType::Boolean, false),
+        s("dropped_by", true),
     ]))
 });
 
@@ -60,13 +65,21 @@ pub struct NodeRow {
     /// Seconds since the epoch.
     pub last_commit: Option<i64>,
     pub last_commit_sha: Option<String>,
+    /// The date is a shallow clone's boundary: the true date may be older. Null without a date.
+    pub last_commit_bounded: Option<bool>,
+    /// Sum of line hits in the body; null when no coverage report covers the file.
     pub test_cov_hits: Option<i64>,
+    /// Lines of the body with hits > 0, and lines the report lists at all.
+    pub covered_lines: Option<i64>,
+    pub coverable_lines: Option<i64>,
     pub calls_num: i64,
     pub dep_num: i64,
     /// `project`, `same_package`, `same_file`, `stdlib` or `none` (YABLoCo's rule).
     pub category: String,
     /// The body holds a syntax error (tree-sitter could not parse part of it).
     pub syntax_error: bool,
+    /// The filter rule that kept this function out of the CSN and YABLoCo shapes.
+    pub dropped_by: Option<String>,
 }
 
 #[derive(Default)]
@@ -76,12 +89,14 @@ pub struct NodesTable {
     lines: [Int64Builder; 2],
     docstring: StringBuilder,
     code_length: Int64Builder,
-    last_commit: TimestampSecondBuilder,
+    last_commit: TimestampMillisecondBuilder,
     last_commit_sha: StringBuilder,
-    test_cov_hits: Int64Builder,
+    last_commit_bounded: BooleanBuilder,
+    coverage: [Int64Builder; 3],
     calls: [Int64Builder; 2],
     category: StringBuilder,
     syntax_error: BooleanBuilder,
+    dropped_by: StringBuilder,
     rows: usize,
     bytes: usize,
 }
@@ -111,14 +126,20 @@ impl Table for NodesTable {
         self.lines[1].append_value(r.end_line);
         self.docstring.append_option(r.docstring.as_deref());
         self.code_length.append_value(r.code_length);
-        self.last_commit.append_option(r.last_commit);
+        self.last_commit
+            .append_option(r.last_commit.map(|t| t.saturating_mul(1000)));
         self.last_commit_sha
             .append_option(r.last_commit_sha.as_deref());
-        self.test_cov_hits.append_option(r.test_cov_hits);
+        self.last_commit_bounded
+            .append_option(r.last_commit_bounded);
+        self.coverage[0].append_option(r.test_cov_hits);
+        self.coverage[1].append_option(r.covered_lines);
+        self.coverage[2].append_option(r.coverable_lines);
         self.calls[0].append_value(r.calls_num);
         self.calls[1].append_value(r.dep_num);
         self.category.append_value(&r.category);
         self.syntax_error.append_value(r.syntax_error);
+        self.dropped_by.append_option(r.dropped_by.as_deref());
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
         self.rows += 1;
     }
@@ -147,7 +168,12 @@ impl Table for NodesTable {
         cols.push(Arc::new(self.code_length.finish()));
         cols.push(Arc::new(self.last_commit.finish().with_timezone("UTC")));
         cols.push(Arc::new(self.last_commit_sha.finish()));
-        cols.push(Arc::new(self.test_cov_hits.finish()));
+        cols.push(Arc::new(self.last_commit_bounded.finish()));
+        cols.extend(
+            self.coverage
+                .iter_mut()
+                .map(|b| Arc::new(b.finish()) as ArrayRef),
+        );
         cols.extend(
             self.calls
                 .iter_mut()
@@ -155,6 +181,7 @@ impl Table for NodesTable {
         );
         cols.push(Arc::new(self.category.finish()));
         cols.push(Arc::new(self.syntax_error.finish()));
+        cols.push(Arc::new(self.dropped_by.finish()));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)

@@ -76,6 +76,73 @@ impl RepoBuilder {
             .unwrap()
     }
 
+    /// Sets the date of the next commit (later ones follow a day apart), e.g. to make a
+    /// commit older than its parent, as clock skew does.
+    pub fn set_time(&mut self, time: i64) -> &mut Self {
+        self.time = time;
+        self
+    }
+
+    /// Renames a file in the working tree.
+    pub fn rename(&self, from: &str, to: &str) -> &Self {
+        let to_path = self.path.join(to);
+        fs::create_dir_all(to_path.parent().unwrap()).unwrap();
+        fs::rename(self.path.join(from), to_path).unwrap();
+        self
+    }
+
+    /// Switches HEAD to `branch` (created at HEAD when missing) and checks out its tree.
+    pub fn checkout(&self, branch: &str) {
+        let head = self.repo.head().unwrap().peel_to_commit().unwrap();
+        if self
+            .repo
+            .find_branch(branch, git2::BranchType::Local)
+            .is_err()
+        {
+            self.repo.branch(branch, &head, false).unwrap();
+        }
+        let refname = format!("refs/heads/{branch}");
+        let obj = self.repo.revparse_single(&refname).unwrap();
+        self.repo
+            .checkout_tree(
+                &obj,
+                Some(
+                    git2::build::CheckoutBuilder::new()
+                        .force()
+                        .remove_untracked(true),
+                ),
+            )
+            .unwrap();
+        self.repo.set_head(&refname).unwrap();
+    }
+
+    /// Commits the working tree as a merge of HEAD and `branch`: the caller has written the
+    /// merged content (a resolution may change lines, as an evil merge does).
+    pub fn merge_commit(&mut self, branch: &str, message: &str) -> Oid {
+        let other = self
+            .repo
+            .revparse_single(&format!("refs/heads/{branch}"))
+            .unwrap()
+            .peel_to_commit()
+            .unwrap();
+        let mut index = self.repo.index().unwrap();
+        index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
+        index.update_all(["*"], None).unwrap();
+        index.write().unwrap();
+        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = Signature::new(
+            "Fixture Author",
+            "fixture@example.com",
+            &Time::new(self.time, 0),
+        )
+        .unwrap();
+        self.time += 86_400;
+        let head = self.repo.head().unwrap().peel_to_commit().unwrap();
+        self.repo
+            .commit(Some("HEAD"), &sig, &sig, message, &tree, &[&head, &other])
+            .unwrap()
+    }
+
     pub fn tag(&self, name: &str, oid: Oid) {
         let obj = self.repo.find_object(oid, None).unwrap();
         self.repo.tag_lightweight(name, &obj, false).unwrap();

@@ -153,7 +153,22 @@ impl Reader {
     }
 }
 
+impl SourceFile {
+    /// The file's blob at the mined commit (`None` in a plain folder).
+    pub fn blob(&self) -> Option<Oid> {
+        self.oid
+    }
+}
+
 impl Snapshot {
+    /// The git directory, for a repository (`None` for a plain folder).
+    pub fn git_dir(&self) -> Option<&Path> {
+        match &self.access {
+            Access::Git(dir) => Some(dir),
+            Access::Disk(_) => None,
+        }
+    }
+
     /// A reader for this thread.
     pub fn reader(&self) -> Result<Reader, RepoError> {
         match &self.access {

@@ -1,0 +1,811 @@
+//! Last-commit dates of functions under `git blame` semantics, for many files in one walk.
+//!
+//! `git blame` answers one file at a time: it walks the history from the mined commit,
+//! newest committer date first, and at each commit hands every still-unexplained line to
+//! the parent that has it unchanged. This module runs the same algorithm for all files of
+//! a repository at once, so one tree diff per commit replaces a path lookup per file per
+//! commit, and it follows git's builtin/blame.c (git 2.47) step by step:
+//!
+//! - a parent with the identical blob at the same path takes every line (`pass_whole_blame`);
+//! - otherwise each parent with the path (same path first, then a whole-file rename found by
+//!   rename detection, `find_rename`) takes the lines that a diff of the two blobs leaves
+//!   unchanged, parents in order; parents whose blob repeats an earlier parent's are skipped;
+//! - rename detection is git's for one followed path (`single_follow`): the sources are the
+//!   files the commit deleted, an identical blob wins, else the best of git's span-hash
+//!   similarity scores (diffcore-delta.c) of at least 50%, same file name first on a tie;
+//! - lines no parent takes are blamed on the commit;
+//! - diffs are xdiff's Myers with the indent heuristic and no whitespace options, as git's
+//!   defaults are (libgit2 carries the same xdiff).
+//!
+//! Only the lines of the functions asked about are tracked, and a function is done as soon
+//! as no line still unexplained can be blamed on a newer commit. Commits are visited by the
+//! newest committer date among themselves and their ancestors (then by generation), which is
+//! a topological order: no commit is visited twice, and when a commit's own date is that
+//! newest date (no clock skew below it) a function is done at its first blamed line. Where
+//! dates go back in time the function's lines stay tracked until the bound allows, so the
+//! answer is exact either way. A line's commit does not depend on the visiting order, only
+//! on the diffs along its path, so the order changes nothing that `git blame` would say.
+//!
+//! In a shallow clone the boundary commits have no parents here: lines blamed on one are
+//! only known to be that old or older, and the result is marked `bounded`.
+
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::path::Path;
+
+use git2::{Delta, DiffOptions, Oid, Repository};
+
+use super::similarity;
+
+/// What to date: one file of the mined commit and the line spans of its functions.
+#[derive(Debug, Clone)]
+pub struct BlameTarget {
+    /// `/`-separated path at the mined commit.
+    pub path: String,
+    /// The file's blob at the mined commit.
+    pub blob: Oid,
+    /// 1-based inclusive (start, end) line spans.
+    pub functions: Vec<(u32, u32)>,
+}
+
+/// The latest commit among a function's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastCommit {
+    /// Committer time, Unix seconds.
+    pub time: i64,
+    pub commit: Oid,
+    /// The commit is a shallow clone's boundary: the true date may be older.
+    pub bounded: bool,
+}
+
+/// Per file, per function: its last commit.
+pub type FileDates = Vec<Option<LastCommit>>;
+
+/// Counters of one run, for stats.json.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct BlameStats {
+    pub files: usize,
+    pub functions: usize,
+    pub commits_visited: usize,
+    pub tree_diffs: usize,
+    pub blob_diffs: usize,
+    pub rename_searches: usize,
+    /// Commits visited whose own date is older than one of their ancestors' (clock skew).
+    pub skewed_commits: usize,
+    pub shallow: bool,
+}
+
+impl BlameStats {
+    pub fn add(&mut self, o: &BlameStats) {
+        self.files += o.files;
+        self.functions += o.functions;
+        self.commits_visited += o.commits_visited;
+        self.tree_diffs += o.tree_diffs;
+        self.blob_diffs += o.blob_diffs;
+        self.rename_searches += o.rename_searches;
+        self.skewed_commits += o.skewed_commits;
+        self.shallow |= o.shallow;
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BlameError {
+    #[error("cannot open the repository at {path}: {message}")]
+    Open { path: String, message: String },
+    #[error("git error while walking the history at {commit}: {message}")]
+    Git { commit: String, message: String },
+}
+
+fn git_err(commit: Oid) -> impl Fn(git2::Error) -> BlameError {
+    move |e| BlameError::Git {
+        commit: commit.to_string(),
+        message: e.message().to_string(),
+    }
+}
+
+/// Dates every function of `targets` at `head`, walking `groups` independent parts of the
+/// file set in parallel (each opens its own repository handle). The result has one entry
+/// per target and one per function of it, in order; `None` when no commit could be found
+/// (the blob is not in the history, which does not happen for a commit's own files).
+pub fn last_commits(
+    git_dir: &Path,
+    head: Oid,
+    targets: &[BlameTarget],
+    groups: usize,
+) -> Result<(Vec<FileDates>, BlameStats), BlameError> {
+    use rayon::prelude::*;
+    // libgit2 re-hashes every object it reads by default; git does not, and on a long
+    // history the SHA-1 (collision-detecting) was a quarter of this stage's time.
+    git2::opts::strict_hash_verification(false);
+    let parts = partition(targets, groups.max(1));
+    type GroupResult = Result<(Vec<usize>, Vec<FileDates>, BlameStats), BlameError>;
+    let results: Vec<GroupResult> = parts
+        .into_par_iter()
+        .map(|idx| {
+            let files: Vec<&BlameTarget> = idx.iter().map(|&i| &targets[i]).collect();
+            let (dates, stats) = walk_group(git_dir, head, &files)?;
+            Ok((idx, dates, stats))
+        })
+        .collect();
+    let mut out: Vec<FileDates> = targets.iter().map(|_| Vec::new()).collect();
+    let mut stats = BlameStats::default();
+    for r in results {
+        let (idx, dates, s) = r?;
+        stats.add(&s);
+        for (i, d) in idx.into_iter().zip(dates) {
+            out[i] = d;
+        }
+    }
+    Ok((out, stats))
+}
+
+/// Splits the files into at most `n` groups of similar tracked-line counts (largest first,
+/// each to the lightest group), so the groups' walks take similar time.
+fn partition(targets: &[BlameTarget], n: usize) -> Vec<Vec<usize>> {
+    let weight = |t: &BlameTarget| -> u64 {
+        t.functions
+            .iter()
+            .map(|&(s, e)| u64::from(e.saturating_sub(s)) + 1)
+            .sum()
+    };
+    let mut order: Vec<usize> = (0..targets.len())
+        .filter(|&i| !targets[i].functions.is_empty())
+        .collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(weight(&targets[i])), i));
+    let n = n.min(order.len()).max(1);
+    let mut groups: Vec<(u64, Vec<usize>)> = vec![(0, Vec::new()); n];
+    for i in order {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 += weight(&targets[i]);
+            g.1.push(i);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, mut g)| {
+            g.sort_unstable();
+            g
+        })
+        .filter(|g| !g.is_empty())
+        .collect()
+}
+
+fn walk_group(
+    git_dir: &Path,
+    head: Oid,
+    files: &[&BlameTarget],
+) -> Result<(Vec<FileDates>, BlameStats), BlameError> {
+    let repo = Repository::open(git_dir).map_err(|e| BlameError::Open {
+        path: git_dir.display().to_string(),
+        message: e.message().to_string(),
+    })?;
+    let shallow = shallow_boundaries(&repo);
+    let mut walk = Walk::new(&repo, files, shallow);
+    walk.run(head)?;
+    walk.stats.files = files.len();
+    walk.stats.functions = files.iter().map(|f| f.functions.len()).sum();
+    let results = walk.files.into_iter().map(|f| f.result).collect();
+    Ok((results, walk.stats))
+}
+
+/// The commits a shallow clone cut the history at (`$GIT_DIR/shallow`), empty otherwise.
+fn shallow_boundaries(repo: &Repository) -> HashSet<Oid> {
+    if !repo.is_shallow() {
+        return HashSet::new();
+    }
+    std::fs::read_to_string(repo.path().join("shallow"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| Oid::from_str(l.trim()).ok())
+        .collect()
+}
+
+/// A run of lines of one blob that all map to consecutive lines of one final file.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    /// 0-based first line in the suspect's blob.
+    start: u32,
+    len: u32,
+    /// Index of the final file, and the 0-based line there that `start` is.
+    file: u32,
+    final_start: u32,
+}
+
+/// Lines of one path at one commit still waiting for their commit.
+#[derive(Debug)]
+struct Suspect {
+    blob: Oid,
+    spans: Vec<Span>,
+}
+
+/// A final file's functions and what is known of them so far.
+struct FileState {
+    /// 0-based inclusive line spans.
+    functions: Vec<(u32, u32)>,
+    /// For each line, the functions containing it.
+    covering: Vec<Vec<u32>>,
+    /// For each line, how many functions containing it are not dated yet.
+    alive: Vec<u32>,
+    done: Vec<bool>,
+    result: Vec<Option<LastCommit>>,
+}
+
+impl FileState {
+    fn new(functions: &[(u32, u32)]) -> Self {
+        let functions: Vec<(u32, u32)> = functions
+            .iter()
+            .map(|&(s, e)| (s.saturating_sub(1), e.max(s).saturating_sub(1)))
+            .collect();
+        let lines = functions
+            .iter()
+            .map(|&(_, e)| e as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut covering = vec![Vec::new(); lines];
+        let mut alive = vec![0u32; lines];
+        for (i, &(s, e)) in functions.iter().enumerate() {
+            for l in s..=e {
+                covering[l as usize].push(i as u32);
+                alive[l as usize] += 1;
+            }
+        }
+        let n = functions.len();
+        Self {
+            functions,
+            covering,
+            alive,
+            done: vec![false; n],
+            result: vec![None; n],
+        }
+    }
+
+    /// The initial spans: every line inside some function, as maximal runs.
+    fn initial_spans(&self, file: u32) -> Vec<Span> {
+        runs(0, self.alive.len() as u32, |l| self.alive[l as usize] > 0)
+            .map(|(s, len)| Span {
+                start: s,
+                len,
+                file,
+                final_start: s,
+            })
+            .collect()
+    }
+}
+
+/// Maximal runs `(start, len)` of lines in `from..to` where `keep` holds.
+fn runs(from: u32, to: u32, keep: impl Fn(u32) -> bool) -> impl Iterator<Item = (u32, u32)> {
+    let mut l = from;
+    std::iter::from_fn(move || {
+        while l < to && !keep(l) {
+            l += 1;
+        }
+        if l >= to {
+            return None;
+        }
+        let s = l;
+        while l < to && keep(l) {
+            l += 1;
+        }
+        Some((s, l - s))
+    })
+}
+
+/// How one parent relates to a suspect path.
+enum Origin {
+    /// The parent has this exact blob: it takes every line.
+    Same(String),
+    /// The parent has the file (at this or a renamed path) with other content.
+    Changed(String, Oid),
+    None,
+}
+
+/// A parent's tree diff against the commit, computed when first needed.
+struct ParentDiff {
+    id: Oid,
+    /// Changed paths at the commit side: (status, old path, old blob).
+    changed: Option<HashMap<String, (Delta, Oid)>>,
+    /// Files the commit deleted (rename sources): (path, blob).
+    deleted: Vec<(String, Oid)>,
+    /// Renames found so far: new path -> (old path, old blob), or none.
+    renames: HashMap<String, Option<(String, Oid)>>,
+}
+
+struct Walk<'r> {
+    repo: &'r Repository,
+    files: Vec<FileState>,
+    paths: Vec<String>,
+    blobs: Vec<Oid>,
+    shallow: HashSet<Oid>,
+    /// Visiting key of every commit reachable from the head: (newest date among it and its
+    /// ancestors, generation).
+    keys: HashMap<Oid, (i64, u32)>,
+    pending: HashMap<Oid, HashMap<String, Suspect>>,
+    queue: BinaryHeap<((i64, u32), std::cmp::Reverse<u64>, Oid)>,
+    queued: HashSet<Oid>,
+    seq: u64,
+    stats: BlameStats,
+}
+
+impl<'r> Walk<'r> {
+    fn new(repo: &'r Repository, files: &[&BlameTarget], shallow: HashSet<Oid>) -> Self {
+        Self {
+            repo,
+            files: files.iter().map(|f| FileState::new(&f.functions)).collect(),
+            paths: files.iter().map(|f| f.path.clone()).collect(),
+            blobs: files.iter().map(|f| f.blob).collect(),
+            stats: BlameStats {
+                shallow: !shallow.is_empty(),
+                ..Default::default()
+            },
+            shallow,
+            keys: HashMap::new(),
+            pending: HashMap::new(),
+            queue: BinaryHeap::new(),
+            queued: HashSet::new(),
+            seq: 0,
+        }
+    }
+
+    fn run(&mut self, head: Oid) -> Result<(), BlameError> {
+        let mut start = HashMap::new();
+        for (i, f) in self.files.iter().enumerate() {
+            let spans = f.initial_spans(i as u32);
+            if !spans.is_empty() {
+                start.insert(
+                    self.paths[i].clone(),
+                    Suspect {
+                        blob: self.blobs[i],
+                        spans,
+                    },
+                );
+            }
+        }
+        if start.is_empty() {
+            return Ok(());
+        }
+        self.pending.insert(head, start);
+        self.enqueue(head)?;
+        self.keys = self.visiting_keys(head)?;
+        while let Some((bound, _, oid)) = self.queue.pop() {
+            self.queued.remove(&oid);
+            let bound = bound.0;
+            let Some(work) = self.pending.remove(&oid) else {
+                continue;
+            };
+            let work = self.prune(work);
+            if work.is_empty() {
+                continue;
+            }
+            self.stats.commits_visited += 1;
+            self.visit(oid, bound, work)?;
+        }
+        Ok(())
+    }
+
+    /// The visiting keys of the history of `head`, parents before children.
+    fn visiting_keys(&self, head: Oid) -> Result<HashMap<Oid, (i64, u32)>, BlameError> {
+        let mut walk = self.repo.revwalk().map_err(git_err(head))?;
+        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::REVERSE)
+            .map_err(git_err(head))?;
+        walk.push(head).map_err(git_err(head))?;
+        let mut keys: HashMap<Oid, (i64, u32)> = HashMap::new();
+        for oid in walk {
+            let oid = oid.map_err(git_err(head))?;
+            let c = self.repo.find_commit(oid).map_err(git_err(oid))?;
+            let mut key = (c.committer().when().seconds(), 0u32);
+            if !self.shallow.contains(&oid) {
+                for p in c.parent_ids() {
+                    if let Some(&(t, g)) = keys.get(&p) {
+                        key = (key.0.max(t), key.1.max(g + 1));
+                    }
+                }
+            }
+            keys.insert(oid, key);
+        }
+        Ok(keys)
+    }
+
+    fn enqueue(&mut self, oid: Oid) -> Result<(), BlameError> {
+        if self.queued.insert(oid) {
+            let (bound, generation) = match self.keys.get(&oid) {
+                Some(&k) => k,
+                None => {
+                    let c = self.repo.find_commit(oid).map_err(git_err(oid))?;
+                    let t = c.committer().when().seconds();
+                    (t, 0)
+                }
+            };
+            self.seq += 1;
+            self.queue
+                .push(((bound, generation), std::cmp::Reverse(self.seq), oid));
+        }
+        Ok(())
+    }
+
+    /// Drops lines whose functions are all dated already.
+    fn prune(&self, work: HashMap<String, Suspect>) -> Vec<(String, Suspect)> {
+        let mut out = Vec::with_capacity(work.len());
+        for (path, mut s) in work {
+            let mut spans = Vec::with_capacity(s.spans.len());
+            for sp in &s.spans {
+                let alive = &self.files[sp.file as usize].alive;
+                for (off, len) in runs(0, sp.len, |o| alive[(sp.final_start + o) as usize] > 0) {
+                    spans.push(Span {
+                        start: sp.start + off,
+                        len,
+                        file: sp.file,
+                        final_start: sp.final_start + off,
+                    });
+                }
+            }
+            if !spans.is_empty() {
+                spans.sort_unstable_by_key(|s| s.start);
+                s.spans = spans;
+                out.push((path, s));
+            }
+        }
+        // Deterministic order whatever the hash map's.
+        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// Hands the lines of `work` at commit `oid` to its parents or blames them on it; no
+    /// commit still to visit is newer than `bound`.
+    fn visit(
+        &mut self,
+        oid: Oid,
+        bound: i64,
+        work: Vec<(String, Suspect)>,
+    ) -> Result<(), BlameError> {
+        let commit = self.repo.find_commit(oid).map_err(git_err(oid))?;
+        let time = commit.committer().when().seconds();
+        self.stats.skewed_commits += usize::from(time < bound);
+        let boundary = self.shallow.contains(&oid);
+        let mut parents: Vec<ParentDiff> = Vec::new();
+        if !boundary {
+            for id in commit.parent_ids() {
+                // A parent missing from the object database is a cut history too.
+                if self.repo.find_commit(id).is_err() {
+                    parents.clear();
+                    break;
+                }
+                parents.push(ParentDiff {
+                    id,
+                    changed: None,
+                    deleted: Vec::new(),
+                    renames: HashMap::new(),
+                });
+            }
+        }
+        let bounded = boundary || (parents.is_empty() && commit.parent_count() > 0);
+        let tree = commit.tree().map_err(git_err(oid))?;
+        for (path, suspect) in work {
+            let mut remaining = suspect.spans;
+            // Pass 0 looks for the same path in every parent, pass 1 for a rename.
+            let mut origins: Vec<Option<(String, Oid)>> = vec![None; parents.len()];
+            let mut whole: Option<(usize, String)> = None;
+            'passes: for pass in 0..2 {
+                for i in 0..parents.len() {
+                    if origins[i].is_some() {
+                        continue;
+                    }
+                    let found = if pass == 0 {
+                        self.same_path(&tree, &mut parents[i], &path, suspect.blob)?
+                    } else {
+                        self.renamed(&mut parents[i], &path, suspect.blob)?
+                    };
+                    match found {
+                        Origin::Same(p) => {
+                            whole = Some((i, p));
+                            break 'passes;
+                        }
+                        Origin::Changed(p, blob) => {
+                            let repeat = origins[..i]
+                                .iter()
+                                .any(|o| o.as_ref().is_some_and(|(_, b)| *b == blob));
+                            if !repeat {
+                                origins[i] = Some((p, blob));
+                            }
+                        }
+                        Origin::None => {}
+                    }
+                }
+            }
+            if let Some((i, p)) = whole {
+                let pid = parents[i].id;
+                self.pass(pid, p, suspect.blob, remaining)?;
+                continue;
+            }
+            for (i, origin) in origins.into_iter().enumerate() {
+                let Some((p, blob)) = origin else { continue };
+                if remaining.is_empty() {
+                    break;
+                }
+                let (passed, kept) = self.split_by_diff(blob, suspect.blob, remaining)?;
+                remaining = kept;
+                if !passed.is_empty() {
+                    let pid = parents[i].id;
+                    self.pass(pid, p, blob, passed)?;
+                }
+            }
+            for sp in remaining {
+                self.blame(sp, oid, time, bounded, bound);
+            }
+        }
+        Ok(())
+    }
+
+    fn pass(
+        &mut self,
+        parent: Oid,
+        path: String,
+        blob: Oid,
+        spans: Vec<Span>,
+    ) -> Result<(), BlameError> {
+        let s = self
+            .pending
+            .entry(parent)
+            .or_default()
+            .entry(path)
+            .or_insert_with(|| Suspect {
+                blob,
+                spans: Vec::new(),
+            });
+        s.spans.extend(spans);
+        self.enqueue(parent)
+    }
+
+    fn same_path(
+        &mut self,
+        tree: &git2::Tree<'_>,
+        parent: &mut ParentDiff,
+        path: &str,
+        blob: Oid,
+    ) -> Result<Origin, BlameError> {
+        if parent.changed.is_none() {
+            self.stats.tree_diffs += 1;
+            let ptree = self
+                .repo
+                .find_commit(parent.id)
+                .and_then(|c| c.tree())
+                .map_err(git_err(parent.id))?;
+            let mut opts = DiffOptions::new();
+            opts.include_typechange(true).skip_binary_check(true);
+            let diff = self
+                .repo
+                .diff_tree_to_tree(Some(&ptree), Some(tree), Some(&mut opts))
+                .map_err(git_err(parent.id))?;
+            let mut changed = HashMap::new();
+            for d in diff.deltas() {
+                if let Some(p) = d.new_file().path().and_then(|p| p.to_str()) {
+                    if d.status() == Delta::Deleted {
+                        parent.deleted.push((p.to_string(), d.old_file().id()));
+                    } else {
+                        changed.insert(p.to_string(), (d.status(), d.old_file().id()));
+                    }
+                }
+            }
+            parent.deleted.sort();
+            parent.changed = Some(changed);
+        }
+        let Some(changed) = &parent.changed else {
+            return Ok(Origin::None);
+        };
+        Ok(match changed.get(path) {
+            None => Origin::Same(path.to_string()),
+            Some((Delta::Modified, old)) if *old == blob => Origin::Same(path.to_string()),
+            Some((Delta::Modified, old)) => Origin::Changed(path.to_string(), *old),
+            // Added, or its type changed: git's find_origin finds nothing.
+            Some(_) => Origin::None,
+        })
+    }
+
+    /// git's `find_rename`: the deleted file that `path` (with `blob`) was renamed from.
+    fn renamed(
+        &mut self,
+        parent: &mut ParentDiff,
+        path: &str,
+        blob: Oid,
+    ) -> Result<Origin, BlameError> {
+        if parent.deleted.is_empty() {
+            return Ok(Origin::None);
+        }
+        if !parent.renames.contains_key(path) {
+            self.stats.rename_searches += 1;
+            let found = self.rename_source(&parent.deleted, path, blob)?;
+            parent.renames.insert(path.to_string(), found);
+        }
+        Ok(match parent.renames.get(path) {
+            Some(Some((old, id))) if *id == blob => Origin::Same(old.clone()),
+            Some(Some((old, id))) => Origin::Changed(old.clone(), *id),
+            _ => Origin::None,
+        })
+    }
+
+    fn rename_source(
+        &self,
+        deleted: &[(String, Oid)],
+        path: &str,
+        blob: Oid,
+    ) -> Result<Option<(String, Oid)>, BlameError> {
+        let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+        let same_base = |p: &str| base(p) == base(path);
+        // Exact renames first.
+        let exact = deleted.iter().filter(|(_, id)| *id == blob);
+        if let Some(e) = exact
+            .clone()
+            .find(|(p, _)| same_base(p))
+            .or(exact.clone().next())
+        {
+            return Ok(Some(e.clone()));
+        }
+        let dst = self.repo.find_blob(blob).map_err(git_err(blob))?;
+        let dst_sig = similarity::Signature::new(dst.content());
+        let mut best: Option<(u32, bool, &(String, Oid))> = None;
+        for src in deleted {
+            let sblob = self.repo.find_blob(src.1).map_err(git_err(src.1))?;
+            let score = similarity::score(sblob.content(), &dst_sig);
+            if score < similarity::MIN_SCORE {
+                continue;
+            }
+            let key = (score, same_base(&src.0));
+            if best.is_none_or(|(s, b, _)| key > (s, b)) {
+                best = Some((key.0, key.1, src));
+            }
+        }
+        Ok(best.map(|(_, _, src)| src.clone()))
+    }
+
+    /// Diffs the parent's blob against the suspect's; returns the spans (in parent line
+    /// numbers) of lines left unchanged, and the spans of changed lines.
+    fn split_by_diff(
+        &mut self,
+        old: Oid,
+        new: Oid,
+        spans: Vec<Span>,
+    ) -> Result<(Vec<Span>, Vec<Span>), BlameError> {
+        self.stats.blob_diffs += 1;
+        let old_blob = self.repo.find_blob(old).map_err(git_err(old))?;
+        let new_blob = self.repo.find_blob(new).map_err(git_err(new))?;
+        let mut opts = DiffOptions::new();
+        opts.context_lines(0)
+            .interhunk_lines(0)
+            .indent_heuristic(true)
+            .force_text(true);
+        // Changed regions as 0-based (old start, old len, new start, new len).
+        let mut hunks: Vec<(u32, u32, u32, u32)> = Vec::new();
+        let mut on_hunk = |_: git2::DiffDelta<'_>, h: git2::DiffHunk<'_>| {
+            let os = if h.old_lines() > 0 {
+                h.old_start() - 1
+            } else {
+                h.old_start()
+            };
+            let ns = if h.new_lines() > 0 {
+                h.new_start() - 1
+            } else {
+                h.new_start()
+            };
+            hunks.push((os, h.old_lines(), ns, h.new_lines()));
+            true
+        };
+        self.repo
+            .diff_blobs(
+                Some(&old_blob),
+                None,
+                Some(&new_blob),
+                None,
+                Some(&mut opts),
+                None,
+                None,
+                Some(&mut on_hunk),
+                None,
+            )
+            .map_err(git_err(new))?;
+        // Unchanged regions of the new blob: (new start, new end, old start).
+        let mut same: Vec<(u32, u32, u32)> = Vec::with_capacity(hunks.len() + 1);
+        let (mut n, mut o) = (0u32, 0u32);
+        for (os, ol, ns, nl) in hunks {
+            if ns > n {
+                same.push((n, ns, o));
+            }
+            n = ns + nl;
+            o = os + ol;
+        }
+        same.push((n, u32::MAX, o));
+        let mut passed = Vec::new();
+        let mut kept = Vec::new();
+        let mut r = 0;
+        for sp in spans {
+            let mut at = sp.start;
+            let end = sp.start + sp.len;
+            while at < end {
+                while r < same.len() && same[r].1 <= at {
+                    r += 1;
+                }
+                let piece = |s: u32, e: u32| Span {
+                    start: s,
+                    len: e - s,
+                    file: sp.file,
+                    final_start: sp.final_start + (s - sp.start),
+                };
+                match same.get(r) {
+                    Some(&(ns, ne, os)) if ns <= at => {
+                        let e = end.min(ne);
+                        let mut p = piece(at, e);
+                        p.start = os + (at - ns);
+                        passed.push(p);
+                        at = e;
+                    }
+                    Some(&(ns, _, _)) => {
+                        let e = end.min(ns);
+                        kept.push(piece(at, e));
+                        at = e;
+                    }
+                    None => {
+                        kept.push(piece(at, end));
+                        at = end;
+                    }
+                }
+            }
+        }
+        Ok((passed, kept))
+    }
+
+    /// The span's lines were last changed by `commit`. A function is done once its latest
+    /// date so far reaches `bound`, the newest date any later commit can have.
+    fn blame(&mut self, sp: Span, commit: Oid, time: i64, bounded: bool, bound: i64) {
+        let f = &mut self.files[sp.file as usize];
+        for line in sp.final_start..sp.final_start + sp.len {
+            let covering = std::mem::take(&mut f.covering[line as usize]);
+            for &fi in &covering {
+                let fi = fi as usize;
+                if f.done[fi] {
+                    continue;
+                }
+                let best = match f.result[fi] {
+                    Some(r) if r.time >= time => r,
+                    _ => LastCommit {
+                        time,
+                        commit,
+                        bounded,
+                    },
+                };
+                f.result[fi] = Some(best);
+                if best.time >= bound {
+                    f.done[fi] = true;
+                    let (s, e) = f.functions[fi];
+                    for l in s..=e {
+                        f.alive[l as usize] -= 1;
+                    }
+                }
+            }
+            f.covering[line as usize] = covering;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_balances_and_keeps_every_file() {
+        let t = |n: u32| BlameTarget {
+            path: format!("f{n}"),
+            blob: Oid::zero(),
+            functions: vec![(1, n)],
+        };
+        let targets = vec![t(100), t(10), t(60), t(50), t(0)];
+        let parts = partition(&targets, 2);
+        assert_eq!(parts.len(), 2);
+        let mut all: Vec<usize> = parts.iter().flatten().copied().collect();
+        all.sort();
+        assert_eq!(all, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn runs_finds_maximal_runs() {
+        let v = [false, true, true, false, true];
+        let r: Vec<_> = runs(0, 5, |l| v[l as usize]).collect();
+        assert_eq!(r, vec![(1, 2), (4, 1)]);
+    }
+}

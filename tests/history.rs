@@ -1,0 +1,280 @@
+//! Last-commit dates against the `git` command line: fixture histories with edits,
+//! whitespace-only changes, renames, moves between files, branches and merges (an evil
+//! merge too), a function inserted between two others, clock skew, and a shallow clone.
+//! The reference is `git blame --incremental` (tests/harness/compare_blame.py).
+
+use std::path::Path;
+
+use harness::{git, mine_into, python_json, shard_rows, stats, RepoBuilder, EPOCH};
+use serde_json::Value;
+
+const DAY: i64 = 86_400;
+
+fn c_file(alpha: &str, beta: &str, gamma: &str, delta: bool) -> String {
+    let mut s = format!(
+        "#include <stdio.h>\n\n/* Alpha adds. */\nint alpha(int a, int b)\n{{\n    int r = a + b;\n{alpha}    return r;\n}}\n\n\
+         /* Beta doubles. */\nint beta(int x)\n{{\n    int y = x * 2;\n{beta}    return y;\n}}\n\n\
+         int gamma(int z)\n{{\n    if (z > 0) {{\n{gamma}    }}\n    return z;\n}}\n"
+    );
+    if delta {
+        s.push_str("\nstatic int delta(int q)\n{\n    q += 1;\n    q *= 3;\n    return q;\n}\n");
+    }
+    s
+}
+
+fn py_file(parse_extra: &str, render_extra: &str) -> String {
+    format!(
+        "import json\n\n\ndef parse(text):\n    \"\"\"Parse text into a dict.\"\"\"\n    data = json.loads(text)\n{parse_extra}    return data\n\n\n\
+         def render(data):\n    \"\"\"Render a dict as text.\"\"\"\n    out = json.dumps(data)\n{render_extra}    return out\n\n\n\
+         class Helper:\n    def method(self, x):\n        y = x + 1\n        return y\n"
+    )
+}
+
+/// Two functions, and a third to insert between them: git's indent heuristic places the
+/// inserted hunk so that `first`'s closing brace counts as changed (found by comparing
+/// `git diff --indent-heuristic` with `--no-indent-heuristic` on generated files).
+const SLIDER_BEFORE: &str =
+    "int first(int x)\n{\n\n\n\n}\n\nint last(int x)\n{\n    /* note */\n}\n";
+const SLIDER_AFTER: &str = "int first(int x)\n{\n\n\n\n}\n\nint middle(int x)\n{\n    y = x;\n}\n\nint last(int x)\n{\n    /* note */\n}\n";
+
+/// Builds the history.
+fn build_history(path: &Path) -> RepoBuilder {
+    let mut r = RepoBuilder::init(path);
+    r.write("src/core.c", c_file("", "", "        z = -z;\n", true))
+        .write("src/slider.c", SLIDER_BEFORE)
+        .write("pkg/util.py", py_file("", ""));
+    r.commit("c1: initial");
+    r.write(
+        "src/core.c",
+        c_file("", "    y += 1;\n", "        z = -z;\n", true),
+    );
+    r.commit("c2: edit beta");
+    // Whitespace only: git blame counts it as a change.
+    r.write(
+        "src/core.c",
+        c_file("", "    y += 1;\n", "          z = -z;\n", true),
+    );
+    r.commit("c3: reindent gamma");
+    r.rename("src/core.c", "lib/core.c");
+    r.commit("c4: rename core.c");
+    // delta moves to another file: without -M/-C, blame stops at the move.
+    r.write("lib/core.c", c_file("", "    y += 1;\n", "          z = -z;\n", false))
+        .write(
+            "lib/extra.c",
+            "/* Moved here. */\nstatic int delta(int q)\n{\n    q += 1;\n    q *= 3;\n    return q;\n}\n",
+        );
+    r.commit("c5: move delta");
+
+    r.checkout("feature");
+    r.write(
+        "lib/core.c",
+        c_file(
+            "    r *= 1;\n",
+            "    y += 1;\n",
+            "          z = -z;\n",
+            false,
+        ),
+    );
+    r.commit("f1: edit alpha on a branch");
+    r.checkout("main");
+    r.write("pkg/util.py", py_file("", "    out = out.strip()\n"));
+    r.commit("c6: edit render on main");
+    // The merge takes both sides, and its resolution changes a line of parse (evil merge).
+    r.write(
+        "lib/core.c",
+        c_file(
+            "    r *= 1;\n",
+            "    y += 1;\n",
+            "          z = -z;\n",
+            false,
+        ),
+    )
+    .write(
+        "pkg/util.py",
+        py_file("    data = dict(data)\n", "    out = out.strip()\n"),
+    );
+    r.merge_commit("feature", "c7: merge feature");
+
+    // A function inserted between two others: where the hunk's ends fall (the diff's
+    // sliders and the indent heuristic) decides which function's closing brace is new.
+    let core = c_file(
+        "    r *= 1;\n",
+        "    y += 1;\n",
+        "          z = -z;\n",
+        false,
+    );
+    let core = core.replacen(
+        "/* Beta doubles. */",
+        "/* Epsilon negates. */\nint epsilon(int e)\n{\n    int y = -e;\n    return y;\n}\n\n/* Beta doubles. */",
+        1,
+    );
+    r.write("lib/core.c", &core)
+        .write("src/slider.c", SLIDER_AFTER);
+    r.commit("c8: insert epsilon and middle");
+    // A rename with an edit (still over git's 50% similarity).
+    r.remove("pkg/util.py").write(
+        "pkg/utils.py",
+        py_file("    data = dict(data)\n", "    out = out.strip()\n")
+            .replace("y = x + 1", "y = x + 2"),
+    );
+    r.commit("c9: rename util.py with an edit");
+    // Clock skew: a commit dated before its parent.
+    let next = EPOCH + 40 * DAY;
+    r.set_time(EPOCH + 2 * DAY);
+    r.write(
+        "lib/core.c",
+        core.replace("int r = a + b;", "int r = b + a;"),
+    );
+    r.commit("c10: skewed commit edits alpha");
+    r.set_time(next);
+    r.write(
+        "lib/extra.c",
+        "/* Moved here. */\nstatic int delta(int q)\n{\n    q += 1;\n    q *= 4;\n    return q;\n}\n",
+    );
+    r.commit("c11: edit delta");
+    r
+}
+
+fn compare(out: &Path, repo: &Path) -> Value {
+    python_json(
+        include_str!("harness/compare_blame.py"),
+        &[
+            out.to_str().unwrap(),
+            repo.to_str().unwrap(),
+            "--show",
+            "20",
+        ],
+    )
+}
+
+fn node<'a>(nodes: &'a [Value], qualified_name: &str) -> &'a Value {
+    nodes
+        .iter()
+        .find(|n| n["qualified_name"] == qualified_name)
+        .unwrap_or_else(|| panic!("no node {qualified_name}"))
+}
+
+#[test]
+fn dates_match_git_blame_on_a_history_with_renames_moves_merges_and_skew() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("hist");
+    build_history(&repo);
+    let out = mine_into(&repo, tmp.path(), &[]);
+
+    let cmp = compare(&out, &repo);
+    assert_eq!(cmp["mismatches"], 0, "{cmp:#}");
+    // alpha, epsilon, beta, gamma, delta, first, middle, last, parse, render, Helper.method
+    assert_eq!(cmp["functions"], 11, "{cmp:#}");
+
+    // What the history was built to exercise did happen.
+    let s = stats(&out);
+    let h = &s["stages"]["enrich"]["history"];
+    assert_eq!(h["dated"], 11, "{h:#}");
+    assert!(h["rename_searches"].as_u64().unwrap() > 0, "{h:#}");
+    assert!(h["skewed_commits"].as_u64().unwrap() > 0, "{h:#}");
+    assert_eq!(h["bounded"], 0);
+
+    // Facts that follow from blame semantics, checked against the commit dates that
+    // `git log` reports (independently of the blame comparison above).
+    let date_of = |subject: &str| -> i64 {
+        git(&repo, &["log", "--all", "--format=%ct", "--grep", subject])
+            .parse()
+            .unwrap()
+    };
+    let graph = harness::read_graph(&out);
+    let nodes = graph["nodes"].as_array().unwrap().clone();
+    let ts = |n: &Value| -> i64 {
+        let iso = n["last_commit"].as_str().unwrap();
+        python_json(
+            "import sys, json, datetime\nprint(json.dumps(int(datetime.datetime.fromisoformat(sys.argv[1]).timestamp())))",
+            &[iso],
+        )
+        .as_i64()
+        .unwrap()
+    };
+    // The move between files dates delta from the move, then its own later edit.
+    assert_eq!(ts(node(&nodes, "delta")), date_of("c11:"));
+    // The evil merge's own line dates parse.
+    assert_eq!(ts(node(&nodes, "parse")), date_of("c7:"));
+    // render's edit on main survives the merge and the rename with an edit.
+    assert_eq!(ts(node(&nodes, "render")), date_of("c6:"));
+    // The method edited while being renamed.
+    assert_eq!(ts(node(&nodes, "Helper.method")), date_of("c9:"));
+    // The skewed commit is older than its parent: alpha's latest line is the branch edit.
+    assert_eq!(ts(node(&nodes, "alpha")), date_of("f1:"));
+    // The indent heuristic's placement of the inserted function.
+    assert_eq!(ts(node(&nodes, "first")), date_of("c8:"));
+    assert_eq!(ts(node(&nodes, "last")), date_of("c1:"));
+    // gamma's whitespace-only change counts.
+    assert_eq!(ts(node(&nodes, "gamma")), date_of("c3:"));
+}
+
+#[test]
+fn shallow_clone_dates_are_marked_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("hist");
+    build_history(&repo);
+    let shallow = tmp.path().join("shallow");
+    let url = format!("file://{}", repo.display());
+    git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "3",
+            &url,
+            shallow.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        git(&shallow, &["rev-parse", "--is-shallow-repository"]),
+        "true"
+    );
+    let out = mine_into(&shallow, tmp.path(), &[]);
+
+    let cmp = compare(&out, &shallow);
+    assert_eq!(cmp["mismatches"], 0, "{cmp:#}");
+    let s = stats(&out);
+    let h = &s["stages"]["enrich"]["history"];
+    assert_eq!(h["shallow"], true);
+    let bounded = h["bounded"].as_u64().unwrap();
+    assert!(bounded > 0 && bounded < 11, "{h:#}");
+
+    // YABLoCo has no bounded column: a bound is not written as a date there, and every
+    // exact date is written dd.mm.YYYY (UTC), as Python's strftime gives it.
+    let graph = harness::read_graph(&out);
+    let rows = shard_rows(&out.join("yabloco"));
+    let mut checked = 0;
+    for n in graph["nodes"].as_array().unwrap() {
+        let row = rows.iter().find(|r| r["meta"]["id"] == n["id"]).unwrap();
+        let got = &row["meta"]["last_commit"];
+        if n["last_commit_bounded"] == true {
+            assert!(got.is_null(), "{row:#}");
+        } else {
+            let want = python_json(
+                "import sys, json, datetime\nprint(json.dumps(datetime.datetime.fromisoformat(sys.argv[1]).astimezone(datetime.timezone.utc).strftime('%d.%m.%Y')))",
+                &[n["last_commit"].as_str().unwrap()],
+            );
+            assert_eq!(got, &want);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn no_history_leaves_dates_null() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("hist");
+    build_history(&repo);
+    let out = mine_into(&repo, tmp.path(), &["--no-history"]);
+    let graph = harness::read_graph(&out);
+    for n in graph["nodes"].as_array().unwrap() {
+        assert!(
+            n["last_commit"].is_null() && n["last_commit_sha"].is_null(),
+            "{n:#}"
+        );
+    }
+    assert!(stats(&out)["repositories"][0].get("history").is_none());
+}
