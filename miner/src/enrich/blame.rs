@@ -180,7 +180,8 @@ fn walk_group(
     })?;
     let shallow = shallow_boundaries(&repo);
     let mut walk = Walk::new(&repo, files, shallow);
-    walk.run(head)?;
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    walk.run(head, &paths)?;
     walk.stats.files = files.len();
     walk.stats.functions = files.iter().map(|f| f.functions.len()).sum();
     let results = walk.files.into_iter().map(|f| f.result).collect();
@@ -215,7 +216,13 @@ struct Span {
 struct Suspect {
     blob: Oid,
     spans: Vec<Span>,
+    /// The final file's count of dated functions when the spans were last pruned: while it
+    /// holds, pruning again would change nothing.
+    pruned_at: Option<(u32, u32)>,
 }
+
+/// A path, interned: every commit passes every pending file to its parent.
+type PathId = u32;
 
 /// A final file's functions and what is known of them so far.
 struct FileState {
@@ -226,6 +233,8 @@ struct FileState {
     /// For each line, how many functions containing it are not dated yet.
     alive: Vec<u32>,
     done: Vec<bool>,
+    /// How many functions are done.
+    done_count: u32,
     result: Vec<Option<LastCommit>>,
 }
 
@@ -254,6 +263,7 @@ impl FileState {
             covering,
             alive,
             done: vec![false; n],
+            done_count: 0,
             result: vec![None; n],
         }
     }
@@ -292,9 +302,9 @@ fn runs(from: u32, to: u32, keep: impl Fn(u32) -> bool) -> impl Iterator<Item = 
 /// How one parent relates to a suspect path.
 enum Origin {
     /// The parent has this exact blob: it takes every line.
-    Same(String),
+    Same(PathId),
     /// The parent has the file (at this or a renamed path) with other content.
-    Changed(String, Oid),
+    Changed(PathId, Oid),
     None,
 }
 
@@ -306,19 +316,21 @@ struct ParentDiff {
     /// Files the commit deleted (rename sources): (path, blob).
     deleted: Vec<(String, Oid)>,
     /// Renames found so far: new path -> (old path, old blob), or none.
-    renames: HashMap<String, Option<(String, Oid)>>,
+    renames: HashMap<PathId, Option<(PathId, Oid)>>,
 }
 
 struct Walk<'r> {
     repo: &'r Repository,
     files: Vec<FileState>,
-    paths: Vec<String>,
+    /// Interned paths, and their ids.
+    names: Vec<String>,
+    ids: HashMap<String, PathId>,
     blobs: Vec<Oid>,
     shallow: HashSet<Oid>,
     /// Visiting key of every commit reachable from the head: (newest date among it and its
     /// ancestors, generation).
     keys: HashMap<Oid, (i64, u32)>,
-    pending: HashMap<Oid, HashMap<String, Suspect>>,
+    pending: HashMap<Oid, HashMap<PathId, Suspect>>,
     queue: BinaryHeap<((i64, u32), std::cmp::Reverse<u64>, Oid)>,
     queued: HashSet<Oid>,
     seq: u64,
@@ -330,7 +342,8 @@ impl<'r> Walk<'r> {
         Self {
             repo,
             files: files.iter().map(|f| FileState::new(&f.functions)).collect(),
-            paths: files.iter().map(|f| f.path.clone()).collect(),
+            names: Vec::new(),
+            ids: HashMap::new(),
             blobs: files.iter().map(|f| f.blob).collect(),
             stats: BlameStats {
                 shallow: !shallow.is_empty(),
@@ -345,16 +358,18 @@ impl<'r> Walk<'r> {
         }
     }
 
-    fn run(&mut self, head: Oid) -> Result<(), BlameError> {
+    fn run(&mut self, head: Oid, paths: &[&str]) -> Result<(), BlameError> {
         let mut start = HashMap::new();
-        for (i, f) in self.files.iter().enumerate() {
-            let spans = f.initial_spans(i as u32);
+        for i in 0..self.files.len() {
+            let spans = self.files[i].initial_spans(i as u32);
             if !spans.is_empty() {
+                let id = self.intern(paths[i]);
                 start.insert(
-                    self.paths[i].clone(),
+                    id,
                     Suspect {
                         blob: self.blobs[i],
                         spans,
+                        pruned_at: None,
                     },
                 );
             }
@@ -421,10 +436,31 @@ impl<'r> Walk<'r> {
         Ok(())
     }
 
+    fn intern(&mut self, path: &str) -> PathId {
+        if let Some(&id) = self.ids.get(path) {
+            return id;
+        }
+        let id = self.names.len() as PathId;
+        self.names.push(path.to_string());
+        self.ids.insert(path.to_string(), id);
+        id
+    }
+
     /// Drops lines whose functions are all dated already.
-    fn prune(&self, work: HashMap<String, Suspect>) -> Vec<(String, Suspect)> {
+    fn prune(&self, work: HashMap<PathId, Suspect>) -> Vec<(PathId, Suspect)> {
         let mut out = Vec::with_capacity(work.len());
         for (path, mut s) in work {
+            let first = s.spans.first().map_or(0, |sp| sp.file);
+            let single = s.spans.iter().all(|sp| sp.file == first);
+            let f = &self.files[first as usize];
+            if single && f.done_count as usize == f.done.len() {
+                continue;
+            }
+            let mark = (first, f.done_count);
+            if single && s.pruned_at == Some(mark) {
+                out.push((path, s));
+                continue;
+            }
             let mut spans = Vec::with_capacity(s.spans.len());
             for sp in &s.spans {
                 let alive = &self.files[sp.file as usize].alive;
@@ -440,11 +476,12 @@ impl<'r> Walk<'r> {
             if !spans.is_empty() {
                 spans.sort_unstable_by_key(|s| s.start);
                 s.spans = spans;
+                s.pruned_at = single.then_some(mark);
                 out.push((path, s));
             }
         }
         // Deterministic order whatever the hash map's.
-        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        out.sort_unstable_by_key(|a| a.0);
         out
     }
 
@@ -454,7 +491,7 @@ impl<'r> Walk<'r> {
         &mut self,
         oid: Oid,
         bound: i64,
-        work: Vec<(String, Suspect)>,
+        work: Vec<(PathId, Suspect)>,
     ) -> Result<(), BlameError> {
         let commit = self.repo.find_commit(oid).map_err(git_err(oid))?;
         let time = commit.committer().when().seconds();
@@ -481,17 +518,17 @@ impl<'r> Walk<'r> {
         for (path, suspect) in work {
             let mut remaining = suspect.spans;
             // Pass 0 looks for the same path in every parent, pass 1 for a rename.
-            let mut origins: Vec<Option<(String, Oid)>> = vec![None; parents.len()];
-            let mut whole: Option<(usize, String)> = None;
+            let mut origins: Vec<Option<(PathId, Oid)>> = vec![None; parents.len()];
+            let mut whole: Option<(usize, PathId)> = None;
             'passes: for pass in 0..2 {
                 for i in 0..parents.len() {
                     if origins[i].is_some() {
                         continue;
                     }
                     let found = if pass == 0 {
-                        self.same_path(&tree, &mut parents[i], &path, suspect.blob)?
+                        self.same_path(&tree, &mut parents[i], path, suspect.blob)?
                     } else {
-                        self.renamed(&mut parents[i], &path, suspect.blob)?
+                        self.renamed(&mut parents[i], path, suspect.blob)?
                     };
                     match found {
                         Origin::Same(p) => {
@@ -512,7 +549,7 @@ impl<'r> Walk<'r> {
             }
             if let Some((i, p)) = whole {
                 let pid = parents[i].id;
-                self.pass(pid, p, suspect.blob, remaining)?;
+                self.pass(pid, p, suspect.blob, remaining, suspect.pruned_at)?;
                 continue;
             }
             for (i, origin) in origins.into_iter().enumerate() {
@@ -524,7 +561,7 @@ impl<'r> Walk<'r> {
                 remaining = kept;
                 if !passed.is_empty() {
                     let pid = parents[i].id;
-                    self.pass(pid, p, blob, passed)?;
+                    self.pass(pid, p, blob, passed, suspect.pruned_at)?;
                 }
             }
             for sp in remaining {
@@ -537,9 +574,10 @@ impl<'r> Walk<'r> {
     fn pass(
         &mut self,
         parent: Oid,
-        path: String,
+        path: PathId,
         blob: Oid,
         spans: Vec<Span>,
+        pruned_at: Option<(u32, u32)>,
     ) -> Result<(), BlameError> {
         let s = self
             .pending
@@ -549,8 +587,15 @@ impl<'r> Walk<'r> {
             .or_insert_with(|| Suspect {
                 blob,
                 spans: Vec::new(),
+                pruned_at: None,
             });
-        s.spans.extend(spans);
+        if s.spans.is_empty() {
+            s.spans = spans;
+            s.pruned_at = pruned_at;
+        } else {
+            s.spans.extend(spans);
+            s.pruned_at = None;
+        }
         self.enqueue(parent)
     }
 
@@ -558,7 +603,7 @@ impl<'r> Walk<'r> {
         &mut self,
         tree: &git2::Tree<'_>,
         parent: &mut ParentDiff,
-        path: &str,
+        path: PathId,
         blob: Oid,
     ) -> Result<Origin, BlameError> {
         if parent.changed.is_none() {
@@ -590,10 +635,10 @@ impl<'r> Walk<'r> {
         let Some(changed) = &parent.changed else {
             return Ok(Origin::None);
         };
-        Ok(match changed.get(path) {
-            None => Origin::Same(path.to_string()),
-            Some((Delta::Modified, old)) if *old == blob => Origin::Same(path.to_string()),
-            Some((Delta::Modified, old)) => Origin::Changed(path.to_string(), *old),
+        Ok(match changed.get(&self.names[path as usize]) {
+            None => Origin::Same(path),
+            Some((Delta::Modified, old)) if *old == blob => Origin::Same(path),
+            Some((Delta::Modified, old)) => Origin::Changed(path, *old),
             // Added, or its type changed: git's find_origin finds nothing.
             Some(_) => Origin::None,
         })
@@ -603,20 +648,22 @@ impl<'r> Walk<'r> {
     fn renamed(
         &mut self,
         parent: &mut ParentDiff,
-        path: &str,
+        path: PathId,
         blob: Oid,
     ) -> Result<Origin, BlameError> {
         if parent.deleted.is_empty() {
             return Ok(Origin::None);
         }
-        if !parent.renames.contains_key(path) {
+        if !parent.renames.contains_key(&path) {
             self.stats.rename_searches += 1;
-            let found = self.rename_source(&parent.deleted, path, blob)?;
-            parent.renames.insert(path.to_string(), found);
+            let found = self
+                .rename_source(&parent.deleted, &self.names[path as usize], blob)?
+                .map(|(old, id)| (self.intern(&old), id));
+            parent.renames.insert(path, found);
         }
-        Ok(match parent.renames.get(path) {
-            Some(Some((old, id))) if *id == blob => Origin::Same(old.clone()),
-            Some(Some((old, id))) => Origin::Changed(old.clone(), *id),
+        Ok(match parent.renames.get(&path) {
+            Some(Some((old, id))) if *id == blob => Origin::Same(*old),
+            Some(Some((old, id))) => Origin::Changed(*old, *id),
             _ => Origin::None,
         })
     }
@@ -772,6 +819,7 @@ impl<'r> Walk<'r> {
                 f.result[fi] = Some(best);
                 if best.time >= bound {
                     f.done[fi] = true;
+                    f.done_count += 1;
                     let (s, e) = f.functions[fi];
                     for l in s..=e {
                         f.alive[l as usize] -= 1;
