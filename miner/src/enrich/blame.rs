@@ -360,10 +360,10 @@ impl<'r> Walk<'r> {
 
     fn run(&mut self, head: Oid, paths: &[&str]) -> Result<(), BlameError> {
         let mut start = HashMap::new();
-        for i in 0..self.files.len() {
+        for (i, path) in paths.iter().enumerate() {
             let spans = self.files[i].initial_spans(i as u32);
             if !spans.is_empty() {
-                let id = self.intern(paths[i]);
+                let id = self.intern(path);
                 start.insert(
                     id,
                     Suspect {
