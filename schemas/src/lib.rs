@@ -18,6 +18,7 @@
 
 pub mod callgraph;
 pub mod csn;
+pub mod dropped;
 mod shard;
 pub mod yabloco;
 
