@@ -315,28 +315,13 @@ impl Graph {
                 counts: self.counts[k],
                 last_commit: match (node.last_commit, node.last_commit_bounded) {
                     // A bound is not a date: YABLoCo has no column to say so.
-                    (Some(t), Some(false)) => Some(ddmmyyyy(t)),
+                    (Some(t), Some(false)) => Some(codemine_filters::format_ddmmyyyy(t)),
                     _ => None,
                 },
                 test_cov_hits: node.test_cov_hits,
             },
         }
     }
-}
-
-/// `dd.mm.YYYY` of a Unix time, in UTC (the benchmark's `strftime('%d.%m.%Y')`).
-fn ddmmyyyy(t: i64) -> String {
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = t.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{d:02}.{m:02}.{y:04}")
 }
 
 #[cfg(test)]

@@ -87,6 +87,11 @@ struct MineArgs {
     /// Do not walk the history: `last_commit` stays null (faster on long histories).
     #[arg(long)]
     no_history: bool,
+    /// Also write every function a filter removed, with the rule, to DIR/dropped/.
+    #[arg(long)]
+    explain: bool,
+    #[command(flatten)]
+    filter: codemine_filters::FilterArgs,
     /// Print only errors.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
@@ -194,6 +199,20 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.split = args.split;
     opts.headers = args.headers;
     opts.history = !args.no_history;
+    opts.explain = args.explain;
+    let filter = args
+        .filter
+        .to_config()
+        .and_then(|c| c.compile())
+        .map_err(|e| crate::Error::Usage(e.to_string()))?;
+    if filter.needs_last_commit() && args.no_history {
+        return Err(crate::Error::Usage(
+            "--no-history: the date rules (--since, --until, preset yabloco) need last-commit dates"
+                .into(),
+        )
+        .into());
+    }
+    opts.filter = Some(filter);
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {

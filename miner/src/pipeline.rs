@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use codemine_schemas::callgraph::{EdgesTable, NodesTable};
+use codemine_filters::{Filter, FunctionView, Kind};
+use codemine_schemas::callgraph::{EdgesTable, NodeRow, NodesTable};
 use codemine_schemas::csn::{CsnRow, CsnTable};
+use codemine_schemas::dropped::{DroppedRow, DroppedTable};
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{clear_shards, ShardOptions, ShardWriter, Split};
 use rayon::prelude::*;
@@ -17,7 +19,9 @@ use rayon::prelude::*;
 use crate::callgraph::{self, GraphRows};
 use crate::csn::{self, RepoContext, SplitRatios};
 use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
-use crate::extract::{is_ambiguous_header, Extractor, FileInfo, Function, Lang};
+use crate::extract::{
+    is_ambiguous_header, tokens, Extractor, FileInfo, Function, FunctionKind, Lang,
+};
 use crate::output::{self, FailureLog};
 use crate::resolve::{self, SourceUnit};
 use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile, SourceOptions};
@@ -41,6 +45,10 @@ pub struct MineOptions {
     pub instruction: String,
     /// Date functions by their last commit (blame semantics); off skips the history walk.
     pub history: bool,
+    /// The filter stage; `None` keeps every function.
+    pub filter: Option<Filter>,
+    /// Write the functions that filters removed, with the rule, to `DIR/dropped/`.
+    pub explain: bool,
 }
 
 /// The language of `.h` headers.
@@ -68,6 +76,8 @@ impl MineOptions {
             headers: HeaderMode::Auto,
             instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
             history: true,
+            filter: None,
+            explain: false,
         }
     }
 }
@@ -103,6 +113,7 @@ struct RepoOutput {
     stats: RepoStats,
     rows: Vec<CsnRow>,
     graph: GraphRows,
+    dropped: Vec<DroppedRow>,
     failures: Vec<Failure>,
     /// The repository-level failure kind, when it could not be opened.
     failed: Option<&'static str>,
@@ -115,7 +126,7 @@ pub fn mine(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     let start = Instant::now();
-    for dir in ["csn", "yabloco", "callgraph"] {
+    for dir in ["csn", "yabloco", "callgraph", "dropped"] {
         clear_shards(&opts.out_dir.join(dir))?;
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -273,13 +284,25 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
-    let keep = vec![true; graph.nodes.len()];
+    // Filters before history: the cheap rules, so that only survivors are blamed.
+    let filter = opts.filter.as_ref().filter(|f| f.is_active());
+    let n = graph.nodes.len();
+    let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); n];
+    let t = Instant::now();
+    if let Some(filter) = filter {
+        for_each_view(&name, &units, &graph.nodes, |k, v| {
+            outcome[k] = filter.check_before_history(v);
+        });
+    }
+    stats.filter_seconds = t.elapsed().as_secs_f64();
+
     if opts.history {
         let t = Instant::now();
         let mut h = HistoryStats::default();
-        match date_functions(&snap, &units, &blobs, &keep) {
+        let wanted: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
+        match date_functions(&snap, &units, &blobs, &wanted) {
             Ok(Some((dates, walk))) => {
-                h.functions = keep.iter().filter(|k| **k).count();
+                h.functions = wanted.iter().filter(|k| **k).count();
                 h.walk = walk;
                 for (node, d) in graph.nodes.iter_mut().zip(dates) {
                     let Some(d) = d else { continue };
@@ -303,6 +326,43 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         h.seconds = t.elapsed().as_secs_f64();
         stats.history = Some(h);
     }
+
+    let t = Instant::now();
+    if let Some(filter) = filter.filter(|f| f.needs_last_commit()) {
+        for_each_view(&name, &units, &graph.nodes, |k, v| {
+            if outcome[k].is_ok() {
+                outcome[k] = filter.check_history(v);
+            }
+        });
+    }
+    let mut dropped = Vec::new();
+    let mut k = 0;
+    for u in &units {
+        for f in &u.functions {
+            stats.funnel.record(&name, u.lang.name(), outcome[k]);
+            if let Err(rule) = outcome[k] {
+                let node = &mut graph.nodes[k];
+                node.dropped_by = Some(rule.to_string());
+                if opts.explain {
+                    dropped.push(DroppedRow {
+                        id: node.id,
+                        repository: name.clone(),
+                        path: u.path.clone(),
+                        qualified_name: f.qualified_name.clone(),
+                        language: u.lang.name().to_string(),
+                        start_line: i64::from(f.start_line),
+                        end_line: i64::from(f.end_line),
+                        rule: rule.to_string(),
+                        docstring: f.docstring.clone(),
+                        code: f.code.clone(),
+                    });
+                }
+            }
+            k += 1;
+        }
+    }
+    stats.filter_seconds += t.elapsed().as_secs_f64();
+    let keep: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
 
     let graph = GraphRows {
         yabloco: (0..graph.nodes.len())
@@ -336,9 +396,64 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         stats,
         rows,
         graph,
+        dropped,
         failures,
         failed: None,
     }
+}
+
+/// Calls `check` with the filter's view of every function, in node order.
+fn for_each_view(
+    repo: &str,
+    units: &[SourceUnit],
+    nodes: &[NodeRow],
+    mut check: impl FnMut(usize, &FunctionView),
+) {
+    let mut k = 0;
+    for u in units {
+        for f in &u.functions {
+            let node = &nodes[k];
+            let v = FunctionView {
+                repository: repo,
+                path: &u.path,
+                language: u.lang.name(),
+                name: &f.name,
+                qualified_name: &f.qualified_name,
+                kind: match f.kind {
+                    FunctionKind::Function => Kind::Function,
+                    FunctionKind::Method => Kind::Method,
+                    FunctionKind::Constructor => Kind::Constructor,
+                },
+                start_line: f.start_line,
+                end_line: f.end_line,
+                body_lines: body_lines(u.lang, f),
+                docstring: f.docstring.as_deref(),
+                docstring_tokens: f.docstring.as_deref().map_or(0, |d| {
+                    tokens::tokenize_docstring(tokens::docstring_summary(d)).len()
+                }),
+                syntax_error: f.syntax_error,
+                calls_num: u64::try_from(node.calls_num).unwrap_or(0),
+                test_cov_hits: node.test_cov_hits,
+                last_commit: node.last_commit,
+                last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
+            };
+            check(k, &v);
+            k += 1;
+        }
+    }
+}
+
+/// YABLoCo's body length: the lines of the text between the first `{` and the last `}`,
+/// trimmed (its `has_proper_code_len`); for Python, the lines after the signature.
+fn body_lines(lang: Lang, f: &Function) -> u32 {
+    let body = match lang {
+        Lang::Python => f.code.get(f.signature.len()..).unwrap_or_default(),
+        _ => match (f.code.find('{'), f.code.rfind('}')) {
+            (Some(i), Some(j)) if i < j => &f.code[i + 1..j],
+            _ => "",
+        },
+    };
+    body.trim().split('\n').count() as u32
 }
 
 /// The last commit of every function that `wanted` marks, in node order; `None` for a
@@ -431,6 +546,7 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
         stats,
         rows: Vec::new(),
         graph: GraphRows::default(),
+        dropped: Vec::new(),
         failures: vec![failure],
         failed: Some(e.kind()),
     }
@@ -490,6 +606,18 @@ fn parse_file(
     })
 }
 
+/// Stats with the filter stage's settings filled in.
+fn filter_stats(filter: Option<&Filter>) -> Stats {
+    let mut stats = Stats::default();
+    if let Some(f) = filter.filter(|f| f.is_active()) {
+        let s = &mut stats.stages.filter;
+        s.active = true;
+        s.settings = f.describe();
+        s.rules = f.rule_names();
+    }
+    stats
+}
+
 /// The writer thread's state: one shard writer per split, the failure log, the stats.
 struct Writer {
     out_dir: PathBuf,
@@ -497,6 +625,7 @@ struct Writer {
     yabloco: ShardWriter<YablocoTable>,
     nodes: ShardWriter<NodesTable>,
     edges: ShardWriter<EdgesTable>,
+    dropped: Option<ShardWriter<DroppedTable>>,
     failures: FailureLog,
     stats: Stats,
     seen: HashSet<(String, Option<String>)>,
@@ -517,8 +646,17 @@ impl Writer {
             yabloco: ShardWriter::new(&opts.out_dir.join("yabloco"), "data", opts.shards)?,
             nodes: ShardWriter::new(&graph_dir, "nodes", opts.shards)?,
             edges: ShardWriter::new(&graph_dir, "edges", opts.shards)?,
+            dropped: if opts.explain {
+                Some(ShardWriter::new(
+                    &opts.out_dir.join("dropped"),
+                    "dropped",
+                    opts.shards,
+                )?)
+            } else {
+                None
+            },
             failures: FailureLog::create(&opts.out_dir)?,
-            stats: Stats::default(),
+            stats: filter_stats(opts.filter.as_ref()),
             seen: HashSet::new(),
             busy: 0.0,
         })
@@ -535,6 +673,7 @@ impl Writer {
             repo.stats.status = "duplicate";
             repo.rows.clear();
             repo.graph = GraphRows::default();
+            repo.dropped.clear();
             repo.failures.clear();
         }
         for row in &repo.rows {
@@ -550,6 +689,11 @@ impl Writer {
         }
         for r in &repo.graph.edges {
             self.edges.push(r)?;
+        }
+        if let Some(w) = &mut self.dropped {
+            for r in &repo.dropped {
+                w.push(r)?;
+            }
         }
         for f in &repo.failures {
             self.failures.write(f)?;
@@ -593,6 +737,11 @@ impl Writer {
         let cg = write.shards.entry("callgraph").or_default();
         cg.extend(n);
         cg.extend(e);
+        if let Some(w) = self.dropped.take() {
+            write.dropped_rows = w.rows();
+            let d = names(w.finish(true)?);
+            write.shards.entry("dropped").or_default().extend(d);
+        }
         let failures = self.failures.finish()?;
         self.stats.codemine_version = env!("CARGO_PKG_VERSION");
         self.stats.threads = threads;

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use codemine_filters::Funnel;
+
 use crate::enrich::HistoryStats;
 use crate::resolve::ResolveCounts;
 
@@ -77,6 +79,10 @@ pub struct RepoStats {
     pub headers: Option<&'static str>,
     /// Call sites and their resolution, per language.
     pub resolve: BTreeMap<&'static str, ResolveCounts>,
+    pub filter_seconds: f64,
+    /// What the filters removed here, by rule.
+    #[serde(skip)]
+    pub funnel: Funnel,
     /// The last-commit walk, when history was asked for and the repository has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryStats>,
@@ -128,6 +134,21 @@ pub struct EnrichStage {
     pub history: HistoryStats,
 }
 
+/// The filter stage over the whole run: its settings and the funnel (each removed function
+/// counted once, under the first rule that removed it; overall, per language, per
+/// repository).
+#[derive(Debug, Default, Serialize)]
+pub struct FilterStage {
+    pub busy_seconds: f64,
+    pub active: bool,
+    /// The effective settings (preset and rules), as the filter describes them.
+    pub settings: serde_json::Value,
+    /// Active rules in evaluation order.
+    pub rules: Vec<&'static str>,
+    #[serde(flatten)]
+    pub funnel: Funnel,
+}
+
 #[derive(Debug, Default, Serialize)]
 pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
@@ -136,6 +157,8 @@ pub struct WriteStage {
     pub yabloco_rows: usize,
     pub callgraph_nodes: usize,
     pub callgraph_edges: usize,
+    /// Rows of `dropped/` (only with `--explain`).
+    pub dropped_rows: usize,
     pub shards: BTreeMap<&'static str, Vec<String>>,
 }
 
@@ -145,6 +168,7 @@ pub struct Stages {
     pub extract: ExtractStage,
     pub resolve: ResolveStage,
     pub enrich: EnrichStage,
+    pub filter: FilterStage,
     pub write: WriteStage,
 }
 
@@ -193,6 +217,8 @@ impl Stats {
                 if let Some(h) = &r.history {
                     s.enrich.history.add(h);
                 }
+                s.filter.busy_seconds += r.filter_seconds;
+                s.filter.funnel.merge(r.funnel.clone());
                 for (lang, c) in &r.resolve {
                     s.resolve.totals.add(c);
                     let l = s.resolve.languages.entry(lang).or_default();

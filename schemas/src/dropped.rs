@@ -64,10 +64,10 @@ impl Table for DroppedTable {
 
     fn push(&mut self, r: &DroppedRow) {
         self.id.append_value(r.id);
-        for (b, v) in self
-            .strings
-            .iter_mut()
-            .zip([&r.repository, &r.path, &r.qualified_name, &r.language])
+        for (b, v) in
+            self.strings
+                .iter_mut()
+                .zip([&r.repository, &r.path, &r.qualified_name, &r.language])
         {
             b.append_value(v);
             self.bytes += v.len();
