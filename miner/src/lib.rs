@@ -16,6 +16,7 @@
 
 pub mod callgraph;
 pub mod cli;
+pub mod coverage;
 pub mod csn;
 pub mod enrich;
 pub mod extract;

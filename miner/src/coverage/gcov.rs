@@ -1,0 +1,63 @@
+//! gcov's JSON intermediate format (`gcov --json-format`, GCC 9 and later, usually
+//! `*.gcov.json.gz`): `{"current_working_directory": ..., "files": [{"file": ...,
+//! "lines": [{"line_number": N, "count": H, ...}]}]}`. File paths are as gcc saw them,
+//! often relative to the working directory, which becomes the report's root. A line
+//! appears once per function with code on it; [`FileHits`] sums them, as gcov's text
+//! output does.
+
+use serde::Deserialize;
+
+use super::{Fail, FileHits};
+
+#[derive(Deserialize)]
+struct Document {
+    #[serde(default)]
+    current_working_directory: Option<String>,
+    files: Vec<File>,
+}
+
+#[derive(Deserialize)]
+struct File {
+    file: String,
+    #[serde(default)]
+    lines: Vec<Line>,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    line_number: u32,
+    count: u64,
+}
+
+/// The files of a gcov JSON document and its working directory as the only root.
+pub(super) fn parse(data: &[u8]) -> Result<(Vec<FileHits>, Vec<String>), Fail> {
+    let doc: Document = serde_json::from_slice(data).map_err(|e| {
+        // gcov writes the whole document on one line, so the column matters too.
+        let location = format!(" at line {} column {}", e.line(), e.column());
+        let message = e.to_string();
+        let message = message.strip_suffix(&location).unwrap_or(&message);
+        Fail::new(
+            e.line().max(1),
+            format!("invalid gcov JSON (column {}): {message}", e.column()),
+        )
+    })?;
+    let files = doc
+        .files
+        .into_iter()
+        .map(|f| {
+            let lines = f
+                .lines
+                .into_iter()
+                .filter(|l| l.line_number > 0)
+                .map(|l| (l.line_number, l.count))
+                .collect();
+            FileHits::new(f.file, lines)
+        })
+        .collect();
+    let roots = doc
+        .current_working_directory
+        .into_iter()
+        .filter(|d| !d.is_empty())
+        .collect();
+    Ok((files, roots))
+}
