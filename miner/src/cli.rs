@@ -84,6 +84,16 @@ struct MineArgs {
     /// Read the YABLoCo `instruction` template from a file.
     #[arg(long, value_name = "FILE")]
     instruction_file: Option<PathBuf>,
+    /// A coverage report (LCOV, Cobertura XML, JaCoCo XML, gcov JSON, optionally gzipped;
+    /// the format is read from the content) for the repositories given with --repo.
+    /// Repeatable; manifests attach reports per repository with `coverage`.
+    #[arg(long, value_name = "FILE")]
+    coverage: Vec<PathBuf>,
+    /// Remove this prefix from the file paths in coverage reports before they are matched
+    /// to repository paths (repeatable; absolute build paths are also matched by their
+    /// longest unique suffix without it).
+    #[arg(long, value_name = "PREFIX")]
+    coverage_strip_prefix: Vec<String>,
     /// Do not walk the history: `last_commit` stays null (faster on long histories).
     #[arg(long)]
     no_history: bool,
@@ -179,8 +189,17 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     for m in &args.manifest {
         specs.extend(read_manifest(m)?);
     }
+    if !args.coverage.is_empty() && args.repos.is_empty() {
+        return Err(crate::Error::Usage(
+            "--coverage attaches reports to --repo repositories; in a manifest use `coverage`"
+                .into(),
+        )
+        .into());
+    }
     for r in &args.repos {
-        specs.push(parse_repo_arg(r)?);
+        let mut spec = parse_repo_arg(r)?;
+        spec.coverage = args.coverage.clone();
+        specs.push(spec);
     }
     if specs.is_empty() {
         return Err(
@@ -199,6 +218,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.split = args.split;
     opts.headers = args.headers;
     opts.history = !args.no_history;
+    opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
     let filter = args
         .filter

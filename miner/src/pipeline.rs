@@ -17,6 +17,7 @@ use codemine_schemas::{clear_shards, ShardOptions, ShardWriter, Split};
 use rayon::prelude::*;
 
 use crate::callgraph::{self, GraphRows};
+use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
 use crate::csn::{self, RepoContext, SplitRatios};
 use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
 use crate::extract::{
@@ -25,7 +26,7 @@ use crate::extract::{
 use crate::output::{self, FailureLog};
 use crate::resolve::{self, SourceUnit};
 use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile, SourceOptions};
-use crate::stats::{Failure, LangCounts, RepoStats, Stats};
+use crate::stats::{Failure, LangCounts, RepoCoverageStats, RepoStats, Stats};
 use crate::Error;
 
 /// Everything a run needs besides the repositories.
@@ -45,6 +46,8 @@ pub struct MineOptions {
     pub instruction: String,
     /// Date functions by their last commit (blame semantics); off skips the history walk.
     pub history: bool,
+    /// Prefixes removed from coverage reports' file paths before matching.
+    pub coverage_strip_prefixes: Vec<String>,
     /// The filter stage; `None` keeps every function.
     pub filter: Option<Filter>,
     /// Write the functions that filters removed, with the rule, to `DIR/dropped/`.
@@ -76,6 +79,7 @@ impl MineOptions {
             headers: HeaderMode::Auto,
             instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
             history: true,
+            coverage_strip_prefixes: Vec::new(),
             filter: None,
             explain: false,
         }
@@ -284,6 +288,39 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
+    if !spec.coverage.is_empty() {
+        let t = Instant::now();
+        let files: Vec<&str> = snap.files.iter().map(|f| f.path.as_str()).collect();
+        let mut c = RepoCoverageStats::default();
+        match attach_coverage(
+            spec,
+            &files,
+            &opts.coverage_strip_prefixes,
+            &units,
+            &mut graph,
+        ) {
+            Ok((stats, functions)) => {
+                c.mapping = stats;
+                c.functions = functions;
+            }
+            Err(errors) => {
+                c.failed_reports = errors.len();
+                for e in errors {
+                    failures.push(Failure {
+                        repo: name.clone(),
+                        source: stats.source.clone(),
+                        path: Some(e.path().display().to_string()),
+                        stage: "enrich",
+                        kind: "coverage_error",
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        c.seconds = t.elapsed().as_secs_f64();
+        stats.coverage = Some(c);
+    }
+
     // Filters before history: the cheap rules, so that only survivors are blamed.
     let filter = opts.filter.as_ref().filter(|f| f.is_active());
     let n = graph.nodes.len();
@@ -400,6 +437,44 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         failures,
         failed: None,
     }
+}
+
+/// Reads the repository's coverage reports and sets every node's coverage columns; on a
+/// bad report, every error and no coverage at all (a partial sum would look exact).
+fn attach_coverage(
+    spec: &RepoSpec,
+    files: &[&str],
+    strip: &[String],
+    units: &[SourceUnit],
+    graph: &mut callgraph::Graph,
+) -> Result<(CoverageStats, usize), Vec<CoverageError>> {
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for path in &spec.coverage {
+        match coverage::read_report(path) {
+            Ok(r) => reports.push(r),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let cov = RepoCoverage::build(&reports, files, strip);
+    let mut k = 0;
+    let mut functions = 0;
+    for u in units {
+        for f in &u.functions {
+            if let Some(c) = cov.function(&u.path, f.start_line, f.end_line) {
+                let node = &mut graph.nodes[k];
+                node.test_cov_hits = Some(i64::try_from(c.hits).unwrap_or(i64::MAX));
+                node.covered_lines = Some(i64::from(c.covered_lines));
+                node.coverable_lines = Some(i64::from(c.coverable_lines));
+                functions += 1;
+            }
+            k += 1;
+        }
+    }
+    Ok((cov.stats, functions))
 }
 
 /// Calls `check` with the filter's view of every function, in node order.

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use codemine_filters::Funnel;
 
+use crate::coverage::CoverageStats;
 use crate::enrich::HistoryStats;
 use crate::resolve::ResolveCounts;
 
@@ -80,6 +81,9 @@ pub struct RepoStats {
     /// Call sites and their resolution, per language.
     pub resolve: BTreeMap<&'static str, ResolveCounts>,
     pub filter_seconds: f64,
+    /// Coverage reports attached to this repository, when there were any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<RepoCoverageStats>,
     /// What the filters removed here, by rule.
     #[serde(skip)]
     pub funnel: Funnel,
@@ -128,10 +132,38 @@ pub struct LangResolve {
     pub resolution_rate: f64,
 }
 
+/// Coverage of one repository: how its reports mapped onto its files.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct RepoCoverageStats {
+    pub seconds: f64,
+    /// Reports that could not be read (each is in failures.jsonl); any makes the
+    /// repository's coverage null.
+    pub failed_reports: usize,
+    /// Functions whose file some report covers (they have `test_cov_hits`).
+    pub functions: usize,
+    #[serde(flatten)]
+    pub mapping: CoverageStats,
+}
+
+/// Coverage over the whole run.
+#[derive(Debug, Default, Serialize)]
+pub struct CoverageStage {
+    pub seconds: f64,
+    pub repositories: usize,
+    pub reports: usize,
+    pub failed_reports: usize,
+    pub functions: usize,
+    pub report_files: usize,
+    pub mapped_files: usize,
+    pub unmapped_files: usize,
+    pub ambiguous_files: usize,
+}
+
 /// The enrich stage over the whole run.
 #[derive(Debug, Default, Serialize)]
 pub struct EnrichStage {
     pub history: HistoryStats,
+    pub coverage: CoverageStage,
 }
 
 /// The filter stage over the whole run: its settings and the funnel (each removed function
@@ -216,6 +248,18 @@ impl Stats {
                 s.resolve.busy_seconds += r.resolve_seconds;
                 if let Some(h) = &r.history {
                     s.enrich.history.add(h);
+                }
+                if let Some(c) = &r.coverage {
+                    let t = &mut s.enrich.coverage;
+                    t.seconds += c.seconds;
+                    t.repositories += 1;
+                    t.reports += c.mapping.reports;
+                    t.failed_reports += c.failed_reports;
+                    t.functions += c.functions;
+                    t.report_files += c.mapping.report_files;
+                    t.mapped_files += c.mapping.mapped_files;
+                    t.unmapped_files += c.mapping.unmapped_files;
+                    t.ambiguous_files += c.mapping.ambiguous_files;
                 }
                 s.filter.busy_seconds += r.filter_seconds;
                 s.filter.funnel.merge(r.funnel.clone());

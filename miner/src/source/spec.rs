@@ -25,6 +25,8 @@ pub struct RepoSpec {
     pub rev: Option<String>,
     /// The `repo` value in output rows; derived from the location when absent.
     pub name: Option<String>,
+    /// Coverage reports of this repository's tests (LCOV, Cobertura, JaCoCo, gcov JSON).
+    pub coverage: Vec<PathBuf>,
 }
 
 impl RepoSpec {
@@ -174,6 +176,7 @@ pub fn parse_repo_arg(arg: &str) -> Result<RepoSpec, Error> {
         location,
         rev,
         name: None,
+        coverage: Vec::new(),
     })
 }
 
@@ -183,6 +186,18 @@ struct Entry {
     url: String,
     rev: Option<String>,
     name: Option<String>,
+    /// One report path or a list of them.
+    #[serde(default)]
+    coverage: Reports,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(untagged)]
+enum Reports {
+    #[default]
+    None,
+    One(PathBuf),
+    Many(Vec<PathBuf>),
 }
 
 #[derive(Deserialize)]
@@ -205,13 +220,19 @@ impl Entry {
             spec.rev = self.rev;
         }
         spec.name = self.name.filter(|n| !n.is_empty());
+        spec.coverage = match self.coverage {
+            Reports::None => Vec::new(),
+            Reports::One(p) => vec![p],
+            Reports::Many(v) => v,
+        };
         Ok(spec)
     }
 }
 
-/// Reads a manifest: TOML (`[[repos]]` tables with `url`, `rev`, `name`), JSONL (one
-/// object per line with the same keys), or plain text (one `URL_OR_PATH[@REV]` per line;
-/// `#` starts a comment). Relative paths are taken relative to the manifest's folder.
+/// Reads a manifest: TOML (`[[repos]]` tables with `url`, `rev`, `name`, `coverage`),
+/// JSONL (one object per line with the same keys), or plain text (one `URL_OR_PATH[@REV]`
+/// per line; `#` starts a comment). `coverage` is a report path or a list of them.
+/// Relative paths (repositories and reports) are taken relative to the manifest's folder.
 pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Usage(format!("manifest {}: {e}", path.display())))?;
@@ -250,6 +271,11 @@ pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
         if let Location::Path(p) = &mut s.location {
             if p.is_relative() {
                 *p = base.join(&*p);
+            }
+        }
+        for r in &mut s.coverage {
+            if r.is_relative() {
+                *r = base.join(&*r);
             }
         }
     }
