@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing codemine needs on a fresh Debian/Ubuntu machine:
 # OpenSSL headers and pkg-config (git2's https transport), git (tests compare against it),
-# gcc (the call-graph test compares against `gcc -fcallgraph-info`), and a Python virtualenv in .venv with the independent reference readers of the tests.
+# gcc (the call-graph test compares against `gcc -fcallgraph-info`; the coverage test runs gcov),
+# a JDK and Debian's JaCoCo (the coverage test makes a real JaCoCo report), and a Python
+# virtualenv in .venv with the independent reference readers and coverage tools of the tests.
 # Idempotent: does nothing that is already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +13,8 @@ pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev pkg-config)
 command -v git >/dev/null || need+=(git)
 command -v cc >/dev/null || need+=(build-essential)
 command -v gcc >/dev/null || need+=(gcc)
+command -v javac >/dev/null || need+=(default-jdk-headless)
+[ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""

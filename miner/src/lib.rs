@@ -3,6 +3,8 @@
 //! Stages (see DESIGN.md): [`source`] opens each repository at its pinned revision,
 //! [`extract`] parses its files with tree-sitter into functions, and [`pipeline`] drives
 //! them in parallel and streams rows into the Parquet writers of `codemine-schemas`.
+//! [`coverage`] reads test-coverage reports (LCOV, Cobertura, JaCoCo, gcov JSON) and maps
+//! them onto repository paths for the per-function coverage of the enrich stage.
 //!
 //! ```no_run
 //! use miner::pipeline::{mine, MineOptions, NoProgress};
