@@ -194,6 +194,47 @@ fn gcov_report_gives_each_function_its_hits() {
         .collect();
     kept.sort();
     assert_eq!(kept, vec!["main", "sum_below"]);
+
+    // YABLoCo's rules: main has no docstring, unused a one-line body; sum_below passes
+    // (5-word docstring, 4 body lines, hits, one caller, a known date).
+    let out3 = tmp.path().join("out3");
+    let res = codemine(
+        &[
+            "mine",
+            "--repo",
+            tmp.path().join("calc").to_str().unwrap(),
+            "--coverage",
+            report.to_str().unwrap(),
+            "--preset",
+            "yabloco",
+            "--explain",
+            "--out",
+            out3.to_str().unwrap(),
+        ],
+        &tmp.path().join("cache"),
+    );
+    harness::assert_success(&res);
+    let rows = shard_rows(&out3.join("yabloco"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["meta"]["fname"], "sum_below");
+    assert_eq!(rows[0]["meta"]["last_commit"], "15.01.2024");
+    let mut dropped: Vec<(String, String)> = shard_rows(&out3.join("dropped"))
+        .iter()
+        .map(|r| {
+            (
+                r["qualified_name"].as_str().unwrap().to_string(),
+                r["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    dropped.sort();
+    assert_eq!(
+        dropped,
+        vec![
+            ("main".to_string(), "yabloco_docstring".to_string()),
+            ("unused".to_string(), "body_lines".to_string())
+        ]
+    );
 }
 
 #[test]
