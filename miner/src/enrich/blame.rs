@@ -839,7 +839,7 @@ mod tests {
     fn partition_balances_and_keeps_every_file() {
         let t = |n: u32| BlameTarget {
             path: format!("f{n}"),
-            blob: Oid::zero(),
+            blob: Oid::ZERO_SHA1,
             functions: vec![(1, n)],
         };
         let targets = vec![t(100), t(10), t(60), t(50), t(0)];
