@@ -80,6 +80,33 @@ pub fn write_stats(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     write_atomic(&path, &json)
 }
 
+/// The card's account of the filter stage: the rules and what each removed.
+fn filter_summary(stats: &Stats) -> String {
+    let f = &stats.stages.filter;
+    if !f.active {
+        return "- filters: none\n".to_string();
+    }
+    let preset = f
+        .settings
+        .get("preset")
+        .and_then(|p| p.as_str())
+        .map(|p| format!("preset `{p}`, "))
+        .unwrap_or_default();
+    let removed: Vec<String> = f
+        .funnel
+        .removed
+        .iter()
+        .map(|(rule, n)| format!("{rule} {n}"))
+        .collect();
+    format!(
+        "- filters: {preset}rules {}; kept {} of {} functions (removed: {}; details in stats.json)\n",
+        f.rules.join(", "),
+        f.funnel.kept,
+        f.funnel.input,
+        if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
+    )
+}
+
 /// The dataset card: a Hugging Face YAML header (configs, splits, features) and a short
 /// account of what was mined.
 pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
@@ -114,7 +141,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
-         - functions with a docstring (rows): {}\n\n## Repositories\n\n\
+         - rows (functions with a docstring that the filters kept): {}\n{}\n## Repositories\n\n\
          | repo | commit | partition | rows |\n|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
@@ -122,6 +149,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         t.files,
         t.functions,
         t.csn_rows,
+        filter_summary(stats),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         body += &format!(
