@@ -115,6 +115,24 @@ fn expected(lines: &BTreeMap<u32, Option<u64>>, start: u32, end: u32) -> (i64, i
     )
 }
 
+/// Mines the calc fixture with `report` attached and `extra` flags into `tmp/{out}`.
+fn mine_calc(tmp: &Path, report: &Path, out: &str, extra: &[&str]) -> std::path::PathBuf {
+    let out = tmp.join(out);
+    let repo = tmp.join("calc");
+    let mut args = vec![
+        "mine",
+        "--repo",
+        repo.to_str().unwrap(),
+        "--coverage",
+        report.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    harness::assert_success(&codemine(&args, &tmp.join("cache")));
+    out
+}
+
 fn node<'a>(graph: &'a Value, name: &str) -> &'a Value {
     graph["nodes"]
         .as_array()
@@ -128,20 +146,7 @@ fn node<'a>(graph: &'a Value, name: &str) -> &'a Value {
 fn gcov_report_gives_each_function_its_hits() {
     let tmp = tempfile::tempdir().unwrap();
     let (report, lines) = covered_fixture(tmp.path());
-    let out = tmp.path().join("out");
-    let res = codemine(
-        &[
-            "mine",
-            "--repo",
-            tmp.path().join("calc").to_str().unwrap(),
-            "--coverage",
-            report.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &tmp.path().join("cache"),
-    );
-    harness::assert_success(&res);
+    let out = mine_calc(tmp.path(), &report, "out", &[]);
     let graph = read_graph(&out);
     for (name, start, end) in [("sum_below", 4, 10), ("unused", 13, 16), ("main", 18, 22)] {
         let n = node(&graph, name);
@@ -172,22 +177,7 @@ fn gcov_report_gives_each_function_its_hits() {
     assert_eq!(c["functions"], 3);
 
     // A coverage rule keeps what the tests ran.
-    let out2 = tmp.path().join("out2");
-    let res = codemine(
-        &[
-            "mine",
-            "--repo",
-            tmp.path().join("calc").to_str().unwrap(),
-            "--coverage",
-            report.to_str().unwrap(),
-            "--min-coverage-hits",
-            "1",
-            "--out",
-            out2.to_str().unwrap(),
-        ],
-        &tmp.path().join("cache"),
-    );
-    harness::assert_success(&res);
+    let out2 = mine_calc(tmp.path(), &report, "out2", &["--min-coverage-hits", "1"]);
     let mut kept: Vec<String> = shard_rows(&out2.join("yabloco"))
         .iter()
         .map(|r| r["meta"]["fname"].as_str().unwrap().to_string())
@@ -197,23 +187,12 @@ fn gcov_report_gives_each_function_its_hits() {
 
     // YABLoCo's rules: main has no docstring, unused a one-line body; sum_below passes
     // (5-word docstring, 4 body lines, hits, one caller, a known date).
-    let out3 = tmp.path().join("out3");
-    let res = codemine(
-        &[
-            "mine",
-            "--repo",
-            tmp.path().join("calc").to_str().unwrap(),
-            "--coverage",
-            report.to_str().unwrap(),
-            "--preset",
-            "yabloco",
-            "--explain",
-            "--out",
-            out3.to_str().unwrap(),
-        ],
-        &tmp.path().join("cache"),
+    let out3 = mine_calc(
+        tmp.path(),
+        &report,
+        "out3",
+        &["--preset", "yabloco", "--explain"],
     );
-    harness::assert_success(&res);
     let rows = shard_rows(&out3.join("yabloco"));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["meta"]["fname"], "sum_below");

@@ -57,11 +57,23 @@ impl RepoBuilder {
     /// Stages everything (deletions too) and commits with a fixed date, one day after
     /// the previous commit.
     pub fn commit(&mut self, message: &str) -> Oid {
+        let (tree, sig) = self.stage();
+        let tree = self.repo.find_tree(tree).unwrap();
+        let parent = self.repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+        let parents: Vec<&git2::Commit> = parent.iter().collect();
+        self.repo
+            .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+            .unwrap()
+    }
+
+    /// Stages the working tree (deletions too) and returns its tree and the next commit's
+    /// signature, dated one day after the previous commit.
+    fn stage(&mut self) -> (Oid, Signature<'static>) {
         let mut index = self.repo.index().unwrap();
         index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
         index.update_all(["*"], None).unwrap();
         index.write().unwrap();
-        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let tree = index.write_tree().unwrap();
         let sig = Signature::new(
             "Fixture Author",
             "fixture@example.com",
@@ -69,11 +81,7 @@ impl RepoBuilder {
         )
         .unwrap();
         self.time += 86_400;
-        let parent = self.repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-        let parents: Vec<&git2::Commit> = parent.iter().collect();
-        self.repo
-            .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
-            .unwrap()
+        (tree, sig)
     }
 
     /// Sets the date of the next commit (later ones follow a day apart), e.g. to make a
@@ -119,24 +127,14 @@ impl RepoBuilder {
     /// Commits the working tree as a merge of HEAD and `branch`: the caller has written the
     /// merged content (a resolution may change lines, as an evil merge does).
     pub fn merge_commit(&mut self, branch: &str, message: &str) -> Oid {
+        let (tree, sig) = self.stage();
+        let tree = self.repo.find_tree(tree).unwrap();
         let other = self
             .repo
             .revparse_single(&format!("refs/heads/{branch}"))
             .unwrap()
             .peel_to_commit()
             .unwrap();
-        let mut index = self.repo.index().unwrap();
-        index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
-        index.update_all(["*"], None).unwrap();
-        index.write().unwrap();
-        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let sig = Signature::new(
-            "Fixture Author",
-            "fixture@example.com",
-            &Time::new(self.time, 0),
-        )
-        .unwrap();
-        self.time += 86_400;
         let head = self.repo.head().unwrap().peel_to_commit().unwrap();
         self.repo
             .commit(Some("HEAD"), &sig, &sig, message, &tree, &[&head, &other])
