@@ -154,31 +154,15 @@ impl Table for NodesTable {
 
     fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
         let mut cols: Vec<ArrayRef> = vec![Arc::new(self.id.finish())];
-        cols.extend(
-            self.strings
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        cols.extend(
-            self.lines
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
+        cols.extend(shard::finish_each(&mut self.strings));
+        cols.extend(shard::finish_each(&mut self.lines));
         cols.push(Arc::new(self.docstring.finish()));
         cols.push(Arc::new(self.code_length.finish()));
         cols.push(Arc::new(self.last_commit.finish().with_timezone("UTC")));
         cols.push(Arc::new(self.last_commit_sha.finish()));
         cols.push(Arc::new(self.last_commit_bounded.finish()));
-        cols.extend(
-            self.coverage
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        cols.extend(
-            self.calls
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
+        cols.extend(shard::finish_each(&mut self.coverage));
+        cols.extend(shard::finish_each(&mut self.calls));
         cols.push(Arc::new(self.category.finish()));
         cols.push(Arc::new(self.syntax_error.finish()));
         cols.push(Arc::new(self.dropped_by.finish()));

@@ -135,10 +135,7 @@ impl Table for CsnTable {
     }
 
     fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
-        let mut s = self
-            .strings
-            .iter_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef);
+        let mut s = shard::finish_each(&mut self.strings);
         let mut next = || s.next().expect("ten string builders");
         let (repo, path, func_name, original, language, code) =
             (next(), next(), next(), next(), next(), next());

@@ -91,16 +91,8 @@ impl Table for DroppedTable {
 
     fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
         let mut cols: Vec<ArrayRef> = vec![Arc::new(self.id.finish())];
-        cols.extend(
-            self.strings
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        cols.extend(
-            self.lines
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
+        cols.extend(shard::finish_each(&mut self.strings));
+        cols.extend(shard::finish_each(&mut self.lines));
         cols.push(Arc::new(self.rule.finish()));
         cols.push(Arc::new(self.docstring.finish()));
         cols.push(Arc::new(self.code.finish()));

@@ -30,6 +30,15 @@ pub trait Table: Default {
 }
 
 /// Properties every table starts from: zstd, modest row groups so memory stays bounded.
+/// The arrays of a group of same-typed column builders, in order.
+pub(crate) fn finish_each<B: arrow_array::builder::ArrayBuilder>(
+    builders: &mut [B],
+) -> impl Iterator<Item = arrow_array::ArrayRef> + '_ {
+    builders
+        .iter_mut()
+        .map(|b| arrow_array::builder::ArrayBuilder::finish(b))
+}
+
 pub(crate) fn base_properties() -> WriterPropertiesBuilder {
     WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))

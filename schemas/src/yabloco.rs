@@ -163,23 +163,11 @@ impl Table for YablocoTable {
     }
 
     fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
-        let inputs: Vec<ArrayRef> = self
-            .inputs
-            .iter_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef)
-            .collect();
+        let inputs: Vec<ArrayRef> = shard::finish_each(&mut self.inputs).collect();
         let inputs = StructArray::try_new(input_fields(), inputs, None)?;
         let mut meta: Vec<ArrayRef> = vec![Arc::new(self.id.finish())];
-        meta.extend(
-            self.strings
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        meta.extend(
-            self.counts
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
+        meta.extend(shard::finish_each(&mut self.strings));
+        meta.extend(shard::finish_each(&mut self.counts));
         meta.push(Arc::new(self.last_commit.finish()));
         meta.push(Arc::new(self.test_cov_hits.finish()));
         let meta = StructArray::try_new(meta_fields(), meta, None)?;
