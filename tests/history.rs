@@ -278,3 +278,58 @@ fn no_history_leaves_dates_null() {
     }
     assert!(stats(&out)["repositories"][0].get("history").is_none());
 }
+
+#[test]
+fn a_date_tie_picks_the_same_commit_whatever_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("tie");
+    let mut r = RepoBuilder::init(&repo);
+    let body = |a: &str, b: &str| {
+        format!(
+            "int tied(int x)\n{{\n    x += {a};\n    x *= 2;\n    x -= {b};\n    return x;\n}}\n"
+        )
+    };
+    r.write("t.c", body("1", "1"));
+    for i in 0..6 {
+        r.write(
+            &format!("other{i}.c"),
+            format!("int f{i}(void)\n{{\n    return {i};\n}}\n"),
+        );
+    }
+    r.commit("base");
+    // Two branches edit different lines of `tied` at the same second.
+    r.checkout("left");
+    r.set_time(EPOCH + 10 * DAY);
+    r.write("t.c", body("7", "1"));
+    r.commit("left edit");
+    r.checkout("main");
+    r.set_time(EPOCH + 10 * DAY);
+    r.write("t.c", body("1", "9"));
+    r.commit("right edit");
+    r.write("t.c", body("7", "9"));
+    r.merge_commit("left", "merge");
+    let shas = |threads: &str| -> Vec<(String, String)> {
+        let out = mine_into(&repo, &tmp.path().join(threads), &["-j", threads]);
+        let graph = harness::read_graph(&out);
+        let mut v: Vec<(String, String)> = graph["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["qualified_name"].as_str().unwrap().to_string(),
+                    n["last_commit_sha"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let one = shas("1");
+    assert_eq!(one, shas("2"));
+    assert_eq!(one, shas("4"));
+    // And both commits of the tie are dates git agrees with.
+    let out = tmp.path().join("1").join("out");
+    let cmp = compare(&out, &repo);
+    assert_eq!(cmp["mismatches"], 0, "{cmp:#}");
+}

@@ -331,9 +331,8 @@ struct Walk<'r> {
     /// ancestors, generation).
     keys: HashMap<Oid, (i64, u32)>,
     pending: HashMap<Oid, HashMap<PathId, Suspect>>,
-    queue: BinaryHeap<((i64, u32), std::cmp::Reverse<u64>, Oid)>,
+    queue: BinaryHeap<((i64, u32), std::cmp::Reverse<Oid>, Oid)>,
     queued: HashSet<Oid>,
-    seq: u64,
     stats: BlameStats,
 }
 
@@ -354,7 +353,6 @@ impl<'r> Walk<'r> {
             pending: HashMap::new(),
             queue: BinaryHeap::new(),
             queued: HashSet::new(),
-            seq: 0,
         }
     }
 
@@ -429,9 +427,10 @@ impl<'r> Walk<'r> {
                     (t, 0)
                 }
             };
-            self.seq += 1;
+            // Ties go by object id, so every file sees the same visiting order whatever
+            // other files share its walk (the thread count): a date tie's sha is stable.
             self.queue
-                .push(((bound, generation), std::cmp::Reverse(self.seq), oid));
+                .push(((bound, generation), std::cmp::Reverse(oid), oid));
         }
         Ok(())
     }
