@@ -206,7 +206,10 @@ fn a_cluster_straddling_train_and_test_moves_to_the_keepers_partition() {
 }
 
 /// A corpus with exact copies, near copies (single-token edits) and unrelated functions.
-fn corpus() -> Vec<(u64, Vec<String>, bool, Option<i64>, u8)> {
+/// id, tokens, has_docstring, last_commit, partition.
+type Row = (u64, Vec<String>, bool, Option<i64>, u8);
+
+fn corpus() -> Vec<Row> {
     let mut out = Vec::new();
     let mut id = 1000u64;
     for f in 0..40 {
@@ -237,10 +240,7 @@ fn corpus() -> Vec<(u64, Vec<String>, bool, Option<i64>, u8)> {
     out
 }
 
-fn outcome_by_id(
-    rows: &[(u64, Vec<String>, bool, Option<i64>, u8)],
-    threads: usize,
-) -> Vec<(u64, Option<u64>, Option<u64>, u8)> {
+fn outcome_by_id(rows: &[Row], threads: usize) -> Vec<(u64, Option<u64>, Option<u64>, u8)> {
     let items: Vec<Item<'_>> = rows
         .iter()
         .map(|(id, t, d, c, p)| Item {
