@@ -55,7 +55,10 @@ fn git_files(repo: &str, exts: &[&str]) -> Vec<(String, String)> {
                 .args(["--git-dir", repo, "show", &format!("HEAD:{p}")])
                 .output()
                 .ok()?;
-            Some((p.to_string(), String::from_utf8_lossy(&o.stdout).to_string()))
+            Some((
+                p.to_string(),
+                String::from_utf8_lossy(&o.stdout).to_string(),
+            ))
         })
         .collect()
 }
@@ -70,7 +73,9 @@ fn lex(re: &Regex, src: &str) -> Vec<String> {
 }
 
 fn is_leaf(t: &str) -> bool {
-    t.chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '"' || c == '\'')
+    t.chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '"' || c == '\'')
 }
 
 /// Brace languages: a `{` right after `)` outside any function starts a function; it runs
@@ -146,7 +151,10 @@ fn real_functions() -> Vec<Vec<String>> {
         ("redis+redis", &[".c", ".h", ".cpp"][..]),
         ("google+gson", &[".java"][..]),
         ("psf+requests", &[".py"][..]),
-        ("yabloco-codegen+yabloco-benchmark", &[".py", ".c", ".cpp"][..]),
+        (
+            "yabloco-codegen+yabloco-benchmark",
+            &[".py", ".c", ".cpp"][..],
+        ),
         ("MERA-Evaluation+MERA_CODE", &[".py"][..]),
     ] {
         let files = git_files(&format!("{root}/{repo}/repo"), exts);
@@ -199,9 +207,11 @@ fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<f64>().ok())
+            })
         })
         .map_or(0.0, |kb| kb / 1024.0)
 }
@@ -266,7 +276,11 @@ fn accuracy(params: DedupParams) {
         let src = &real[rng.below(real.len())];
         let rate = rates[rng.below(rates.len())];
         let rename = rng.below(3) == 0;
-        let copy = if rate == 0.0 && !rename { src.clone() } else { mutate(&mut rng, src, rate, rename) };
+        let copy = if rate == 0.0 && !rename {
+            src.clone()
+        } else {
+            mutate(&mut rng, src, rate, rename)
+        };
         funcs.push(copy);
     }
     eprintln!(
@@ -278,7 +292,13 @@ fn accuracy(params: DedupParams) {
     let items: Vec<Item<'_>> = funcs
         .iter()
         .enumerate()
-        .map(|(i, f)| Item { id: i as u64, tokens: f, has_docstring: false, last_commit: None, partition: 0 })
+        .map(|(i, f)| Item {
+            id: i as u64,
+            tokens: f,
+            has_docstring: false,
+            last_commit: None,
+            partition: 0,
+        })
         .collect();
     let t1 = Instant::now();
     let out = match dedup(&items, &params, 0) {
@@ -290,7 +310,10 @@ fn accuracy(params: DedupParams) {
     };
     let dedup_s = t1.elapsed().as_secs_f64();
 
-    let sets: Vec<Vec<u64>> = funcs.par_iter().map(|f| shingle_set(f, params.shingle)).collect();
+    let sets: Vec<Vec<u64>> = funcs
+        .par_iter()
+        .map(|f| shingle_set(f, params.shingle))
+        .collect();
     let t2 = Instant::now();
     let low = params.threshold.min(0.8);
     let truth = true_pairs(&sets, low);
@@ -314,8 +337,11 @@ fn accuracy(params: DedupParams) {
             clusters.entry(*c).or_default().push(i as u32);
         }
     }
-    let true_set: HashSet<(u32, u32)> =
-        truth.iter().filter(|p| p.2 >= params.threshold).map(|p| (p.0, p.1)).collect();
+    let true_set: HashSet<(u32, u32)> = truth
+        .iter()
+        .filter(|p| p.2 >= params.threshold)
+        .map(|p| (p.0, p.1))
+        .collect();
     // Ground-truth components (transitive closure of true pairs).
     let mut comp: Vec<u32> = (0..funcs.len() as u32).collect();
     fn root(c: &mut [u32], mut x: u32) -> u32 {
@@ -353,8 +379,19 @@ fn accuracy(params: DedupParams) {
         "functions {}: exact removed {}, near removed {}, clusters {}, candidate pairs {}, dedup {:.2}s (ground truth {:.2}s)",
         s.functions, s.exact_removed, s.near_removed, s.clusters, s.candidate_pairs, dedup_s, truth_s
     );
-    println!("recall J>=0.8: {}/{} = {:.4}", h8, n8, h8 as f64 / n8.max(1) as f64);
-    println!("recall J>={}: {}/{} = {:.4}", params.threshold, ht, nt, ht as f64 / nt.max(1) as f64);
+    println!(
+        "recall J>=0.8: {}/{} = {:.4}",
+        h8,
+        n8,
+        h8 as f64 / n8.max(1) as f64
+    );
+    println!(
+        "recall J>={}: {}/{} = {:.4}",
+        params.threshold,
+        ht,
+        nt,
+        ht as f64 / nt.max(1) as f64
+    );
     println!(
         "precision (same-cluster pairs with J>={}): {}/{} = {:.4}",
         params.threshold,
@@ -375,7 +412,12 @@ fn speed(n: usize) {
     let vocab: Vec<String> = (0..50_000).map(|k| format!("tok{k}")).collect();
     let cdf: Vec<f64> = {
         let mut acc = 0.0;
-        let mut v: Vec<f64> = (1..=vocab.len()).map(|k| { acc += 1.0 / k as f64; acc }).collect();
+        let mut v: Vec<f64> = (1..=vocab.len())
+            .map(|k| {
+                acc += 1.0 / k as f64;
+                acc
+            })
+            .collect();
         let total = acc;
         v.iter_mut().for_each(|x| *x /= total);
         v
@@ -405,11 +447,21 @@ fn speed(n: usize) {
         })
         .collect();
     let tokens: usize = funcs.iter().map(Vec::len).sum();
-    eprintln!("generated {n} functions, {tokens} tokens in {:.1}s; RSS so far {:.0} MB", t0.elapsed().as_secs_f64(), peak_rss_mb());
+    eprintln!(
+        "generated {n} functions, {tokens} tokens in {:.1}s; RSS so far {:.0} MB",
+        t0.elapsed().as_secs_f64(),
+        peak_rss_mb()
+    );
     let items: Vec<Item<'_, &str>> = funcs
         .iter()
         .enumerate()
-        .map(|(i, f)| Item { id: i as u64, tokens: f, has_docstring: i % 2 == 0, last_commit: Some((i % 97) as i64), partition: (i % 3) as u8 })
+        .map(|(i, f)| Item {
+            id: i as u64,
+            tokens: f,
+            has_docstring: i % 2 == 0,
+            last_commit: Some((i % 97) as i64),
+            partition: (i % 3) as u8,
+        })
         .collect();
     let t1 = Instant::now();
     let out = match dedup(&items, &DedupParams::bigcode(), 0) {
@@ -435,7 +487,11 @@ fn speed(n: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("speed") => speed(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000_000)),
+        Some("speed") => speed(
+            args.get(1)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1_000_000),
+        ),
         Some("datatrove") => accuracy(DedupParams::datatrove()),
         _ => accuracy(DedupParams::bigcode()),
     }
