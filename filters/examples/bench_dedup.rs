@@ -262,7 +262,7 @@ fn true_pairs(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, f64)> {
             (j >= t).then_some((x, y, j))
         })
         .collect();
-    pairs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    pairs.sort_by_key(|p| (p.0, p.1));
     pairs
 }
 
