@@ -1,0 +1,349 @@
+//! Exact and near-duplicate removal across a whole corpus (MinHash LSH).
+//!
+//! [`dedup`] takes every function of a run as an [`Item`] (its parser tokens and the facts
+//! the keeper rule needs) and returns, per item in input order, its cluster, whether it is
+//! removed and the partition it belongs to ([`Outcome`]).
+//!
+//! # Algorithm
+//! 1. Exact stage: items with the same token sequence (128-bit xxh3, length-prefixed
+//!    tokens) are duplicates.
+//! 2. Near stage, on one representative per exact group with at least `shingle` tokens
+//!    (tiny items only go through the exact stage): `shingle`-token shingles hashed to u64
+//!    (xxh3), a MinHash signature of `bands * rows` permutations (minhash-rs, pinned to
+//!    [`MINHASH_RS_VERSION`]), one hash per band. Items sharing a band hash are candidate
+//!    pairs; a pair is kept only when the exact Jaccard of the two shingle sets is at least
+//!    `threshold`.
+//! 3. Clusters are the connected components (union-find) of exact and verified near pairs,
+//!    so a cluster can hold two items below the threshold that are joined through a third.
+//!
+//! # Keeper rule
+//! One keeper per cluster, by a total order that depends only on the items: the one with
+//! a docstring first, then the most recent `last_commit` (unknown dates last), then the
+//! smallest id. Ids must be unique. The result is the same for any thread count and any
+//! input order. Every member of a cluster takes the keeper's partition, so no cluster
+//! spans train, valid and test.
+
+mod params;
+mod shingle;
+mod signature;
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashSet};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+pub use params::DedupParams;
+pub use shingle::{jaccard, shingle_set};
+pub use signature::SUPPORTED_PERMUTATIONS;
+
+/// The minhash-rs version the signatures come from (pinned with `=` in Cargo.toml; its
+/// signatures changed between releases, so band hashes are only comparable within one).
+pub const MINHASH_RS_VERSION: &str = "0.6.0";
+
+/// Why dedup could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DedupError {
+    /// A parameter combination that cannot be used (a usage error).
+    #[error("invalid dedup parameters: {0}")]
+    InvalidParams(String),
+    /// Two items share an id: the keeper rule needs unique ids to be deterministic.
+    #[error("function id {0} appears more than once")]
+    DuplicateId(u64),
+    /// The worker thread pool could not be started.
+    #[error("could not start the dedup thread pool: {0}")]
+    ThreadPool(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// One function as dedup sees it. `T` is the token type: `String` from the parser, or
+/// `&str` where tokens are borrowed from a shared vocabulary.
+#[derive(Debug)]
+pub struct Item<'a, T = String> {
+    /// Stable, unique function id.
+    pub id: u64,
+    /// The parser's leaf tokens (identifiers, keywords, literals), in source order.
+    pub tokens: &'a [T],
+    pub has_docstring: bool,
+    /// Unix seconds, UTC.
+    pub last_commit: Option<i64>,
+    /// 0 train, 1 valid, 2 test.
+    pub partition: u8,
+}
+
+impl<T> Clone for Item<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Item<'_, T> {}
+
+impl<T> Item<'_, T> {
+    /// Sort key of the keeper rule: smallest is kept.
+    fn keeper_key(&self) -> (bool, Reverse<Option<i64>>, u64) {
+        // `None < Some` for Option, so under `Reverse` unknown dates sort last.
+        (!self.has_docstring, Reverse(self.last_commit), self.id)
+    }
+}
+
+/// What dedup did, for stats.json.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DedupStats {
+    pub functions: u64,
+    /// Removed items whose token sequence equals their keeper's.
+    pub exact_removed: u64,
+    /// Removed items that differ from their keeper (joined by near-duplicate pairs).
+    pub near_removed: u64,
+    /// Clusters of two or more items.
+    pub clusters: u64,
+    /// Items with fewer tokens than one shingle (exact stage only).
+    pub tiny: u64,
+    /// Candidate pairs whose Jaccard was computed.
+    pub candidate_pairs: u64,
+    /// Candidate pairs at or above the threshold.
+    pub near_pairs: u64,
+    /// Cluster size -> number of clusters of that size (size 1: items without duplicates).
+    pub cluster_sizes: BTreeMap<usize, u64>,
+    pub params: DedupParams,
+    pub minhash_rs_version: &'static str,
+}
+
+/// Per input item, in input order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The id of the cluster's keeper (the keeper included); `None` for singletons.
+    pub cluster_id: Vec<Option<u64>>,
+    /// The keeper's id for removed items; `None` for keepers and singletons.
+    pub duplicate_of: Vec<Option<u64>>,
+    /// The keeper's partition for every cluster member; the item's own for singletons.
+    pub partition: Vec<u8>,
+    pub stats: DedupStats,
+}
+
+/// Finds exact and near-duplicate clusters and their keepers. `threads` sizes the worker
+/// pool (0: one per core); the result does not depend on it.
+pub fn dedup<T: AsRef<str> + Sync>(
+    items: &[Item<'_, T>],
+    params: &DedupParams,
+    threads: usize,
+) -> Result<Outcome, DedupError> {
+    params.validate()?;
+    check_unique_ids(items)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    Ok(pool.install(|| run(items, params)))
+}
+
+/// Band hashes of every item with at least one shingle, as (id, band, band hash) rows
+/// sorted by id and band: the input a distributed engine needs to group the same
+/// candidates (`DIR/dedup/bands-*.parquet`).
+pub fn band_rows<T: AsRef<str> + Sync>(
+    items: &[Item<'_, T>],
+    params: &DedupParams,
+) -> Result<Vec<(u64, u32, u64)>, DedupError> {
+    params.validate()?;
+    let mut rows: Vec<(u64, u32, u64)> = items
+        .par_iter()
+        .filter(|item| item.tokens.len() >= params.shingle)
+        .flat_map_iter(|item| {
+            let set = shingle::shingle_set(item.tokens, params.shingle);
+            let mut bands = vec![0u64; params.bands];
+            signature::band_hashes_into(&set, params.rows, &mut bands);
+            bands
+                .into_iter()
+                .enumerate()
+                .map(move |(band, hash)| (item.id, band as u32, hash))
+        })
+        .collect();
+    rows.par_sort_unstable();
+    Ok(rows)
+}
+
+fn check_unique_ids<T>(items: &[Item<'_, T>]) -> Result<(), DedupError> {
+    let mut ids: Vec<u64> = items.iter().map(|item| item.id).collect();
+    ids.sort_unstable();
+    match ids.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(DedupError::DuplicateId(w[0])),
+        None => Ok(()),
+    }
+}
+
+fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Outcome {
+    let n = items.len();
+    let mut uf = UnionFind::new(n);
+
+    // Exact stage: group by sequence hash, joining each entry to the previous one; the
+    // group's first entry represents it (any member would do: they have the same tokens).
+    let seq: Vec<u128> = items
+        .par_iter()
+        .map(|item| shingle::sequence_hash(item.tokens))
+        .collect();
+    let mut by_hash: Vec<(u128, u32)> = (0..n).map(|i| (seq[i], i as u32)).collect();
+    by_hash.par_sort_unstable();
+    let mut reps: Vec<u32> = Vec::new();
+    for (k, &(hash, i)) in by_hash.iter().enumerate() {
+        match k.checked_sub(1).map(|p| by_hash[p]) {
+            Some((prev_hash, prev)) if prev_hash == hash => uf.union(prev as usize, i as usize),
+            _ => {
+                if items[i as usize].tokens.len() >= params.shingle {
+                    reps.push(i);
+                }
+            }
+        }
+    }
+
+    // Near stage: shingles and band hashes in parallel (order kept by index).
+    let sets: Vec<Vec<u64>> = reps
+        .par_iter()
+        .map(|&i| shingle::shingle_set(items[i as usize].tokens, params.shingle))
+        .collect();
+    let bands = params.bands;
+    let mut band_table = vec![0u64; reps.len() * bands];
+    band_table
+        .par_chunks_mut(bands)
+        .zip(sets.par_iter())
+        .for_each(|(out, set)| signature::band_hashes_into(set, params.rows, out));
+
+    let mut rejected: HashSet<(u32, u32)> = HashSet::new();
+    let (mut candidate_pairs, mut near_pairs) = (0u64, 0u64);
+    let mut bucket_keys: Vec<(u64, u32)> = Vec::with_capacity(reps.len());
+    for band in 0..bands {
+        bucket_keys.clear();
+        bucket_keys.extend((0..reps.len()).map(|r| (band_table[r * bands + band], r as u32)));
+        bucket_keys.par_sort_unstable();
+        for bucket in bucket_keys.chunk_by(|a, b| a.0 == b.0) {
+            for (x, &(_, a)) in bucket.iter().enumerate() {
+                for &(_, b) in &bucket[x + 1..] {
+                    let (ia, ib) = (reps[a as usize] as usize, reps[b as usize] as usize);
+                    // Already joined pairs cannot change the components: skip them.
+                    if uf.find(ia) == uf.find(ib) || rejected.contains(&(a, b)) {
+                        continue;
+                    }
+                    candidate_pairs += 1;
+                    if shingle::jaccard_at_least(
+                        &sets[a as usize],
+                        &sets[b as usize],
+                        params.threshold,
+                    ) {
+                        near_pairs += 1;
+                        uf.union(ia, ib);
+                    } else {
+                        rejected.insert((a, b));
+                    }
+                }
+            }
+        }
+    }
+    drop(band_table);
+    drop(sets);
+
+    // Clusters and keepers.
+    let roots: Vec<usize> = (0..n).map(|i| uf.find(i)).collect();
+    let mut keeper_of_root: Vec<Option<usize>> = vec![None; n];
+    let mut size_of_root: Vec<usize> = vec![0; n];
+    for (i, &root) in roots.iter().enumerate() {
+        size_of_root[root] += 1;
+        let better = match keeper_of_root[root] {
+            Some(k) => items[i].keeper_key() < items[k].keeper_key(),
+            None => true,
+        };
+        if better {
+            keeper_of_root[root] = Some(i);
+        }
+    }
+
+    let mut cluster_id = Vec::with_capacity(n);
+    let mut duplicate_of = Vec::with_capacity(n);
+    let mut partition = Vec::with_capacity(n);
+    let (mut exact_removed, mut near_removed) = (0u64, 0u64);
+    for (i, item) in items.iter().enumerate() {
+        let root = roots[i];
+        let keeper = keeper_of_root[root].unwrap_or(i);
+        if size_of_root[root] < 2 {
+            cluster_id.push(None);
+            duplicate_of.push(None);
+            partition.push(item.partition);
+            continue;
+        }
+        cluster_id.push(Some(items[keeper].id));
+        partition.push(items[keeper].partition);
+        if keeper == i {
+            duplicate_of.push(None);
+        } else {
+            duplicate_of.push(Some(items[keeper].id));
+            if seq[i] == seq[keeper] {
+                exact_removed += 1;
+            } else {
+                near_removed += 1;
+            }
+        }
+    }
+    let mut cluster_sizes: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut clusters = 0u64;
+    for (root, &size) in size_of_root.iter().enumerate() {
+        if size > 0 && roots[root] == root {
+            *cluster_sizes.entry(size).or_default() += 1;
+            if size >= 2 {
+                clusters += 1;
+            }
+        }
+    }
+    let tiny = items
+        .iter()
+        .filter(|item| item.tokens.len() < params.shingle)
+        .count() as u64;
+
+    Outcome {
+        cluster_id,
+        duplicate_of,
+        partition,
+        stats: DedupStats {
+            functions: n as u64,
+            exact_removed,
+            near_removed,
+            clusters,
+            tiny,
+            candidate_pairs,
+            near_pairs,
+            cluster_sizes,
+            params: params.clone(),
+            minhash_rs_version: MINHASH_RS_VERSION,
+        },
+    }
+}
+
+/// Union-find with path halving and union by size.
+struct UnionFind {
+    parent: Vec<usize>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        Self {
+            parent: (0..n).collect(),
+            size: vec![1; n],
+        }
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (mut ra, mut rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return;
+        }
+        if self.size[ra] < self.size[rb] {
+            std::mem::swap(&mut ra, &mut rb);
+        }
+        self.parent[rb] = ra;
+        self.size[ra] += self.size[rb];
+    }
+}

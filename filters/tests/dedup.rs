@@ -1,0 +1,332 @@
+//! Dedup behaviour: exact and near duplicates, tiny functions, the keeper rule, partitions,
+//! determinism and parameter errors.
+
+use codemine_filters::dedup::{band_rows, dedup, DedupError, DedupParams, Item, Outcome};
+
+fn toks(code: &str) -> Vec<String> {
+    code.split_whitespace().map(String::from).collect()
+}
+
+/// A realistic function body of about 80 tokens, parametrised by the names in it.
+fn body(name: &str, var: &str, other: &str) -> String {
+    format!(
+        "def {name} ( self , {var} , timeout = None ) : if {var} is None : raise ValueError ( \"missing\" ) \
+         {other} = self . session . get ( {var} , timeout = timeout ) {other} . raise_for_status ( ) \
+         data = {other} . json ( ) result = [ ] for entry in data [ \"items\" ] : if entry . get ( \"active\" ) : \
+         result . append ( entry [ \"id\" ] ) self . cache [ {var} ] = result return result"
+    )
+}
+
+fn item(id: u64, tokens: &[String]) -> Item<'_> {
+    Item {
+        id,
+        tokens,
+        has_docstring: false,
+        last_commit: None,
+        partition: 0,
+    }
+}
+
+fn run(items: &[Item<'_>]) -> Outcome {
+    dedup(items, &DedupParams::bigcode(), 2).expect("dedup")
+}
+
+#[test]
+fn identical_functions_in_two_repositories_are_exact_duplicates() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let b = a.clone();
+    let out = run(&[item(10, &a), item(20, &b)]);
+    assert_eq!(out.cluster_id, vec![Some(10), Some(10)]);
+    assert_eq!(out.duplicate_of, vec![None, Some(10)]);
+    assert_eq!(out.stats.exact_removed, 1);
+    assert_eq!(out.stats.near_removed, 0);
+    assert_eq!(out.stats.minhash_rs_version, "0.6.0");
+}
+
+#[test]
+fn renamed_identifiers_are_near_duplicates() {
+    let a = toks(&body("fetch", "url", "resp"));
+    // Only the function name changes: one shingle window in ~75.
+    let b = toks(&body("fetch_items", "url", "resp"));
+    let out = run(&[item(1, &a), item(2, &b)]);
+    assert_eq!(out.duplicate_of, vec![None, Some(1)]);
+    assert_eq!(out.stats.near_removed, 1);
+    assert_eq!(out.stats.exact_removed, 0);
+}
+
+#[test]
+fn heavily_renamed_identifiers_are_not_merged() {
+    // Every occurrence of two variables renamed: most shingles touch one of them.
+    let a = toks(&body("fetch", "url", "resp"));
+    let b = toks(&body("fetch", "address", "reply"));
+    let out = run(&[item(1, &a), item(2, &b)]);
+    let j = codemine_filters::dedup::jaccard(
+        &codemine_filters::dedup::shingle_set(&a, 5),
+        &codemine_filters::dedup::shingle_set(&b, 5),
+    );
+    assert!(j < 0.7, "{j}");
+    assert_eq!(out.cluster_id, vec![None, None]);
+}
+
+#[test]
+fn reordered_statements_are_near_duplicates() {
+    let head = "def run ( self ) : ";
+    let s1 = "self . a = compute_first ( self . x , self . y , 1 ) ; ";
+    let s2 = "self . b = compute_second ( self . y , self . z , 2 ) ; ";
+    let s3 = "self . c = compute_third ( self . z , self . x , 3 ) ; ";
+    let s4 = "self . d = compute_fourth ( self . a , self . b , 4 ) ; ";
+    let s5 = "self . e = compute_fifth ( self . c , self . d , 5 ) ; ";
+    let tail = "return self . a + self . b + self . c + self . d + self . e";
+    let a = toks(&format!("{head}{s1}{s2}{s3}{s4}{s5}{tail}"));
+    let b = toks(&format!("{head}{s2}{s1}{s3}{s4}{s5}{tail}"));
+    let out = run(&[item(1, &a), item(2, &b)]);
+    assert_eq!(out.duplicate_of, vec![None, Some(1)]);
+    assert_eq!(out.stats.near_removed, 1);
+}
+
+#[test]
+fn vendored_copy_is_a_duplicate() {
+    // src/http.py and vendor/lib/http.py: same function, a trailing comment-free edit.
+    let a = toks(&body("fetch", "url", "resp"));
+    let mut b = a.clone();
+    b.push("# vendored".into());
+    let out = run(&[item(1, &a), item(2, &b)]);
+    assert_eq!(out.cluster_id, vec![Some(1), Some(1)]);
+}
+
+#[test]
+fn unrelated_code_is_not_merged() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let b = toks(
+        "int main ( int argc , char * * argv ) { for ( int i = 0 ; i < argc ; i ++ ) \
+         { printf ( \"%s\\n\" , argv [ i ] ) ; } if ( argc > 2 ) { return 1 ; } return 0 ; }",
+    );
+    let out = run(&[item(1, &a), item(2, &b)]);
+    assert_eq!(out.cluster_id, vec![None, None]);
+    assert_eq!(out.duplicate_of, vec![None, None]);
+    assert_eq!(out.stats.cluster_sizes.get(&1), Some(&2));
+}
+
+#[test]
+fn tiny_functions_only_go_through_the_exact_stage() {
+    let a = toks("return x ;");
+    let b = toks("return x ;");
+    let c = toks("return y ;");
+    let out = run(&[item(1, &a), item(2, &b), item(3, &c)]);
+    assert_eq!(out.duplicate_of, vec![None, Some(1), None]);
+    assert_eq!(out.cluster_id[2], None);
+    assert_eq!(out.stats.tiny, 3);
+    assert_eq!(out.stats.candidate_pairs, 0);
+    // No band rows for tiny functions.
+    assert!(band_rows(&[item(1, &a)], &DedupParams::bigcode())
+        .expect("bands")
+        .is_empty());
+}
+
+#[test]
+fn keeper_prefers_docstring_then_recent_commit_then_smallest_id() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let mk = |id, doc, date| Item {
+        id,
+        tokens: &a[..],
+        has_docstring: doc,
+        last_commit: date,
+        partition: 0,
+    };
+    // Docstring wins over a newer commit and a smaller id.
+    let out = run(&[mk(1, false, Some(900)), mk(5, true, Some(100))]);
+    assert_eq!(out.duplicate_of, vec![Some(5), None]);
+    // Then the most recent commit; unknown dates last.
+    let out = run(&[
+        mk(1, true, None),
+        mk(7, true, Some(100)),
+        mk(3, true, Some(200)),
+    ]);
+    assert_eq!(out.duplicate_of, vec![Some(3), Some(3), None]);
+    // Then the smallest id.
+    let out = run(&[mk(9, false, None), mk(4, false, None), mk(6, false, None)]);
+    assert_eq!(out.duplicate_of, vec![Some(4), None, Some(4)]);
+    assert_eq!(out.cluster_id, vec![Some(4); 3]);
+}
+
+#[test]
+fn keeper_rule_spans_exact_and_near_members() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let b = toks(&body("fetch_items", "url", "resp"));
+    // The near copy (id 9) has the docstring, so it keeps; both exact copies go.
+    let items = [
+        item(1, &a),
+        item(2, &a),
+        Item {
+            id: 9,
+            tokens: &b,
+            has_docstring: true,
+            last_commit: None,
+            partition: 0,
+        },
+    ];
+    let out = run(&items);
+    assert_eq!(out.duplicate_of, vec![Some(9), Some(9), None]);
+    assert_eq!(out.stats.near_removed, 2);
+    assert_eq!(out.stats.exact_removed, 0);
+    assert_eq!(out.stats.cluster_sizes.get(&3), Some(&1));
+}
+
+#[test]
+fn a_cluster_straddling_train_and_test_moves_to_the_keepers_partition() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let b = toks(&body("fetch_items", "url", "resp"));
+    let c = toks(&body("other", "address", "reply"));
+    let items = [
+        Item {
+            id: 1,
+            tokens: &a[..],
+            has_docstring: false,
+            last_commit: None,
+            partition: 2,
+        },
+        Item {
+            id: 2,
+            tokens: &b[..],
+            has_docstring: true,
+            last_commit: None,
+            partition: 0,
+        },
+        Item {
+            id: 3,
+            tokens: &c[..],
+            has_docstring: false,
+            last_commit: None,
+            partition: 1,
+        },
+    ];
+    let out = run(&items);
+    assert_eq!(out.partition, vec![0, 0, 1]);
+    assert_eq!(out.duplicate_of, vec![Some(2), None, None]);
+}
+
+/// A corpus with exact copies, near copies (single-token edits) and unrelated functions.
+/// id, tokens, has_docstring, last_commit, partition.
+type Row = (u64, Vec<String>, bool, Option<i64>, u8);
+
+fn corpus() -> Vec<Row> {
+    let mut out = Vec::new();
+    let mut id = 1000u64;
+    for f in 0..40 {
+        let base = toks(&body(
+            &format!("f{f}"),
+            &format!("v{}", f % 7),
+            &format!("w{f}"),
+        ));
+        for copy in 0..(f % 4 + 1) {
+            let mut t = base.clone();
+            if copy % 2 == 1 {
+                let at = (copy * 17 + f) % t.len();
+                t[at] = format!("edit{copy}");
+            }
+            id = id
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407)
+                >> 11;
+            out.push((
+                id,
+                t,
+                (f + copy) % 3 == 0,
+                Some(((f * 31 + copy * 7) % 5) as i64),
+                (copy % 3) as u8,
+            ));
+        }
+    }
+    out
+}
+
+fn outcome_by_id(rows: &[Row], threads: usize) -> Vec<(u64, Option<u64>, Option<u64>, u8)> {
+    let items: Vec<Item<'_>> = rows
+        .iter()
+        .map(|(id, t, d, c, p)| Item {
+            id: *id,
+            tokens: t,
+            has_docstring: *d,
+            last_commit: *c,
+            partition: *p,
+        })
+        .collect();
+    let out = dedup(&items, &DedupParams::bigcode(), threads).expect("dedup");
+    let mut v: Vec<_> = (0..items.len())
+        .map(|i| {
+            (
+                items[i].id,
+                out.cluster_id[i],
+                out.duplicate_of[i],
+                out.partition[i],
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn deterministic_across_thread_counts_and_input_order() {
+    let rows = corpus();
+    let reference = outcome_by_id(&rows, 1);
+    assert!(reference.iter().filter(|r| r.2.is_some()).count() > 40);
+    for threads in [2, 4] {
+        assert_eq!(
+            outcome_by_id(&rows, threads),
+            reference,
+            "threads {threads}"
+        );
+    }
+    // Shuffled (a fixed permutation) and reversed input.
+    let mut shuffled = rows.clone();
+    let len = shuffled.len();
+    for i in 0..len {
+        shuffled.swap(i, (i * 37 + 11) % len);
+    }
+    assert_eq!(outcome_by_id(&shuffled, 2), reference);
+    let mut reversed = rows;
+    reversed.reverse();
+    assert_eq!(outcome_by_id(&reversed, 4), reference);
+}
+
+#[test]
+fn band_rows_are_sorted_and_complete() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let b = toks(&body("other", "address", "reply"));
+    let rows = band_rows(&[item(7, &b), item(3, &a)], &DedupParams::datatrove()).expect("bands");
+    assert_eq!(rows.len(), 28);
+    assert_eq!(rows[0].0, 3);
+    assert_eq!(rows[14], (7, 0, rows[14].2));
+    assert!(rows.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn invalid_params_and_duplicate_ids_are_errors() {
+    let a = toks(&body("fetch", "url", "resp"));
+    let bad = DedupParams {
+        bands: 20,
+        rows: 7,
+        ..DedupParams::bigcode()
+    };
+    assert!(matches!(
+        dedup(&[item(1, &a)], &bad, 1),
+        Err(DedupError::InvalidParams(_))
+    ));
+    assert!(matches!(
+        band_rows(&[item(1, &a)], &bad),
+        Err(DedupError::InvalidParams(_))
+    ));
+    let zero = DedupParams {
+        threshold: 0.0,
+        ..DedupParams::bigcode()
+    };
+    assert!(dedup(&[item(1, &a)], &zero, 1).is_err());
+    assert!(matches!(
+        dedup(&[item(1, &a), item(1, &a)], &DedupParams::bigcode(), 1),
+        Err(DedupError::DuplicateId(1))
+    ));
+    // Empty input is fine.
+    let out = dedup::<String>(&[], &DedupParams::datatrove(), 0).expect("empty");
+    assert_eq!(out.stats.functions, 0);
+}
