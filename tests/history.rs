@@ -333,3 +333,34 @@ fn a_date_tie_picks_the_same_commit_whatever_the_thread_count() {
     let cmp = compare(&out, &repo);
     assert_eq!(cmp["mismatches"], 0, "{cmp:#}");
 }
+
+#[test]
+fn the_common_tail_is_trimmed_before_diffing_as_git_does() {
+    // git cuts the common end of both files in 1 KiB blocks before a context-free diff
+    // (xdiff-interface.c `trim_common_tail`); with this 1,000-byte tail that stops the
+    // inserted function's hunk from sliding down, so git blames `a`'s braces and body on
+    // the insertion (found by running `git diff -U0` over tail lengths).
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("tail");
+    let mut r = RepoBuilder::init(&repo);
+    let head = "int a(void)\n{\n    x(1);\n    g(2);\n}\n\n";
+    let tail: String = (0..30)
+        .map(|i| format!("int t{i}(void)\n{{\n    return {i};\n}}\n\n"))
+        .collect();
+    assert_eq!(tail.len(), 1000);
+    r.write("tail.c", format!("{head}{tail}"));
+    r.commit("c1: a and the tail");
+    r.write(
+        "tail.c",
+        format!("{head}int b(void)\n{{\n    x(1);\n    g(2);\n}}\n\n{tail}"),
+    );
+    r.commit("c2: insert b");
+    let out = mine_into(&repo, tmp.path(), &[]);
+    let cmp = compare(&out, &repo);
+    assert_eq!(cmp["mismatches"], 0, "{cmp:#}");
+    let graph = harness::read_graph(&out);
+    let nodes = graph["nodes"].as_array().unwrap();
+    let c2 = git(&repo, &["rev-parse", "HEAD"]);
+    assert_eq!(node(nodes, "a")["last_commit_sha"], c2.as_str());
+    assert_ne!(node(nodes, "t0")["last_commit_sha"], c2.as_str());
+}

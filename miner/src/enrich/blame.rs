@@ -221,6 +221,60 @@ struct Suspect {
     pruned_at: Option<(u32, u32)>,
 }
 
+/// xdiff's changed regions between two buffers, as 0-based (old start, old len, new start,
+/// new len). Buffer diffs cost more than blob diffs (libgit2 hashes both buffers to name
+/// them): trimming the tail, as git does, wins back part of it.
+fn diff_hunks(
+    old: &[u8],
+    new: &[u8],
+    opts: &mut DiffOptions,
+) -> Result<Vec<(u32, u32, u32, u32)>, git2::Error> {
+    let patch = git2::Patch::from_buffers(old, None, new, None, Some(opts))?;
+    let mut out = Vec::with_capacity(patch.num_hunks());
+    for i in 0..patch.num_hunks() {
+        let (h, _) = patch.hunk(i)?;
+        // A side with no lines names the line before the change (1-based): 0-based, that
+        // is where the change starts.
+        let os = if h.old_lines() > 0 {
+            h.old_start() - 1
+        } else {
+            h.old_start()
+        };
+        let ns = if h.new_lines() > 0 {
+            h.new_start() - 1
+        } else {
+            h.new_start()
+        };
+        out.push((os, h.old_lines(), ns, h.new_lines()));
+    }
+    Ok(out)
+}
+
+/// git's `trim_common_tail`: drops the common end of both buffers in 1 KiB blocks, then
+/// gives back the part of the last dropped block after its first newline, so the kept
+/// parts end on a whole line.
+fn trim_common_tail<'a>(a: &'a [u8], b: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+    const BLK: usize = 1024;
+    let smaller = a.len().min(b.len());
+    let mut trimmed = 0;
+    while BLK + trimmed <= smaller
+        && a[a.len() - trimmed - BLK..a.len() - trimmed]
+            == b[b.len() - trimmed - BLK..b.len() - trimmed]
+    {
+        trimmed += BLK;
+    }
+    let tail = &a[a.len() - trimmed..];
+    let mut recovered = 0;
+    while recovered < trimmed {
+        recovered += 1;
+        if tail[recovered - 1] == b'\n' {
+            break;
+        }
+    }
+    let cut = trimmed - recovered;
+    (&a[..a.len() - cut], &b[..b.len() - cut])
+}
+
 /// A path, interned: every commit passes every pending file to its parent.
 type PathId = u32;
 
@@ -717,35 +771,10 @@ impl<'r> Walk<'r> {
             .interhunk_lines(0)
             .indent_heuristic(true)
             .force_text(true);
-        // Changed regions as 0-based (old start, old len, new start, new len).
-        let mut hunks: Vec<(u32, u32, u32, u32)> = Vec::new();
-        let mut on_hunk = |_: git2::DiffDelta<'_>, h: git2::DiffHunk<'_>| {
-            let os = if h.old_lines() > 0 {
-                h.old_start() - 1
-            } else {
-                h.old_start()
-            };
-            let ns = if h.new_lines() > 0 {
-                h.new_start() - 1
-            } else {
-                h.new_start()
-            };
-            hunks.push((os, h.old_lines(), ns, h.new_lines()));
-            true
-        };
-        self.repo
-            .diff_blobs(
-                Some(&old_blob),
-                None,
-                Some(&new_blob),
-                None,
-                Some(&mut opts),
-                None,
-                None,
-                Some(&mut on_hunk),
-                None,
-            )
-            .map_err(git_err(new))?;
+        // git trims the common tail before a context-free diff (xdiff-interface.c), which
+        // bounds how far xdiff can slide a hunk down: do the same, or sliders differ.
+        let (old_bytes, new_bytes) = trim_common_tail(old_blob.content(), new_blob.content());
+        let hunks = diff_hunks(old_bytes, new_bytes, &mut opts).map_err(git_err(new))?;
         // Unchanged regions of the new blob: (new start, new end, old start).
         let mut same: Vec<(u32, u32, u32)> = Vec::with_capacity(hunks.len() + 1);
         let (mut n, mut o) = (0u32, 0u32);
