@@ -13,7 +13,10 @@
 //!
 //! Speed (`bench_dedup speed N`): N generated functions (Zipf-ish vocabulary, 20-200
 //! tokens, 30 % near copies), deduplicated with 0 (= all) threads; prints functions/s and
-//! peak RSS (VmHWM).
+//! peak RSS (VmHWM). With `--datasketch M`, the same run also times Python datasketch's
+//! MinHashLSH (250 permutations as 25 bands x 10 rows, threshold 0.7) on the same 5-token
+//! shingles of the first M functions and prints the ratio (`PYTHON` names the interpreter,
+//! default `.venv/bin/python`; `pip install datasketch==1.6.5`).
 //!
 //! Run: `cargo run --release -p codemine-filters --example bench_dedup -- [args]`;
 //! `MIRRORS` overrides the mirror root (default /work/.mirror).
@@ -407,7 +410,47 @@ fn accuracy(params: DedupParams) {
     );
 }
 
-fn speed(n: usize) {
+/// datasketch's MinHashLSH on the same 5-token shingles (as space-joined strings) of the
+/// first `m` functions, run by Python: returns functions/s, or why it could not run.
+fn datasketch(funcs: &[Vec<&str>], m: usize) -> Result<f64, String> {
+    let path = std::env::temp_dir().join(format!("bench_dedup_{}.jsonl", std::process::id()));
+    let mut text = String::new();
+    for f in funcs.iter().take(m) {
+        let shingles: Vec<String> = f.windows(5).map(|w| w.join(" ")).collect();
+        text.push_str(&serde_json::to_string(&shingles).map_err(|e| e.to_string())?);
+        text.push('\n');
+    }
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    let script = r#"
+import json, sys, time
+from datasketch import MinHash, MinHashLSH
+rows = [json.loads(l) for l in open(sys.argv[1])]
+t = time.perf_counter()
+lsh = MinHashLSH(threshold=0.7, num_perm=250, params=(25, 10))
+for i, sh in enumerate(rows):
+    m = MinHash(num_perm=250)
+    m.update_batch([s.encode() for s in sh])
+    lsh.insert(str(i), m)
+print(len(rows) / (time.perf_counter() - t))
+"#;
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| ".venv/bin/python".into());
+    let out = std::process::Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .arg(&path)
+        .output()
+        .map_err(|e| format!("{python}: {e}"))?;
+    let _ = std::fs::remove_file(&path);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|e| format!("datasketch output: {e}"))
+}
+
+fn speed(n: usize, datasketch_n: Option<usize>) {
     // A Zipf-ish vocabulary: token k drawn with probability ~ 1/k.
     let vocab: Vec<String> = (0..50_000).map(|k| format!("tok{k}")).collect();
     let cdf: Vec<f64> = {
@@ -482,6 +525,15 @@ fn speed(n: usize) {
         s.near_removed,
         s.candidate_pairs
     );
+    if let Some(m) = datasketch_n {
+        match datasketch(&funcs, m) {
+            Ok(fps) => println!(
+                "datasketch MinHashLSH (250 permutations, 25x10), first {m} of the same functions' shingles: {fps:.0} functions/s; codemine is {:.1}x faster",
+                (n as f64 / secs) / fps
+            ),
+            Err(e) => println!("datasketch could not run: {e}"),
+        }
+    }
 }
 
 fn main() {
@@ -491,6 +543,10 @@ fn main() {
             args.get(1)
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(1_000_000),
+            args.iter()
+                .position(|a| a == "--datasketch")
+                .and_then(|i| args.get(i + 1))
+                .and_then(|m| m.parse().ok()),
         ),
         Some("datatrove") => accuracy(DedupParams::datatrove()),
         _ => accuracy(DedupParams::bigcode()),
