@@ -373,7 +373,24 @@ fn accuracy(params: DedupParams) {
             }
         }
     }
+    // Removals: is each removed function within the threshold of the one kept for it?
+    let (mut removed, mut removed_ok) = (0u64, 0u64);
+    let index: HashMap<u64, usize> = items.iter().enumerate().map(|(i, it)| (it.id, i)).collect();
+    for (i, keeper) in out.duplicate_of.iter().enumerate() {
+        if let Some(k) = keeper.and_then(|k| index.get(&k)) {
+            removed += 1;
+            if jaccard(&sets[i], &sets[*k]) >= params.threshold {
+                removed_ok += 1;
+            }
+        }
+    }
     let s = &out.stats;
+    println!(
+        "removals within the threshold of their keeper: {}/{} = {:.4}",
+        removed_ok,
+        removed,
+        removed_ok as f64 / removed.max(1) as f64
+    );
     println!(
         "params: threshold {} shingle {} bands {} x rows {} (minhash-rs {})",
         params.threshold, params.shingle, params.bands, params.rows, s.minhash_rs_version
