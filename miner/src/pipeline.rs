@@ -327,8 +327,8 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
     let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); n];
     let t = Instant::now();
     if let Some(filter) = filter {
-        for_each_view(&name, &units, &graph.nodes, |k, v| {
-            outcome[k] = filter.check_before_history(v);
+        for_each_view(&name, &units, &graph.nodes, &mut outcome, |v| {
+            filter.check_before_history(v)
         });
     }
     stats.filter_seconds = t.elapsed().as_secs_f64();
@@ -366,36 +366,30 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
 
     let t = Instant::now();
     if let Some(filter) = filter.filter(|f| f.needs_last_commit()) {
-        for_each_view(&name, &units, &graph.nodes, |k, v| {
-            if outcome[k].is_ok() {
-                outcome[k] = filter.check_history(v);
-            }
+        for_each_view(&name, &units, &graph.nodes, &mut outcome, |v| {
+            filter.check_history(v)
         });
     }
     let mut dropped = Vec::new();
-    let mut k = 0;
-    for u in &units {
-        for f in &u.functions {
-            stats.funnel.record(&name, u.lang.name(), outcome[k]);
-            if let Err(rule) = outcome[k] {
-                let node = &mut graph.nodes[k];
-                node.dropped_by = Some(rule.to_string());
-                if opts.explain {
-                    dropped.push(DroppedRow {
-                        id: node.id,
-                        repository: name.clone(),
-                        path: u.path.clone(),
-                        qualified_name: f.qualified_name.clone(),
-                        language: u.lang.name().to_string(),
-                        start_line: i64::from(f.start_line),
-                        end_line: i64::from(f.end_line),
-                        rule: rule.to_string(),
-                        docstring: f.docstring.clone(),
-                        code: f.code.clone(),
-                    });
-                }
+    for (k, u, f) in each_function(&units) {
+        stats.funnel.record(&name, u.lang.name(), outcome[k]);
+        if let Err(rule) = outcome[k] {
+            let node = &mut graph.nodes[k];
+            node.dropped_by = Some(rule.to_string());
+            if opts.explain {
+                dropped.push(DroppedRow {
+                    id: node.id,
+                    repository: name.clone(),
+                    path: u.path.clone(),
+                    qualified_name: f.qualified_name.clone(),
+                    language: u.lang.name().to_string(),
+                    start_line: i64::from(f.start_line),
+                    end_line: i64::from(f.end_line),
+                    rule: rule.to_string(),
+                    docstring: f.docstring.clone(),
+                    code: f.code.clone(),
+                });
             }
-            k += 1;
         }
     }
     stats.filter_seconds += t.elapsed().as_secs_f64();
@@ -460,61 +454,66 @@ fn attach_coverage(
         return Err(errors);
     }
     let cov = RepoCoverage::build(&reports, files, strip);
-    let mut k = 0;
     let mut functions = 0;
-    for u in units {
-        for f in &u.functions {
-            if let Some(c) = cov.function(&u.path, f.start_line, f.end_line) {
-                let node = &mut graph.nodes[k];
-                node.test_cov_hits = Some(i64::try_from(c.hits).unwrap_or(i64::MAX));
-                node.covered_lines = Some(i64::from(c.covered_lines));
-                node.coverable_lines = Some(i64::from(c.coverable_lines));
-                functions += 1;
-            }
-            k += 1;
+    for (k, u, f) in each_function(units) {
+        if let Some(c) = cov.function(&u.path, f.start_line, f.end_line) {
+            let node = &mut graph.nodes[k];
+            node.test_cov_hits = Some(i64::try_from(c.hits).unwrap_or(i64::MAX));
+            node.covered_lines = Some(i64::from(c.covered_lines));
+            node.coverable_lines = Some(i64::from(c.coverable_lines));
+            functions += 1;
         }
     }
     Ok((cov.stats, functions))
 }
 
-/// Calls `check` with the filter's view of every function, in node order.
+/// Every function of the units with its node index (units in order, then functions).
+fn each_function(units: &[SourceUnit]) -> impl Iterator<Item = (usize, &SourceUnit, &Function)> {
+    units
+        .iter()
+        .flat_map(|u| u.functions.iter().map(move |f| (u, f)))
+        .enumerate()
+        .map(|(k, (u, f))| (k, u, f))
+}
+
+/// Calls `check` with the filter's view of every function whose outcome is still `Ok`,
+/// in node order.
 fn for_each_view(
     repo: &str,
     units: &[SourceUnit],
     nodes: &[NodeRow],
-    mut check: impl FnMut(usize, &FunctionView),
+    outcome: &mut [Result<(), &'static str>],
+    check: impl Fn(&FunctionView) -> Result<(), &'static str>,
 ) {
-    let mut k = 0;
-    for u in units {
-        for f in &u.functions {
-            let node = &nodes[k];
-            let v = FunctionView {
-                repository: repo,
-                path: &u.path,
-                language: u.lang.name(),
-                name: &f.name,
-                qualified_name: &f.qualified_name,
-                kind: match f.kind {
-                    FunctionKind::Function => Kind::Function,
-                    FunctionKind::Method => Kind::Method,
-                    FunctionKind::Constructor => Kind::Constructor,
-                },
-                start_line: f.start_line,
-                end_line: f.end_line,
-                body_lines: body_lines(u.lang, f),
-                docstring: f.docstring.as_deref(),
-                docstring_tokens: f.docstring.as_deref().map_or(0, |d| {
-                    tokens::tokenize_docstring(tokens::docstring_summary(d)).len()
-                }),
-                syntax_error: f.syntax_error,
-                calls_num: u64::try_from(node.calls_num).unwrap_or(0),
-                test_cov_hits: node.test_cov_hits,
-                last_commit: node.last_commit,
-                last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
-            };
-            check(k, &v);
-            k += 1;
+    for (k, u, f) in each_function(units) {
+        if outcome[k].is_err() {
+            continue;
         }
+        let node = &nodes[k];
+        outcome[k] = check(&FunctionView {
+            repository: repo,
+            path: &u.path,
+            language: u.lang.name(),
+            name: &f.name,
+            qualified_name: &f.qualified_name,
+            kind: match f.kind {
+                FunctionKind::Function => Kind::Function,
+                FunctionKind::Method => Kind::Method,
+                FunctionKind::Constructor => Kind::Constructor,
+            },
+            start_line: f.start_line,
+            end_line: f.end_line,
+            body_lines: body_lines(u.lang, f),
+            docstring: f.docstring.as_deref(),
+            docstring_tokens: f.docstring.as_deref().map_or(0, |d| {
+                tokens::tokenize_docstring(tokens::docstring_summary(d)).len()
+            }),
+            syntax_error: f.syntax_error,
+            calls_num: u64::try_from(node.calls_num).unwrap_or(0),
+            test_cov_hits: node.test_cov_hits,
+            last_commit: node.last_commit,
+            last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
+        });
     }
 }
 

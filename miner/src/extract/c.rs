@@ -85,8 +85,7 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
     else {
         return d;
     };
-    let mut cursor = params.walk();
-    for p in params.named_children(&mut cursor) {
+    for p in super::named(params) {
         match p.kind() {
             "variadic_parameter" | "variadic_parameter_declaration" => d.variadic = true,
             // `(void)` declares no parameter.
@@ -105,12 +104,9 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
 /// The number of arguments of a call's argument list.
 pub(crate) fn arg_count(call: Node) -> u32 {
     call.child_by_field_name("arguments").map_or(0, |a| {
-        let mut cursor = a.walk();
-        let n = a
-            .named_children(&mut cursor)
+        super::named(a)
             .filter(|c| !c.kind().contains("comment"))
-            .count();
-        n as u32
+            .count() as u32
     })
 }
 

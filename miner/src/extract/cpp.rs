@@ -200,19 +200,16 @@ impl LanguageSpec for Cpp {
                     name: super::qualify(&outer, "::", &name),
                     ..Default::default()
                 };
-                let mut cursor = node.walk();
-                for c in node.named_children(&mut cursor) {
+                for c in super::named(node) {
                     if c.kind() == "base_class_clause" {
-                        let mut bc = c.walk();
-                        for b in c.named_children(&mut bc) {
+                        for b in super::named(c) {
                             if let Some(t) = type_name(b, src) {
                                 class.bases.push(t);
                             }
                         }
                     }
                 }
-                let mut cursor = body.walk();
-                for f in body.named_children(&mut cursor) {
+                for f in super::named(body) {
                     if f.kind() != "field_declaration" {
                         continue;
                     }

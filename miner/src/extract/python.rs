@@ -76,10 +76,7 @@ impl LanguageSpec for Python {
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
         let body = node.child_by_field_name("body")?;
-        let mut cursor = body.walk();
-        let first = body
-            .named_children(&mut cursor)
-            .find(|n| n.kind() != "comment")?;
+        let first = super::named(body).find(|n| n.kind() != "comment")?;
         if first.kind() != "expression_statement" || first.named_child_count() != 1 {
             return None;
         }
