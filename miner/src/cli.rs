@@ -20,6 +20,7 @@ use crate::csn::SplitRatios;
 use crate::pipeline::{mine, HeaderMode, MineOptions, Progress};
 use crate::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
 use crate::stats::{Failure, RepoStats};
+use codemine_filters::dedup::DedupParams;
 
 #[derive(Parser)]
 #[command(
@@ -102,12 +103,77 @@ struct MineArgs {
     explain: bool,
     #[command(flatten)]
     filter: codemine_filters::FilterArgs,
+    #[command(flatten)]
+    dedup: DedupArgs,
     /// Print only errors.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
     /// Also print every file that could not be processed.
     #[arg(long, short = 'v')]
     verbose: bool,
+}
+
+/// Near-duplicate removal across the run (MinHash LSH): a preset, adjusted by the direct
+/// settings.
+#[derive(Args)]
+struct DedupArgs {
+    /// Keep exact and near-duplicate functions (no dedup step).
+    #[arg(long, conflicts_with_all = ["dedup_preset", "dedup_threshold", "dedup_shingle", "dedup_permutations", "dedup_bands"])]
+    no_dedup: bool,
+    /// bigcode: Jaccard 0.7, 5-token shingles, 250 permutations as 25 bands x 10 rows
+    /// (default); datatrove: 5-token shingles, 14 bands x 8 rows, Jaccard 0.72.
+    #[arg(long, value_name = "bigcode|datatrove")]
+    dedup_preset: Option<String>,
+    /// Shingle Jaccard at or above which two functions are near-duplicates, in (0, 1].
+    #[arg(long, value_name = "F")]
+    dedup_threshold: Option<f64>,
+    /// Tokens per shingle; shorter functions only take part in exact dedup.
+    #[arg(long, value_name = "N")]
+    dedup_shingle: Option<usize>,
+    /// MinHash permutations (64, 112, 128, 200, 250 or 256); must divide into the bands.
+    #[arg(long, value_name = "N")]
+    dedup_permutations: Option<usize>,
+    /// LSH bands; permutations / bands rows each.
+    #[arg(long, value_name = "N")]
+    dedup_bands: Option<usize>,
+}
+
+impl DedupArgs {
+    /// The parameters, or a usage error that names the flag.
+    fn params(&self) -> Result<Option<DedupParams>, crate::Error> {
+        if self.no_dedup {
+            return Ok(None);
+        }
+        let usage = |m: String| crate::Error::Usage(m);
+        let mut p = match self.dedup_preset.as_deref() {
+            None | Some("bigcode") => DedupParams::bigcode(),
+            Some("datatrove") => DedupParams::datatrove(),
+            Some(other) => {
+                return Err(usage(format!(
+                    "--dedup-preset `{other}`: one of bigcode, datatrove"
+                )))
+            }
+        };
+        if let Some(t) = self.dedup_threshold {
+            p.threshold = t;
+        }
+        if let Some(n) = self.dedup_shingle {
+            p.shingle = n;
+        }
+        if self.dedup_permutations.is_some() || self.dedup_bands.is_some() {
+            let perms = self.dedup_permutations.unwrap_or(p.permutations());
+            let bands = self.dedup_bands.unwrap_or(p.bands);
+            if bands == 0 || perms % bands != 0 {
+                return Err(usage(format!(
+                    "--dedup-permutations {perms} cannot be cut into --dedup-bands {bands} bands of equal rows"
+                )));
+            }
+            p.bands = bands;
+            p.rows = perms / bands;
+        }
+        p.validate().map_err(|e| usage(e.to_string()))?;
+        Ok(Some(p))
+    }
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -233,6 +299,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .into());
     }
     opts.filter = Some(filter);
+    opts.dedup = args.dedup.params()?;
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {

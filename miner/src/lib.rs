@@ -43,6 +43,8 @@ pub enum Error {
     },
     #[error(transparent)]
     Write(#[from] codemine_schemas::Error),
+    #[error(transparent)]
+    Dedup(#[from] codemine_filters::dedup::DedupError),
     #[error("thread pool: {0}")]
     ThreadPool(String),
 }

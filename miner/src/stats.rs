@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use codemine_filters::dedup::DedupStats;
 use codemine_filters::Funnel;
 
 use crate::coverage::CoverageStats;
@@ -181,6 +182,22 @@ pub struct FilterStage {
     pub funnel: Funnel,
 }
 
+/// The dedup stage over the whole run: what was removed, the cluster sizes and the
+/// parameters (see `codemine_filters::dedup`).
+#[derive(Debug, Serialize)]
+pub struct DedupStage {
+    pub seconds: f64,
+    /// Which tokens are shingled.
+    pub tokens: &'static str,
+    /// How each cluster's keeper is chosen.
+    pub keeper_rule: &'static str,
+    /// Rows of `dedup/clusters-*` (members of clusters of two or more, keepers included).
+    pub cluster_members: usize,
+    pub clusters_files: Vec<String>,
+    #[serde(flatten)]
+    pub stats: DedupStats,
+}
+
 #[derive(Debug, Default, Serialize)]
 pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
@@ -191,6 +208,8 @@ pub struct WriteStage {
     pub callgraph_edges: usize,
     /// Rows of `dropped/` (only with `--explain`).
     pub dropped_rows: usize,
+    /// Rows of `dedup/bands-*` (one per LSH band of each function with a shingle).
+    pub band_rows: usize,
     pub shards: BTreeMap<&'static str, Vec<String>>,
 }
 
@@ -201,6 +220,9 @@ pub struct Stages {
     pub resolve: ResolveStage,
     pub enrich: EnrichStage,
     pub filter: FilterStage,
+    /// Absent when dedup was off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<DedupStage>,
     pub write: WriteStage,
 }
 

@@ -117,6 +117,32 @@ impl<T: Table> ShardWriter<T> {
         Ok(())
     }
 
+    /// Writes a batch of rows that is already in the table's schema (a staged batch after
+    /// its final transform), after any rows pushed one by one.
+    pub fn push_batch(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.flush()?;
+        let (writer, path) = match &mut self.current {
+            Some(w) => w,
+            None => self.current.insert(self.open()?),
+        };
+        writer.write(batch).map_err(|source| Error::Parquet {
+            path: path.clone(),
+            source,
+        })?;
+        self.total_rows += batch.num_rows();
+        self.current_rows += batch.num_rows();
+        self.current_bytes += batch.get_array_memory_size();
+        if self.current_rows >= self.opts.max_shard_rows
+            || self.current_bytes >= self.opts.max_shard_bytes
+        {
+            self.close_current()?;
+        }
+        Ok(())
+    }
+
     /// Rows pushed so far.
     pub fn rows(&self) -> usize {
         self.total_rows
