@@ -120,25 +120,32 @@ impl<T: Table> ShardWriter<T> {
     /// Writes a batch of rows that is already in the table's schema (a staged batch after
     /// its final transform), after any rows pushed one by one.
     pub fn push_batch(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
         self.flush()?;
-        let (writer, path) = match &mut self.current {
-            Some(w) => w,
-            None => self.current.insert(self.open()?),
-        };
-        writer.write(batch).map_err(|source| Error::Parquet {
-            path: path.clone(),
-            source,
-        })?;
-        self.total_rows += batch.num_rows();
-        self.current_rows += batch.num_rows();
-        self.current_bytes += batch.get_array_memory_size();
-        if self.current_rows >= self.opts.max_shard_rows
-            || self.current_bytes >= self.opts.max_shard_bytes
-        {
-            self.close_current()?;
+        // Slices share the batch's buffers, so each is charged its share of the whole.
+        let per_row = batch.get_array_memory_size() / batch.num_rows().max(1);
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            // Slices keep the shard row limit exact; the byte limit is checked per slice.
+            let room = self.opts.max_shard_rows.saturating_sub(self.current_rows).max(1);
+            let take = room.min(batch.num_rows() - offset);
+            let slice = batch.slice(offset, take);
+            offset += take;
+            let (writer, path) = match &mut self.current {
+                Some(w) => w,
+                None => self.current.insert(self.open()?),
+            };
+            writer.write(&slice).map_err(|source| Error::Parquet {
+                path: path.clone(),
+                source,
+            })?;
+            self.total_rows += take;
+            self.current_rows += take;
+            self.current_bytes += per_row * take;
+            if self.current_rows >= self.opts.max_shard_rows
+                || self.current_bytes >= self.opts.max_shard_bytes
+            {
+                self.close_current()?;
+            }
         }
         Ok(())
     }
