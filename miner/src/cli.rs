@@ -163,7 +163,7 @@ impl DedupArgs {
         if self.dedup_permutations.is_some() || self.dedup_bands.is_some() {
             let perms = self.dedup_permutations.unwrap_or(p.permutations());
             let bands = self.dedup_bands.unwrap_or(p.bands);
-            if bands == 0 || perms % bands != 0 {
+            if bands == 0 || !perms.is_multiple_of(bands) {
                 return Err(usage(format!(
                     "--dedup-permutations {perms} cannot be cut into --dedup-bands {bands} bands of equal rows"
                 )));

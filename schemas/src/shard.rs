@@ -126,7 +126,11 @@ impl<T: Table> ShardWriter<T> {
         let mut offset = 0;
         while offset < batch.num_rows() {
             // Slices keep the shard row limit exact; the byte limit is checked per slice.
-            let room = self.opts.max_shard_rows.saturating_sub(self.current_rows).max(1);
+            let room = self
+                .opts
+                .max_shard_rows
+                .saturating_sub(self.current_rows)
+                .max(1);
             let take = room.min(batch.num_rows() - offset);
             let slice = batch.slice(offset, take);
             offset += take;

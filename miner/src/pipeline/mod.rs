@@ -149,7 +149,13 @@ pub fn mine(
         Some(params) => {
             let (decisions, dedup_stats) = dedup::cluster_step(&opts.out_dir, params, threads)?;
             let files = dedup_stats.clusters_files.clone();
-            stats.stages.write.shards.entry("dedup").or_default().extend(files);
+            stats
+                .stages
+                .write
+                .shards
+                .entry("dedup")
+                .or_default()
+                .extend(files);
             stats.stages.dedup = Some(dedup_stats);
             decisions
         }

@@ -1,0 +1,564 @@
+//! Near-duplicate removal end to end: fixture repositories built with git2 hold planted
+//! copies (identical across repositories, renamed identifiers, reordered statements, a
+//! vendored copy, copies that straddle train and test, tiny functions), and the result is
+//! checked against an independent brute-force reference (`harness/dedup_check.py`: exact
+//! shingle Jaccard of every pair, computed with Python from the CSN tokens).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use harness::*;
+use serde_json::Value;
+
+const THRESHOLD: f64 = 0.7;
+
+/// A small deterministic generator (the fixtures must not change between runs).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.next() as usize % from.len()]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "alpha", "beta", "gamma", "delta", "count", "total", "buffer", "offset", "limit", "item",
+    "node", "value", "result", "index", "cursor", "weight", "score", "queue", "table", "entry",
+    "token", "chunk", "frame", "shard", "block", "state", "level", "width", "depth", "name",
+];
+
+/// The statements of a random function body: distinct variables and constants, so two
+/// families share almost no shingles.
+fn statements(rng: &mut Lcg, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let (a, b, c) = (rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS));
+            let k = rng.next() % 1000;
+            match rng.next() % 4 {
+                0 => format!("{a}_{i} = {b} + {c} * {k}"),
+                1 => format!("if {a} > {k}:\n        {b} = {c}({a}, {k})"),
+                2 => format!("{a}.{b}({c}, {k})"),
+                _ => format!("{a}_{i} = [{b} for {b} in {c} if {b} != {k}]"),
+            }
+        })
+        .collect()
+}
+
+fn function(name: &str, doc: Option<&str>, body: &[String]) -> String {
+    let mut s = format!("def {name}(alpha, beta, gamma):\n");
+    if let Some(d) = doc {
+        s += &format!("    \"\"\"{d}\"\"\"\n");
+    }
+    for st in body {
+        s += &format!("    {st}\n");
+    }
+    s += "    return alpha\n\n\n";
+    s
+}
+
+/// Repository names whose partitions (by the run's 80/10/10 split) are train and test.
+fn train_and_test_names() -> (String, String) {
+    use miner::csn::{partition, SplitRatios};
+    let find = |want: &str| {
+        (0..1000)
+            .map(|i| format!("proj{i}"))
+            .find(|n| partition(n, SplitRatios::default()).as_str() == want)
+            .unwrap()
+    };
+    (find("train"), find("test"))
+}
+
+/// Builds the fixture corpus under `root` and returns the repositories' paths.
+fn corpus(root: &Path) -> Vec<PathBuf> {
+    let mut rng = Lcg(20261122);
+    let families: Vec<Vec<String>> = (0..40).map(|_| statements(&mut rng, 20)).collect();
+    let (train, test) = train_and_test_names();
+    let names = ["origin".to_string(), "mirror".to_string(), train, test];
+    let mut repos: Vec<RepoBuilder> = names
+        .iter()
+        .map(|n| RepoBuilder::init(&root.join(n)))
+        .collect();
+
+    // origin: every family once, plus a vendored copy of family 3.
+    let mut src = String::new();
+    for (i, body) in families.iter().enumerate().take(30) {
+        src += &function(&format!("family{i}"), Some(&format!("Family {i}.")), body);
+    }
+    repos[0].write("pkg/core.py", &src);
+    repos[0].write(
+        "third_party/lib/core_copy.py",
+        function("family3", Some("Family 3."), &families[3]),
+    );
+    repos[0].write("pkg/tiny.py", "def tiny_a():\n    \"\"\"T.\"\"\"\n    return 1\n\n\ndef tiny_b():\n    \"\"\"T.\"\"\"\n    return 2\n");
+
+    // mirror: an identical copy of family 0, renamed identifiers in family 1, two swapped
+    // statements in family 2, a docstring-less copy of family 5, and new families.
+    let mut renamed = families[1].clone();
+    renamed[4] = renamed[4].replacen('=', "= 0 +", 1);
+    renamed[9] = format!("renamed_var = {}", renamed[9].replace('\n', " "));
+    let mut swapped = families[2].clone();
+    swapped.swap(3, 8);
+    let mut src = function("family0", Some("Family 0."), &families[0]);
+    src += &function("family1_renamed", Some("Renamed."), &renamed);
+    src += &function("family2_swapped", Some("Swapped."), &swapped);
+    src += &function("family5_nodoc", None, &families[5]);
+    for (i, body) in families.iter().enumerate().skip(30) {
+        src += &function(&format!("family{i}"), Some(&format!("Family {i}.")), body);
+    }
+    repos[1].write("mirror.py", &src);
+    repos[1].write("tiny.py", "def tiny_a():\n    \"\"\"T.\"\"\"\n    return 1\n\n\ndef tiny_c():\n    \"\"\"T.\"\"\"\n    return 3\n");
+
+    // train and test repositories: a near-copy of family 7 straddles them; family 6 is
+    // copied into both with different commit dates (the newer copy is kept).
+    let mut near7 = families[7].clone();
+    near7[2] = "extra_value = alpha".to_string();
+    repos[2].write(
+        "straddle.py",
+        function("family7_train", Some("Seven."), &families[7])
+            + &function("family6_old", Some("Six."), &families[6]),
+    );
+    repos[3].write(
+        "straddle.py",
+        function("family7_test", Some("Seven."), &near7)
+            + &function("family6_new", Some("Six."), &families[6]),
+    );
+    // The docstring-less copy's repository is the newest: the docstring must outrank dates.
+    repos[1].set_time(1_800_000_000);
+    repos[2].set_time(1_600_000_000);
+    repos[3].set_time(1_700_000_000);
+    for r in &mut repos {
+        r.commit("corpus");
+    }
+    repos.into_iter().map(|r| r.path).collect()
+}
+
+fn mine(repos: &[PathBuf], out: &Path, cache: &Path, extra: &[&str]) {
+    let mut args = vec!["mine", "--out", out.to_str().unwrap()];
+    for r in repos {
+        args.push("--repo");
+        args.push(r.to_str().unwrap());
+    }
+    args.extend_from_slice(extra);
+    assert_success(&codemine(&args, cache));
+}
+
+fn check(base: &Path, dd: &Path, shingle: usize) -> Value {
+    python_json(
+        include_str!("harness/dedup_check.py"),
+        &[
+            base.to_str().unwrap(),
+            dd.to_str().unwrap(),
+            &shingle.to_string(),
+            &THRESHOLD.to_string(),
+        ],
+    )
+}
+
+fn key(repo: &str, path: &str, name: &str) -> String {
+    format!("{repo}|{path}|{name}")
+}
+
+#[test]
+fn planted_duplicates_are_found_and_removed_as_the_reference_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = corpus(&tmp.path().join("repos"));
+    let cache = tmp.path().join("cache");
+    let (base, dd) = (tmp.path().join("base"), tmp.path().join("dd"));
+    mine(&repos, &base, &cache, &["--no-dedup"]);
+    mine(&repos, &dd, &cache, &[]);
+    let r = check(&base, &dd, 5);
+    let nodes = r["nodes"].as_object().unwrap();
+    let csn = r["csn"].as_object().unwrap();
+    let node = |k: &str| &nodes[k];
+    let removed = |k: &str| !node(k)["duplicate_of"].is_null();
+
+    // Every true pair (exact, or Jaccard >= 0.7 by brute force) that the planted copies
+    // make must be in one cluster; these all have Jaccard well above the LSH's knee.
+    let planted = [
+        (
+            key("origin", "pkg/core.py", "family0"),
+            key("mirror", "mirror.py", "family0"),
+        ),
+        (
+            key("origin", "pkg/core.py", "family1"),
+            key("mirror", "mirror.py", "family1_renamed"),
+        ),
+        (
+            key("origin", "pkg/core.py", "family2"),
+            key("mirror", "mirror.py", "family2_swapped"),
+        ),
+        (
+            key("origin", "pkg/core.py", "family3"),
+            key("origin", "third_party/lib/core_copy.py", "family3"),
+        ),
+        (
+            key("origin", "pkg/core.py", "family7"),
+            key(&repo_name(&repos[2]), "straddle.py", "family7_train"),
+        ),
+        (
+            key(&repo_name(&repos[2]), "straddle.py", "family7_train"),
+            key(&repo_name(&repos[3]), "straddle.py", "family7_test"),
+        ),
+        (
+            key(&repo_name(&repos[2]), "straddle.py", "family6_old"),
+            key(&repo_name(&repos[3]), "straddle.py", "family6_new"),
+        ),
+        (
+            key("origin", "pkg/tiny.py", "tiny_a"),
+            key("mirror", "tiny.py", "tiny_a"),
+        ),
+    ];
+    let pairs: HashMap<(String, String), (f64, bool)> = r["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let (a, b) = (p[0].as_str().unwrap(), p[1].as_str().unwrap());
+            let v = (p[2].as_f64().unwrap(), p[3].as_bool().unwrap());
+            ((a.min(b).to_string(), a.max(b).to_string()), v)
+        })
+        .collect();
+    for (a, b) in &planted {
+        let pk = (a.clone().min(b.clone()), a.clone().max(b.clone()));
+        let (j, _) = pairs
+            .get(&pk)
+            .unwrap_or_else(|| panic!("reference: {a} ~ {b} is not a pair"));
+        assert!(*j >= THRESHOLD, "{a} ~ {b}: {j}");
+        assert!(!node(a)["cluster_id"].is_null(), "{a} is in no cluster");
+        assert_eq!(
+            node(a)["cluster_id"],
+            node(b)["cluster_id"],
+            "{a} ~ {b} (J = {j})"
+        );
+    }
+    // Every pair with J >= 0.9 is clustered, whoever planted it.
+    for ((a, b), (j, _)) in &pairs {
+        if *j >= 0.9 {
+            assert_eq!(
+                node(a)["cluster_id"],
+                node(b)["cluster_id"],
+                "{a} ~ {b} (J = {j})"
+            );
+        }
+    }
+
+    // Precision: every cluster is connected by true pairs (verification is exact).
+    let mut members: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for (k, n) in nodes {
+        if let Some(c) = n["cluster_id"].as_u64() {
+            members.entry(c).or_default().push(k.clone());
+        }
+    }
+    for (c, ms) in &members {
+        assert!(ms.len() >= 2, "cluster {c:016X} has one member");
+        // Functions without a docstring are not in the CSN baseline: the docstring-less
+        // copy is checked against its keeper below.
+        let documented: Vec<&String> = ms
+            .iter()
+            .filter(|m| nodes[*m]["has_docstring"].as_bool().unwrap())
+            .collect();
+        let mut reached: BTreeSet<&String> = documented.iter().take(1).copied().collect();
+        loop {
+            let before = reached.len();
+            for m in ms {
+                let linked = reached.iter().any(|x| {
+                    let pk = ((*x).min(m).clone(), (*x).max(m).clone());
+                    pairs.contains_key(&pk)
+                });
+                if linked {
+                    reached.insert(m);
+                }
+            }
+            if reached.len() == before {
+                break;
+            }
+        }
+        let unreachable: Vec<&&String> = documented
+            .iter()
+            .filter(|m| !reached.contains(**m))
+            .collect();
+        assert!(
+            unreachable.is_empty(),
+            "cluster {c}: {unreachable:?} not linked by true pairs"
+        );
+    }
+
+    // Keeper rule: docstring first, then the latest commit, then the smallest id; removed
+    // functions point at their cluster's keeper and are gone from CSN; the others stay.
+    for (c, ms) in &members {
+        let best = ms
+            .iter()
+            .min_by_key(|m| {
+                let n = &nodes[*m];
+                (
+                    !n["has_docstring"].as_bool().unwrap(),
+                    std::cmp::Reverse(n["last_commit"].as_i64()),
+                    n["id"].as_u64().unwrap(),
+                )
+            })
+            .unwrap();
+        assert_eq!(nodes[best]["id"].as_u64(), Some(*c), "keeper of {ms:?}");
+        for m in ms {
+            let n = &nodes[m];
+            if m == best {
+                assert!(n["duplicate_of"].is_null());
+            } else {
+                assert_eq!(n["duplicate_of"].as_u64(), Some(*c), "{m}");
+                assert!(!csn.contains_key(m), "{m} was removed but is in CSN");
+            }
+        }
+    }
+    for (k, _) in r["base_partition"].as_object().unwrap() {
+        assert_eq!(csn.contains_key(k), !removed(k), "{k}");
+    }
+    let nodoc = key("mirror", "mirror.py", "family5_nodoc");
+    assert_eq!(
+        node(&nodoc)["duplicate_of"],
+        node(&key("origin", "pkg/core.py", "family5"))["id"],
+        "the copy with a docstring is kept"
+    );
+    let old = key(&repo_name(&repos[2]), "straddle.py", "family6_old");
+    assert!(removed(&old), "the older copy goes");
+    // Tiny functions differ in one token and are not near-duplicates of each other.
+    assert!(node(&key("origin", "pkg/tiny.py", "tiny_b"))["cluster_id"].is_null());
+    assert!(node(&key("mirror", "tiny.py", "tiny_c"))["cluster_id"].is_null());
+
+    // No surviving pair straddles partitions: every cluster member carries its keeper's
+    // partition, and only the keeper remains in CSN.
+    for row in r["clusters"].as_array().unwrap() {
+        let keeper = nodes
+            .iter()
+            .find(|(_, n)| n["id"] == row["cluster_id"])
+            .map(|(k, _)| k)
+            .unwrap();
+        assert_eq!(row["partition"], csn[keeper], "{row}");
+    }
+    for ((a, b), (j, _)) in &pairs {
+        assert!(
+            !(csn.contains_key(a) && csn.contains_key(b)),
+            "{a} ~ {b} (J = {j}) both survive"
+        );
+    }
+
+    // Bands: one row per band for every function with at least one shingle.
+    let tokens = r["tokens"].as_object().unwrap();
+    let bands = r["bands"].as_object().unwrap();
+    for (k, n) in tokens {
+        let id = nodes[k]["id"].as_u64().unwrap().to_string();
+        let want = if n.as_u64().unwrap() >= 5 { 25 } else { 0 };
+        let got = bands.get(&id).map_or(0, |b| b.as_array().unwrap().len());
+        assert_eq!(got, want, "{k}: {n} content tokens");
+    }
+    let id_of = |k: &str| node(k)["id"].as_u64().unwrap().to_string();
+    assert_eq!(
+        bands[&id_of(&planted[0].0)],
+        bands[&id_of(&planted[0].1)],
+        "exact copies have the same band hashes"
+    );
+
+    // stats.json agrees with the nodes.
+    let s = &r["stats"];
+    let exact = r["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "exact")
+        .count();
+    let near = r["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "near")
+        .count();
+    assert_eq!(s["exact_removed"].as_u64(), Some(exact as u64));
+    assert_eq!(s["near_removed"].as_u64(), Some(near as u64));
+    assert_eq!(
+        (exact + near) as u64,
+        nodes
+            .values()
+            .filter(|n| !n["duplicate_of"].is_null())
+            .count() as u64
+    );
+    // Planted: exact copies family0, family3 (vendored) and tiny_a (the function name is a
+    // token, so renamed copies are near); near: renamed, swapped, the docstring-less copy,
+    // family6 twice and family7 twice.
+    assert_eq!((exact, near), (3, 7));
+    let sizes: u64 = s["cluster_sizes"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(size, n)| size.parse::<u64>().unwrap() * n.as_u64().unwrap())
+        .sum();
+    assert_eq!(sizes, s["functions"].as_u64().unwrap());
+    assert_eq!(s["functions"].as_u64(), Some(nodes.len() as u64));
+    assert_eq!(s["params"]["bands"], 25);
+    assert_eq!(s["params"]["rows"], 10);
+    assert_eq!(s["params"]["threshold"], 0.7);
+    assert_eq!(s["minhash_rs_version"], "0.6.0");
+    assert!(!dd.join("staging").exists(), "staging is removed");
+}
+
+fn repo_name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Every output file's bytes, by relative path.
+fn snapshot(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for dir in ["csn", "yabloco", "callgraph", "dedup"] {
+        for e in fs::read_dir(out.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            files.insert(format!("{dir}/{}", repo_name(&p)), fs::read(&p).unwrap());
+        }
+    }
+    files
+}
+
+#[test]
+fn dedup_output_does_not_depend_on_threads_or_repository_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = corpus(&tmp.path().join("repos"));
+    let cache = tmp.path().join("cache");
+    let mut clusters = Vec::new();
+    let mut first = None;
+    for (i, threads) in ["1", "2", "4"].iter().enumerate() {
+        let out = tmp.path().join(format!("out{threads}"));
+        mine(&repos, &out, &cache, &["-j", threads]);
+        let snap = snapshot(&out);
+        match &first {
+            None => first = Some(snap),
+            Some(f) => assert!(f == &snap, "-j {threads} differs from -j 1"),
+        }
+        let _ = i;
+        clusters.push(
+            shard_rows(&out.join("dedup"))
+                .into_iter()
+                .filter(|r| r.get("kind").is_some())
+                .count(),
+        );
+    }
+    // Reversed repository order: the same clusters and keepers (rows come in input order).
+    let out = tmp.path().join("reversed");
+    let reversed: Vec<PathBuf> = repos.iter().rev().cloned().collect();
+    mine(&reversed, &out, &cache, &[]);
+    let decided = |out: &Path| -> BTreeSet<(String, String, String)> {
+        shard_rows(&out.join("dedup"))
+            .into_iter()
+            .filter(|r| r.get("kind").is_some())
+            .map(|r| {
+                (
+                    r["id"].to_string(),
+                    r["cluster_id"].to_string(),
+                    r["kind"].to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(decided(&tmp.path().join("out1")), decided(&out));
+    assert!(clusters[0] > 0);
+}
+
+#[test]
+fn datatrove_preset_and_direct_settings_are_used_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = corpus(&tmp.path().join("repos"));
+    let cache = tmp.path().join("cache");
+    let out = tmp.path().join("dt");
+    mine(&repos, &out, &cache, &["--dedup-preset", "datatrove"]);
+    let p = &stats(&out)["stages"]["dedup"]["params"];
+    assert_eq!(
+        (p["bands"].as_u64(), p["rows"].as_u64()),
+        (Some(14), Some(8))
+    );
+    let bands = read_shards(&out.join("dedup"));
+    let band_rows: u64 = bands
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(n, _)| n.starts_with("bands-"))
+        .map(|(_, s)| s["num_rows"].as_u64().unwrap())
+        .sum();
+    assert_eq!(band_rows % 14, 0);
+
+    let out = tmp.path().join("direct");
+    mine(
+        &repos,
+        &out,
+        &cache,
+        &[
+            "--dedup-permutations",
+            "128",
+            "--dedup-bands",
+            "16",
+            "--dedup-threshold",
+            "0.8",
+            "--dedup-shingle",
+            "3",
+        ],
+    );
+    let p = &stats(&out)["stages"]["dedup"]["params"];
+    assert_eq!(p["bands"], 16);
+    assert_eq!(p["rows"], 8);
+    assert_eq!(p["threshold"], 0.8);
+    assert_eq!(p["shingle"], 3);
+
+    let out = tmp.path().join("off");
+    mine(&repos, &out, &cache, &["--no-dedup"]);
+    let s = stats(&out);
+    assert!(s["stages"].get("dedup").is_none());
+    assert!(
+        !out.join("dedup").exists() || fs::read_dir(out.join("dedup")).unwrap().next().is_none()
+    );
+    let nodes = shard_rows(&out.join("callgraph"));
+    assert!(nodes
+        .iter()
+        .filter(|r| r.get("cluster_id").is_some())
+        .all(|r| r["cluster_id"].is_null()));
+}
+
+#[test]
+fn invalid_dedup_settings_are_usage_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("r"));
+    r.write("a.py", "def f():\n    return 1\n");
+    r.commit("c");
+    let repo = r.path.to_str().unwrap().to_string();
+    for (args, says) in [
+        (
+            vec!["--dedup-permutations", "100"],
+            "permutations must be one of",
+        ),
+        (vec!["--dedup-bands", "7"], "--dedup-bands 7"),
+        (vec!["--dedup-threshold", "1.5"], "threshold 1.5"),
+        (vec!["--dedup-threshold", "0"], "threshold 0"),
+        (vec!["--dedup-shingle", "0"], "shingle"),
+        (
+            vec!["--dedup-preset", "minhash"],
+            "--dedup-preset `minhash`",
+        ),
+        (
+            vec!["--no-dedup", "--dedup-preset", "bigcode"],
+            "cannot be used with",
+        ),
+    ] {
+        let out = tmp.path().join("out");
+        let mut a = vec!["mine", "--repo", &repo, "--out", out.to_str().unwrap()];
+        a.extend(args.iter().copied());
+        let res = codemine(&a, &tmp.path().join("cache"));
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            !out.join("stats.json").exists(),
+            "{args:?}: nothing was mined"
+        );
+    }
+}
