@@ -2,7 +2,9 @@
 //!
 //! Stages (see DESIGN.md): [`source`] opens each repository at its pinned revision,
 //! [`extract`] parses its files with tree-sitter into functions, and [`pipeline`] drives
-//! them in parallel and streams rows into the Parquet writers of `codemine-schemas`.
+//! them in parallel: it mines every repository into staging tables, clusters duplicates
+//! across the run (`codemine_filters::dedup`) and writes the final Parquet shards of
+//! `codemine-schemas` without the removed functions.
 //! [`coverage`] reads test-coverage reports (LCOV, Cobertura, JaCoCo, gcov JSON) and maps
 //! them onto repository paths for the per-function coverage of the enrich stage.
 //!
