@@ -316,6 +316,25 @@ fn planted_duplicates_are_found_and_removed_as_the_reference_says() {
             }
         }
     }
+    // Every removal is within the threshold of its own keeper (chains are cut).
+    let by_id: HashMap<u64, &String> = nodes
+        .iter()
+        .map(|(k, n)| (n["id"].as_u64().unwrap(), k))
+        .collect();
+    for (k, n) in nodes {
+        let Some(keeper) = n["duplicate_of"].as_u64() else {
+            continue;
+        };
+        let kk = by_id[&keeper];
+        if !n["has_docstring"].as_bool().unwrap() {
+            continue; // not in the CSN baseline
+        }
+        let pk = (k.min(kk).clone(), k.max(kk).clone());
+        assert!(
+            pairs.contains_key(&pk),
+            "{k} removed for {kk}, which is not a true pair"
+        );
+    }
     for (k, _) in r["base_partition"].as_object().unwrap() {
         assert_eq!(csn.contains_key(k), !removed(k), "{k}");
     }

@@ -383,3 +383,41 @@ fn content_tokens_leave_out_punctuation_and_operators() {
         assert!(!is_content_token(t), "{t}");
     }
 }
+
+#[test]
+fn chains_are_cut_so_every_removal_is_near_its_keeper() {
+    use codemine_filters::dedup::{cluster, jaccard, BandTable, Prepared};
+    // a ~ b and b ~ c are above the threshold, a ~ c is not.
+    let set = |from: u64| (from..from + 100).collect::<Vec<u64>>();
+    let (a, b, c) = (set(0), set(15), set(30));
+    assert!(jaccard(&a, &b) >= 0.7 && jaccard(&b, &c) >= 0.7 && jaccard(&a, &c) < 0.7);
+    let item = |id, shingles: Vec<u64>, doc, partition| Prepared {
+        id,
+        exact: u128::from(id),
+        shingles,
+        has_docstring: doc,
+        last_commit: None,
+        partition,
+    };
+    let items = vec![
+        item(3, a, true, 0),
+        item(1, b, false, 0),
+        item(2, c, false, 2),
+    ];
+    let params = DedupParams::bigcode();
+    let mut bands = BandTable::new(3, params.bands);
+    for i in 0..3 {
+        bands.set(i, 0, 42); // all three are candidates of each other
+        for band in 1..params.bands {
+            bands.set(i, band, (i * 100 + band) as u64);
+        }
+    }
+    let out = cluster(&items, &bands, &params, 1).expect("cluster");
+    // a keeps b; c is not within the threshold of a, so it stays, alone, in its partition.
+    assert_eq!(out.cluster_id, vec![Some(3), Some(3), None]);
+    assert_eq!(out.duplicate_of, vec![None, Some(3), None]);
+    assert_eq!(out.partition, vec![0, 0, 2]);
+    assert_eq!(out.stats.near_pairs, 2);
+    assert_eq!(out.stats.cluster_sizes.get(&2), Some(&1));
+    assert_eq!(out.stats.cluster_sizes.get(&1), Some(&1));
+}

@@ -13,11 +13,15 @@
 //!    [`MINHASH_RS_VERSION`]), one hash per band. Items sharing a band hash are candidate
 //!    pairs; a pair is kept only when the exact Jaccard of the two shingle sets is at least
 //!    `threshold`.
-//! 3. Clusters are the connected components (union-find) of exact and verified near pairs,
-//!    so a cluster can hold two items below the threshold that are joined through a third.
+//! 3. Components are the connected components (union-find) of exact and verified near
+//!    pairs. A component can chain items that are far apart (a and c each near b), so it
+//!    is cut into clusters: its best item by the keeper rule keeps every member with the
+//!    same tokens or within the threshold of it, and the rest form the next cluster the same
+//!    way. Every removed item is thus a verified near-duplicate of its own keeper, and no
+//!    two keepers of a component are near-duplicates of each other.
 //!
 //! # Keeper rule
-//! One keeper per cluster, by a total order that depends only on the items: the one with
+//! Keepers are chosen by a total order that depends only on the items: the one with
 //! a docstring first, then the most recent `last_commit` (unknown dates last), then the
 //! smallest id. Ids must be unique. The result is the same for any thread count and any
 //! input order. Every member of a cluster takes the keeper's partition, so no cluster
@@ -341,19 +345,29 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
     }
     drop(sets);
 
-    // Clusters and keepers.
+    // Clusters and keepers. A component can chain functions that are far apart (a and c
+    // each near b); it is cut into stars: the best member by the keeper rule keeps every
+    // member within the threshold of it (or with its exact tokens), and the rest form the
+    // next star. Every removal is then a verified near-duplicate of its keeper, and no two
+    // keepers of a component are near-duplicates of each other.
     let roots: Vec<usize> = (0..n).map(|i| uf.find(i)).collect();
-    let mut keeper_of_root: Vec<Option<usize>> = vec![None; n];
-    let mut size_of_root: Vec<usize> = vec![0; n];
-    for (i, &root) in roots.iter().enumerate() {
-        size_of_root[root] += 1;
-        let better = match keeper_of_root[root] {
-            Some(k) => items[i].keeper_key() < items[k].keeper_key(),
-            None => true,
-        };
-        if better {
-            keeper_of_root[root] = Some(i);
-        }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.par_sort_unstable_by_key(|&i| (roots[i], items[i].keeper_key()));
+    let groups: Vec<&[usize]> = order
+        .chunk_by(|a, b| roots[*a] == roots[*b])
+        .filter(|g| g.len() >= 2)
+        .collect();
+    let stars: Vec<Vec<(usize, usize)>> = groups
+        .par_iter()
+        .map(|group| stars_of(items, group, params.threshold))
+        .collect();
+    let mut keeper_of: Vec<usize> = (0..n).collect();
+    for (member, keeper) in stars.into_iter().flatten() {
+        keeper_of[member] = keeper;
+    }
+    let mut size_of_keeper: Vec<usize> = vec![0; n];
+    for &k in &keeper_of {
+        size_of_keeper[k] += 1;
     }
 
     let mut cluster_id = Vec::with_capacity(n);
@@ -362,11 +376,10 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
     let mut exact = Vec::with_capacity(n);
     let (mut exact_removed, mut near_removed) = (0u64, 0u64);
     for (i, item) in items.iter().enumerate() {
-        let root = roots[i];
-        let keeper = keeper_of_root[root].unwrap_or(i);
+        let keeper = keeper_of[i];
         let same = item.exact == items[keeper].exact;
         exact.push(same);
-        if size_of_root[root] < 2 {
+        if size_of_keeper[keeper] < 2 {
             cluster_id.push(None);
             duplicate_of.push(None);
             partition.push(item.partition);
@@ -387,8 +400,8 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
     }
     let mut cluster_sizes: BTreeMap<usize, u64> = BTreeMap::new();
     let mut clusters = 0u64;
-    for (root, &size) in size_of_root.iter().enumerate() {
-        if size > 0 && roots[root] == root {
+    for (k, &size) in size_of_keeper.iter().enumerate() {
+        if size > 0 && keeper_of[k] == k {
             *cluster_sizes.entry(size).or_default() += 1;
             if size >= 2 {
                 clusters += 1;
@@ -415,6 +428,32 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
             minhash_rs_version: MINHASH_RS_VERSION,
         },
     }
+}
+
+/// Cuts one component (its members sorted by the keeper rule, best first) into stars, as
+/// (member, keeper) pairs.
+fn stars_of(items: &[Prepared], group: &[usize], threshold: f64) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(group.len());
+    let mut remaining: Vec<usize> = group.to_vec();
+    while let Some((&keeper, rest)) = remaining.split_first() {
+        out.push((keeper, keeper));
+        let k = &items[keeper];
+        let mut next = Vec::new();
+        for &m in rest {
+            let item = &items[m];
+            let near = item.exact == k.exact
+                || (!item.shingles.is_empty()
+                    && !k.shingles.is_empty()
+                    && shingle::jaccard_at_least(&item.shingles, &k.shingles, threshold));
+            if near {
+                out.push((m, keeper));
+            } else {
+                next.push(m);
+            }
+        }
+        remaining = next;
+    }
+    out
 }
 
 /// Union-find with path halving and union by size.
