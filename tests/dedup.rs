@@ -581,3 +581,44 @@ fn invalid_dedup_settings_are_usage_errors() {
         );
     }
 }
+
+#[test]
+fn functions_sharing_an_id_do_not_stop_the_run() {
+    // Two Java overloads on one line share (repository, path, name, line); so does every
+    // unchanged function of one repository mined at two revisions.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("twice"));
+    r.write(
+        "A.java",
+        "class A {\n  /** One. */ int f(int a) { return a + 1 + 2 + 3; } int f(String s) { return s.length() + 4 + 5; }\n}\n",
+    );
+    r.write(
+        "m.py",
+        "def g(x):\n    \"\"\"G.\"\"\"\n    return x * 2 + 3 - 4\n",
+    );
+    let first = r.commit("one");
+    r.write(
+        "n.py",
+        "def h(y):\n    \"\"\"H.\"\"\"\n    return y * 5 + 6 - 7\n",
+    );
+    r.commit("two");
+    let path = r.path.to_str().unwrap();
+    let at_first = format!("{path}@{first}");
+    let out = mine_into(&r.path, tmp.path(), &["--repo", &at_first]);
+    let s = stats(&out);
+    // HEAD (mined first): f, f (same id), g, h; then revision one: f, f, g. Seven kept
+    // functions, three distinct ids: f, g and h are written once each.
+    assert_eq!(
+        s["stages"]["write"]["same_id_skipped"], 4,
+        "{}",
+        s["stages"]["write"]
+    );
+    let ids: Vec<String> = shard_rows(&out.join("yabloco"))
+        .iter()
+        .map(|r| r["meta"]["id"].to_string())
+        .collect();
+    let unique: BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(ids.len(), unique.len(), "YABLoCo ids are unique: {ids:?}");
+    assert_eq!(ids.len(), 3);
+    assert_eq!(s["stages"]["dedup"]["functions"], 3);
+}

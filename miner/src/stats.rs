@@ -210,6 +210,9 @@ pub struct WriteStage {
     pub dropped_rows: usize,
     /// Rows of `dedup/bands-*` (one per LSH band of each function with a shingle).
     pub band_rows: usize,
+    /// Kept functions left out of CSN, YABLoCo and dedup because an earlier function of
+    /// the run has the same id (same repository name, path, qualified name, start line).
+    pub same_id_skipped: usize,
     pub shards: BTreeMap<&'static str, Vec<String>>,
 }
 

@@ -117,6 +117,8 @@ struct Writer {
     failures: FailureLog,
     stats: Stats,
     seen: HashSet<(String, Option<String>)>,
+    /// Ids of the kept functions written so far: an id is written once (see `add`).
+    written: HashSet<u64>,
     busy: f64,
 }
 
@@ -147,6 +149,7 @@ impl Writer {
             failures: FailureLog::create(out)?,
             stats: filter_stats(opts.filter.as_ref()),
             seen: HashSet::new(),
+            written: HashSet::new(),
             busy: 0.0,
         })
     }
@@ -166,11 +169,24 @@ impl Writer {
             repo.dedup.clear();
             repo.failures.clear();
         }
-        for row in &repo.csn {
-            self.csn.push(row)?;
-        }
+        // Ids are (repository name, path, qualified name, start line): two functions can
+        // share one (overloads on one line, one repository name at two revisions). The
+        // first is written; later ones would make `meta.id` ambiguous and dedup's keeper
+        // rule undefined, so they are counted and left out of CSN, YABLoCo and dedup.
+        let mut first = Vec::with_capacity(repo.graph.yabloco.len());
+        let mut ids = HashSet::new();
         for r in &repo.graph.yabloco {
-            self.yabloco.push(r)?;
+            let new = self.written.insert(r.meta.id);
+            first.push(new);
+            if new {
+                ids.insert(r.meta.id);
+                self.yabloco.push(r)?;
+            } else {
+                self.stats.stages.write.same_id_skipped += 1;
+            }
+        }
+        for row in repo.csn.iter().filter(|row| ids.contains(&row.0)) {
+            self.csn.push(row)?;
         }
         for r in &repo.graph.nodes {
             self.nodes.push(r)?;
@@ -184,7 +200,9 @@ impl Writer {
             }
         }
         if let (Some(functions), Some(bands)) = (&mut self.functions, &mut self.bands) {
-            for (f, hashes) in &repo.dedup {
+            // Dedup rows are the kept functions in the order of the YABLoCo rows.
+            let dedup = repo.dedup.iter().zip(&first).filter(|(_, new)| **new);
+            for ((f, hashes), _) in dedup {
                 for (band, &band_hash) in hashes.iter().enumerate() {
                     bands.push(&BandRow {
                         id: f.id,
