@@ -311,20 +311,21 @@ def connected_components(edges, checkpoint):
                 .select(F.greatest("u", "v").alias("u"), F.least("u", "v").alias("v"))
                 .distinct())
 
-    e = checkpoint(edges.select("u", "v"))
+    e = edges.select("u", "v")
     rounds = 0
     while True:
         rounds += 1
-        e = checkpoint(small_star(checkpoint(large_star(e))))
+        e = checkpoint(small_star(large_star(e)))
         # Converged when the edges (child u, parent v < u) form stars: one parent per child
         # and no parent with a parent. Each star is then a whole component around its
-        # smallest node (the steps keep the components).
-        n = e.count()
-        children = e.select("u").distinct().count()
-        if children == n:
-            nested = e.select(F.col("v").alias("u")).distinct().join(e.select("u"), "u").limit(1)
-            if nested.count() == 0:
-                break
+        # smallest node (the steps keep the components). One job checks both.
+        parents = e.select(F.col("v").alias("u")).distinct().withColumn("is_parent", F.lit(1))
+        check = (e.join(parents, "u", "left")
+                 .agg(F.count("*").alias("edges"), F.countDistinct("u").alias("children"),
+                      F.count("is_parent").alias("nested"))
+                 .collect()[0])
+        if check["edges"] == check["children"] and check["nested"] == 0:
+            break
         if rounds > 100:
             raise RuntimeError("connected components did not converge in 100 rounds")
     roots = e.select("v").distinct().select(F.col("v").alias("node"), F.col("v").alias("root"))
