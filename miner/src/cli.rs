@@ -36,8 +36,39 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Mine repositories into Parquet shards: CodeSearchNet and YABLoCo shapes and the call
-    /// graph.
-    Mine(MineArgs),
+    /// graph. With --rank/--world-size, only this worker's share is mined into DIR/staging;
+    /// then `cluster` and `finalize` complete the run.
+    Mine(Box<MineArgs>),
+    /// The dedup cluster step of a sharded run: reads every rank's DIR/staging/functions-*
+    /// and DIR/dedup/bands-*, writes DIR/dedup/clusters-*.parquet.
+    Cluster(ClusterArgs),
+    /// The last step of a sharded run: once every rank is done (and `cluster` ran), writes
+    /// the final CSN, YABLoCo and call-graph shards, failures.jsonl, stats.json and the
+    /// dataset card, and removes DIR/staging.
+    Finalize(FinalizeArgs),
+}
+
+#[derive(Args)]
+struct ClusterArgs {
+    /// The output folder the ranks mined into.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+}
+
+#[derive(Args)]
+struct FinalizeArgs {
+    /// The output folder the ranks mined into.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Roll Parquet shards at this much uncompressed row data (K, M, G suffixes allowed).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    shard_size: u64,
+    /// Roll Parquet shards at this many rows.
+    #[arg(long, value_name = "N")]
+    shard_rows: Option<usize>,
 }
 
 #[derive(Args)]
@@ -105,6 +136,18 @@ struct MineArgs {
     filter: codemine_filters::FilterArgs,
     #[command(flatten)]
     dedup: DedupArgs,
+    /// Mine only the repositories whose manifest position i (0-based, --repo arguments
+    /// after manifests) has i % WORLD_SIZE == RANK, into DIR/staging; run `codemine cluster`
+    /// and `codemine finalize` once every rank is done.
+    #[arg(long, value_name = "K", requires = "world_size")]
+    rank: Option<usize>,
+    /// How many workers share the manifest (see --rank).
+    #[arg(long, value_name = "N", requires = "rank")]
+    world_size: Option<usize>,
+    /// Mark progress every N repositories: a rerun with the same arguments after an
+    /// interruption resumes after the last mark.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    checkpoint_repos: usize,
     /// Print only errors.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
@@ -226,20 +269,58 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Mine(args) => match run_mine(args) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("codemine: error: {e:#}");
-                if e.downcast_ref::<crate::Error>()
-                    .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
-                {
-                    2
-                } else {
-                    1
-                }
-            }
-        },
+        Command::Mine(args) => exit_code(run_mine(*args)),
+        Command::Cluster(args) => exit_code(run_cluster(args)),
+        Command::Finalize(args) => exit_code(run_finalize(args)),
     }
+}
+
+fn exit_code(result: anyhow::Result<i32>) -> i32 {
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("codemine: error: {e:#}");
+            if e.downcast_ref::<crate::Error>()
+                .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
+            {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}
+
+fn shard_options(size: u64, rows: Option<usize>) -> codemine_schemas::ShardOptions {
+    codemine_schemas::ShardOptions {
+        max_shard_bytes: usize::try_from(size).unwrap_or(usize::MAX),
+        max_shard_rows: rows.unwrap_or(usize::MAX),
+        ..Default::default()
+    }
+}
+
+fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
+    let step = crate::pipeline::cluster(&args.out, args.threads)
+        .with_context(|| format!("clustering in {}", args.out.display()))?;
+    match step {
+        Some(s) => eprintln!(
+            "codemine: {} functions clustered in {:.1} s ({} candidate pairs, {} near pairs) -> {}",
+            s.functions,
+            s.seconds,
+            s.candidate_pairs,
+            s.near_pairs,
+            args.out.join("dedup").display()
+        ),
+        None => eprintln!("codemine: the run was mined without dedup: nothing to cluster"),
+    }
+    Ok(0)
+}
+
+fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
+    let summary =
+        crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
+            .with_context(|| format!("finalizing {}", args.out.display()))?;
+    report(&summary, &args.out, false)
 }
 
 fn default_cache() -> PathBuf {
@@ -313,14 +394,55 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         opts.instruction = t;
     }
 
+    opts.checkpoint_repos = args.checkpoint_repos;
+    if let (Some(rank), Some(world)) = (args.rank, args.world_size) {
+        if world == 0 || rank >= world {
+            return Err(crate::Error::Usage(format!(
+                "--rank {rank} must be below --world-size {world}"
+            ))
+            .into());
+        }
+        opts.rank = rank;
+        opts.world_size = world;
+        let display = Display::new(specs.len().div_ceil(world), args.quiet, args.verbose);
+        let share = crate::pipeline::mine_share(&specs, &opts, &display)
+            .with_context(|| format!("mining into {}", args.out.display()))?;
+        display.finish();
+        if !args.quiet {
+            eprintln!(
+                "codemine: rank {rank} of {world}: {} repositories mined{} -> {}",
+                share.mined,
+                match share.resumed {
+                    0 => String::new(),
+                    n => format!(" ({n} done by an earlier run)"),
+                },
+                args.out.join("staging").display()
+            );
+        }
+        return Ok(0);
+    }
     let display = Display::new(specs.len(), args.quiet, args.verbose);
     let summary = mine(&specs, &opts, &display)
         .with_context(|| format!("mining into {}", args.out.display()))?;
     display.finish();
+    if summary.resumed > 0 && !args.quiet {
+        eprintln!(
+            "codemine: resumed: {} repositories were done by an earlier run with the same arguments",
+            summary.resumed
+        );
+    }
+    report(&summary, &args.out, args.quiet)
+}
 
+/// The closing line of a finished run; an error when nothing at all could be mined.
+fn report(
+    summary: &crate::pipeline::Summary,
+    out: &std::path::Path,
+    quiet: bool,
+) -> anyhow::Result<i32> {
     let s = &summary.stats;
     let rows: usize = s.stages.write.csn_rows.values().sum();
-    if !args.quiet {
+    if !quiet {
         eprintln!(
             "codemine: {} of {} repositories mined, {} files, {} functions, {} rows in {:.1} s -> {}{}",
             s.stages.source.opened,
@@ -329,7 +451,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
             s.stages.extract.totals.functions,
             rows,
             s.wall_seconds,
-            args.out.display(),
+            out.display(),
             match summary.failures {
                 0 => String::new(),
                 n => format!(" ({n} failures: see failures.jsonl)"),
@@ -339,7 +461,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     if !summary.mined_anything() {
         bail!(
             "no repository could be mined (reasons in {})",
-            args.out.join("failures.jsonl").display()
+            out.join("failures.jsonl").display()
         );
     }
     Ok(0)

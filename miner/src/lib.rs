@@ -24,6 +24,7 @@ pub mod coverage;
 pub mod csn;
 pub mod enrich;
 pub mod extract;
+pub(crate) mod intern;
 mod output;
 pub mod pipeline;
 pub mod resolve;
@@ -47,6 +48,9 @@ pub enum Error {
     Write(#[from] codemine_schemas::Error),
     #[error(transparent)]
     Dedup(#[from] codemine_filters::dedup::DedupError),
+    /// A step's inputs are not all there yet (a rank has not finished, no clusters table).
+    #[error("{0}")]
+    Incomplete(String),
     #[error("thread pool: {0}")]
     ThreadPool(String),
 }

@@ -112,15 +112,15 @@ fn dedup_summary(stats: &Stats) -> String {
     let Some(d) = &stats.stages.dedup else {
         return "- near-duplicates: kept (dedup was off)\n".to_string();
     };
-    let p = &d.stats.params;
+    let p = &d.params;
     format!(
         "- near-duplicates: of {} functions, {} exact and {} near duplicates removed, one \
          keeper per cluster (MinHash LSH, minhash-rs {}: Jaccard >= {}, {}-token shingles, \
          {} bands x {} rows; details in stats.json)\n",
-        d.stats.functions,
-        d.stats.exact_removed,
-        d.stats.near_removed,
-        d.stats.minhash_rs_version,
+        d.functions,
+        d.exact_removed,
+        d.near_removed,
+        d.minhash_rs_version,
         p.threshold,
         p.shingle,
         p.bands,

@@ -120,10 +120,13 @@ fn ids<'b>(array: &'b ArrayRef, name: &str, path: &Path) -> Result<&'b UInt64Arr
 /// A staged CSN batch ([`Keyed`] CSN rows) as final CSN batches, one per split: removed
 /// functions left out, cluster members in their keeper's partition, `function_id` dropped.
 /// Splits without rows are absent.
+/// `fresh(id)` is asked for every row that dedup keeps; rows it refuses are left out too
+/// (an id that an earlier rank already wrote).
 pub fn finalize_csn(
     batch: &RecordBatch,
     path: &Path,
     decide: impl Fn(u64) -> Option<Decision>,
+    mut fresh: impl FnMut(u64) -> bool,
 ) -> Result<Vec<(Split, RecordBatch)>> {
     let id = ids(column(batch, FUNCTION_ID, path)?, FUNCTION_ID, path)?;
     let part = column(batch, csn::PARTITION, path)?
@@ -136,6 +139,7 @@ pub fn finalize_csn(
         let d = decide(id.value(k));
         let split = match d {
             Some(d) if d.duplicate_of.is_some() => None,
+            _ if !fresh(id.value(k)) => None,
             Some(d) => Some(d.partition),
             None => Some(Split::parse(part.value(k)).ok_or_else(|| {
                 bad_file(path, &format!("unknown partition {:?}", part.value(k)))
@@ -167,23 +171,42 @@ pub fn finalize_csn(
     Ok(out)
 }
 
-/// A staged YABLoCo batch without the removed functions (`meta.id`).
+/// A staged YABLoCo batch without the removed functions (`meta.id`), nor those `fresh`
+/// refuses.
 pub fn finalize_yabloco(
     batch: &RecordBatch,
     path: &Path,
     decide: impl Fn(u64) -> Option<Decision>,
+    mut fresh: impl FnMut(u64) -> bool,
 ) -> Result<RecordBatch> {
+    let id = yabloco_ids(batch, path)?;
+    let keep: BooleanArray = (0..batch.num_rows())
+        .map(|k| {
+            let id = id.value(k);
+            Some(decide(id).is_none_or(|d| d.duplicate_of.is_none()) && fresh(id))
+        })
+        .collect();
+    Ok(arrow_select::filter::filter_record_batch(batch, &keep)?)
+}
+
+/// Calls `each` with the `meta.id` of every row of a YABLoCo file.
+pub fn read_yabloco_ids(path: &Path, mut each: impl FnMut(u64)) -> Result<()> {
+    for batch in read_batches(path)? {
+        let batch = batch?;
+        let id = yabloco_ids(&batch, path)?;
+        id.values().iter().for_each(|&v| each(v));
+    }
+    Ok(())
+}
+
+fn yabloco_ids<'b>(batch: &'b RecordBatch, path: &Path) -> Result<&'b UInt64Array> {
     let meta = column(batch, "meta", path)?
         .as_struct_opt()
         .ok_or_else(|| bad_file(path, "`meta` is not a struct"))?;
     let id = meta
         .column_by_name("id")
         .ok_or_else(|| bad_file(path, "no column `meta.id`"))?;
-    let id = ids(id, "meta.id", path)?;
-    let keep: BooleanArray = (0..batch.num_rows())
-        .map(|k| Some(decide(id.value(k)).is_none_or(|d| d.duplicate_of.is_none())))
-        .collect();
-    Ok(arrow_select::filter::filter_record_batch(batch, &keep)?)
+    ids(id, "meta.id", path)
 }
 
 /// A staged nodes batch with `cluster_id` and `duplicate_of` filled in; every node stays.

@@ -1,23 +1,28 @@
 //! Step 2 of a run: the cluster step of near-duplicate removal across the whole run.
 //!
-//! Inputs: `staging/functions-*.parquet` (exact key, shingle set and keeper facts of every
-//! function the filters kept) and `dedup/bands-*.parquet` (its LSH band hashes), as the
-//! mining step wrote them. Output: `dedup/clusters-*.parquet`, one row per member of every
-//! cluster of two or more functions (its keeper, whether it is removed and why), and the
-//! decisions the finalize step applies.
+//! Inputs: `staging/dedup-params.json`, `staging/functions-*.parquet` (exact key, shingle
+//! set and keeper facts of every function the filters kept, from every rank) and
+//! `dedup/bands-*.parquet` (their LSH band hashes). Outputs:
+//! `dedup/clusters-00000-of-00001.parquet`, one row per member of every cluster of two or
+//! more functions (its keeper, whether it is removed and why, the keeper's partition), and
+//! `staging/cluster-step.json` (time and pair counts). Another engine can replace this step
+//! by writing the same clusters table (examples/spark).
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use codemine_filters::dedup::{self as near, BandTable, DedupParams, Prepared};
-use codemine_schemas::dedup::{read_bands, read_functions, ClusterRow, ClustersTable};
+use codemine_filters::dedup::{self as near, BandTable, Prepared};
+use codemine_schemas::dedup::{
+    read_bands, read_clusters, read_functions, ClusterRow, ClustersTable,
+};
 use codemine_schemas::staged::Decision;
 use codemine_schemas::{ShardOptions, ShardWriter};
 
 use super::repo::split_of;
-use super::stage::{file_names, shard_files, staged_files};
-use crate::stats::DedupStage;
+use super::stage::{dedup_params, json_error, shard_files, staged_files, STAGING};
+use crate::output::write_atomic;
+use crate::stats::ClusterStep;
 use crate::Error;
 
 /// What dedup decided, by function id; functions not in it stay as they are.
@@ -28,18 +33,48 @@ impl Decisions {
     pub fn get(&self, id: u64) -> Option<Decision> {
         self.0.get(&id).copied()
     }
+
+    /// The decisions of the clusters table under `out_dir` (none when there is none).
+    pub fn read(out_dir: &Path) -> Result<(Self, Vec<ClusterRow>), Error> {
+        let mut map = HashMap::new();
+        let mut rows = Vec::new();
+        for path in shard_files(&out_dir.join("dedup"), "clusters")? {
+            read_clusters(&path, |r| {
+                map.insert(
+                    r.id,
+                    Decision {
+                        cluster_id: r.cluster_id,
+                        duplicate_of: r.duplicate_of,
+                        partition: r.partition,
+                    },
+                );
+                rows.push(r);
+            })?;
+        }
+        Ok((Self(map), rows))
+    }
 }
 
-/// Reads the dedup inputs under `out_dir`, clusters them and writes the clusters table.
-pub fn cluster_step(
-    out_dir: &Path,
-    params: &DedupParams,
-    threads: usize,
-) -> Result<(Decisions, DedupStage), Error> {
+/// Reads the dedup inputs under `out_dir`, clusters them and writes the clusters table;
+/// `None` when the mining step ran without dedup.
+pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Error> {
     let t = Instant::now();
+    let dedup_dir = out_dir.join("dedup");
+    clear_clusters(out_dir)?;
+    let Some(params) = dedup_params(out_dir)? else {
+        return Ok(None);
+    };
     let mut items: Vec<Prepared> = Vec::new();
+    let mut index: HashMap<u64, usize> = HashMap::new();
+    let mut same_id_skipped = 0;
     for path in staged_files(out_dir, "functions")? {
         read_functions(&path, |f| {
+            // A rank cannot see another's ids: the first occurrence (rank order) stands.
+            if index.contains_key(&f.id) {
+                same_id_skipped += 1;
+                return;
+            }
+            index.insert(f.id, items.len());
             items.push(Prepared {
                 id: f.id,
                 exact: f.exact_hash,
@@ -50,9 +85,7 @@ pub fn cluster_step(
             });
         })?;
     }
-    let index: HashMap<u64, usize> = items.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
     let mut bands = BandTable::new(items.len(), params.bands);
-    let dedup_dir = out_dir.join("dedup");
     for path in shard_files(&dedup_dir, "bands")? {
         let mut unknown = None;
         read_bands(&path, |r| match index.get(&r.id) {
@@ -69,10 +102,9 @@ pub fn cluster_step(
     }
     drop(index);
 
-    let outcome = near::cluster(&items, &bands, params, threads)?;
+    let outcome = near::cluster(&items, &bands, &params, threads)?;
     drop(bands);
 
-    let mut decisions = HashMap::new();
     let mut writer =
         ShardWriter::<ClustersTable>::new(&dedup_dir, "clusters", ShardOptions::default())?;
     for (i, item) in items.iter().enumerate() {
@@ -80,7 +112,6 @@ pub fn cluster_step(
             continue;
         };
         let duplicate_of = outcome.duplicate_of[i];
-        let partition = split_of(outcome.partition[i]);
         let kind = match (duplicate_of, outcome.exact[i]) {
             (None, _) => "keeper",
             (Some(_), true) => "exact",
@@ -91,26 +122,36 @@ pub fn cluster_step(
             cluster_id,
             duplicate_of,
             kind: kind.to_string(),
-            partition,
+            partition: split_of(outcome.partition[i]),
         })?;
-        decisions.insert(
-            item.id,
-            Decision {
-                cluster_id,
-                duplicate_of,
-                partition,
-            },
-        );
     }
-    let members = writer.rows();
-    let files = file_names(&writer.finish(true)?);
-    let stage = DedupStage {
+    writer.finish(true)?;
+    let step = ClusterStep {
         seconds: t.elapsed().as_secs_f64(),
-        tokens: "identifiers, keywords and literals of the parser's tokens (punctuation and operators left out)",
-        keeper_rule: "has a docstring, then the most recent last commit (unknown last), then the smallest id",
-        cluster_members: members,
-        clusters_files: files,
-        stats: outcome.stats,
+        functions: outcome.stats.functions,
+        tiny: outcome.stats.tiny,
+        candidate_pairs: outcome.stats.candidate_pairs,
+        near_pairs: outcome.stats.near_pairs,
+        same_id_skipped,
     };
-    Ok((Decisions(decisions), stage))
+    let path = out_dir.join(STAGING).join("cluster-step.json");
+    let json = serde_json::to_vec_pretty(&step).map_err(|e| json_error(&path, e))?;
+    write_atomic(&path, &json)?;
+    Ok(Some(step))
+}
+
+/// Removes an earlier clusters table and cluster-step record.
+fn clear_clusters(out_dir: &Path) -> Result<(), Error> {
+    let dedup_dir = out_dir.join("dedup");
+    for path in shard_files(&dedup_dir, "clusters")? {
+        std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+    }
+    let step = out_dir.join(STAGING).join("cluster-step.json");
+    match std::fs::remove_file(&step) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Io {
+            path: step,
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }

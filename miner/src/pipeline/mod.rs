@@ -17,18 +17,17 @@ mod finalize;
 mod repo;
 mod stage;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use codemine_filters::dedup::DedupParams;
 use codemine_filters::Filter;
-use codemine_schemas::{clear_shards, ShardOptions};
+use codemine_schemas::ShardOptions;
 
 use crate::callgraph;
 use crate::csn::SplitRatios;
-use crate::output;
 use crate::source::{RepoSpec, SourceOptions};
-use crate::stats::{Failure, RepoStats, Stats};
+use crate::stats::{ClusterStep, Failure, RepoStats, Stats};
 use crate::Error;
 
 /// Everything a run needs besides the repositories.
@@ -56,6 +55,12 @@ pub struct MineOptions {
     pub explain: bool,
     /// Near-duplicate removal across the run; `None` keeps duplicates.
     pub dedup: Option<DedupParams>,
+    /// This worker's share: repositories whose manifest index `i` has
+    /// `i % world_size == rank`.
+    pub rank: usize,
+    pub world_size: usize,
+    /// Repositories per staging chunk: an interrupted run resumes after the last chunk.
+    pub checkpoint_repos: usize,
 }
 
 /// The language of `.h` headers.
@@ -87,6 +92,9 @@ impl MineOptions {
             filter: None,
             explain: false,
             dedup: Some(DedupParams::bigcode()),
+            rank: 0,
+            world_size: 1,
+            checkpoint_repos: 16,
         }
     }
 }
@@ -108,6 +116,8 @@ impl Progress for NoProgress {}
 pub struct Summary {
     pub stats: Stats,
     pub failures: usize,
+    /// Repositories that an interrupted earlier run had already mined.
+    pub resumed: usize,
 }
 
 impl Summary {
@@ -117,23 +127,48 @@ impl Summary {
     }
 }
 
-/// Mines `specs` into `opts.out_dir`: the three steps one after the other.
+/// Mines `specs` into `opts.out_dir` on one machine: the three steps one after the other.
+/// Rerun with the same arguments after an interruption, it resumes where the mining step
+/// stopped.
 pub fn mine(
     specs: &[RepoSpec],
     opts: &MineOptions,
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     let start = Instant::now();
-    for dir in [
-        "csn",
-        "yabloco",
-        "callgraph",
-        "dropped",
-        "dedup",
-        stage::STAGING,
-    ] {
-        clear_shards(&opts.out_dir.join(dir))?;
+    if opts.world_size != 1 || opts.rank != 0 {
+        return Err(Error::Usage(
+            "a sharded run mines with --rank/--world-size, then runs `codemine cluster` and `codemine finalize`"
+                .into(),
+        ));
     }
+    let share = mine_share(specs, opts, progress)?;
+    cluster(&opts.out_dir, opts.threads)?;
+    let mut summary = finalize(&opts.out_dir, opts.shards)?;
+    summary.resumed = share.resumed;
+    summary.stats.threads = share.threads;
+    summary.stats.wall_seconds = start.elapsed().as_secs_f64();
+    finalize::write_side_files(&opts.out_dir, &summary.stats)?;
+    Ok(summary)
+}
+
+/// What the mining step of one rank did.
+#[derive(Debug)]
+pub struct Share {
+    pub threads: usize,
+    /// Repositories mined by this call, and those an earlier interrupted call had done.
+    pub mined: usize,
+    pub resumed: usize,
+}
+
+/// Step 1 alone: mines rank `opts.rank`'s share of `specs` into `DIR/staging` (see
+/// [`stage`]), resuming after the last finished chunk of an interrupted call with the
+/// same arguments.
+pub fn mine_share(
+    specs: &[RepoSpec],
+    opts: &MineOptions,
+    progress: &dyn Progress,
+) -> Result<Share, Error> {
     if let Some(p) = &opts.dedup {
         p.validate()?;
     }
@@ -141,36 +176,26 @@ pub fn mine(
         .num_threads(opts.threads)
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
-    let threads = pool.current_num_threads();
-
     let staged = stage::run(specs, opts, progress, &pool)?;
-    let mut stats = staged.stats;
-    let decisions = match &opts.dedup {
-        Some(params) => {
-            let (decisions, dedup_stats) = dedup::cluster_step(&opts.out_dir, params, threads)?;
-            let files = dedup_stats.clusters_files.clone();
-            stats
-                .stages
-                .write
-                .shards
-                .entry("dedup")
-                .or_default()
-                .extend(files);
-            stats.stages.dedup = Some(dedup_stats);
-            decisions
-        }
-        None => dedup::Decisions::default(),
-    };
-    finalize::run(&opts.out_dir, opts.shards, &decisions, &mut stats)?;
-
-    stats.codemine_version = env!("CARGO_PKG_VERSION");
-    stats.threads = threads;
-    stats.wall_seconds = start.elapsed().as_secs_f64();
-    stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
-    output::write_stats(&opts.out_dir, &stats)?;
-    output::write_card(&opts.out_dir, &stats)?;
-    Ok(Summary {
-        stats,
-        failures: staged.failures,
+    Ok(Share {
+        threads: pool.current_num_threads(),
+        mined: staged.mined,
+        resumed: staged.resumed,
     })
+}
+
+/// Step 2 alone: clusters the dedup inputs of every rank under `out_dir` and writes
+/// `dedup/clusters-*` (see [`dedup`]); `None` when the mining step ran without dedup.
+pub fn cluster(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Error> {
+    dedup::cluster_step(out_dir, threads)
+}
+
+/// Step 3 alone: writes the final shards, failures.jsonl, stats.json and the dataset card
+/// from every rank's staging area and the clusters table (see [`finalize`]).
+pub fn finalize(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
+    let t = Instant::now();
+    let mut summary = finalize::run(out_dir, shards)?;
+    summary.stats.wall_seconds = t.elapsed().as_secs_f64();
+    finalize::write_side_files(out_dir, &summary.stats)?;
+    Ok(summary)
 }
