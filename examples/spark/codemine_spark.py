@@ -138,27 +138,38 @@ def mine_ranks(spark, args, passthrough):
 
 FUNCTIONS_SCHEMA = (
     "id long, exact_hash binary, shingles array<long>, has_docstring boolean, "
-    "has_date boolean, last_commit long, partition string"
+    "has_date boolean, last_commit long, partition string, src int, row long, tag string"
 )
-BANDS_SCHEMA = "id long, band int, band_hash long"
+BANDS_SCHEMA = "id long, band int, band_hash long, band_tag string"
 MEMBERS_SCHEMA = (
     "id long, cluster_id long, duplicate_of long, kind string, partition string"
 )
 
 
+def file_tag(path):
+    """The rank and chunk of a staged file, `rK-cC` in `functions-rK-cC-00000-of-00001.parquet`
+    (what pairs a functions file with its bands file)."""
+    name = os.path.basename(path)
+    name = name[name.index("-") + 1:]
+    return name[: -len("-00000-of-00001.parquet")]
+
+
 def _read_functions(batches):
-    """mapInArrow: paths in, functions rows out (uint64 reinterpreted as int64)."""
+    """mapInArrow: (ordinal, path) in, functions rows out (uint64 reinterpreted as int64),
+    with their file's ordinal, row number and rank-chunk tag."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     i64 = pa.int64()
-    for paths in batches:
-        for path in paths.column(0).to_pylist():
+    for files in batches:
+        for src, path in zip(files.column(0).to_pylist(), files.column(1).to_pylist()):
             pf = pq.ParquetFile(path)
             cols = ["id", "exact_hash", "shingles", "has_docstring", "last_commit", "partition"]
+            row, tag = 0, file_tag(path)
             for b in pf.iter_batches(batch_size=8192, columns=cols):
                 date = b.column("last_commit")
+                n = b.num_rows
                 yield pa.RecordBatch.from_arrays(
                     [
                         pc.cast(b.column("id"), i64, safe=False),
@@ -168,10 +179,14 @@ def _read_functions(batches):
                         pc.is_valid(date),
                         pc.fill_null(pc.cast(date, i64), 0),
                         pc.cast(b.column("partition"), pa.string()),
+                        pa.array([src] * n, pa.int32()),
+                        pa.array(range(row, row + n), i64),
+                        pa.array([tag] * n, pa.string()),
                     ],
                     names=["id", "exact_hash", "shingles", "has_docstring", "has_date",
-                           "last_commit", "partition"],
+                           "last_commit", "partition", "src", "row", "tag"],
                 )
+                row += n
 
 
 def _read_bands(batches):
@@ -179,23 +194,25 @@ def _read_bands(batches):
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    for paths in batches:
-        for path in paths.column(0).to_pylist():
+    for files in batches:
+        for path in files.column(1).to_pylist():
             pf = pq.ParquetFile(path)
+            tag = file_tag(path)
             for b in pf.iter_batches(batch_size=65536, columns=["id", "band", "band_hash"]):
                 yield pa.RecordBatch.from_arrays(
                     [
                         pc.cast(b.column("id"), pa.int64(), safe=False),
                         pc.cast(b.column("band"), pa.int32()),
                         pc.cast(b.column("band_hash"), pa.int64(), safe=False),
+                        pa.array([tag] * b.num_rows, pa.string()),
                     ],
-                    names=["id", "band", "band_hash"],
+                    names=["id", "band", "band_hash", "band_tag"],
                 )
 
 
 def _table(spark, files, reader, schema):
-    paths = spark.createDataFrame([(f,) for f in files], "path string")
-    return paths.repartition(max(1, len(files))).mapInArrow(reader, schema)
+    listing = spark.createDataFrame(list(enumerate(files)), "src int, path string")
+    return listing.repartition(max(1, len(files))).mapInArrow(reader, schema)
 
 
 def near_needed(threshold, total):
@@ -332,10 +349,39 @@ def connected_components(edges, checkpoint):
     return e.select(F.col("u").alias("node"), F.col("v").alias("root")).union(roots), rounds
 
 
-def cluster(spark, out, params, tmp_name="_spark_clusters"):
+def driver_components(spark, edges):
+    """(node, root) for every node with an edge but its component's root, by union-find
+    over the collected edges; the root is the component's smallest node, as
+    `connected_components` gives it (a node without a row is its own root)."""
+    import pandas as pd
+
+    parent = {}
+
+    def find(x):
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
+
+    for b in edges.toArrow().to_batches():
+        for u, v in zip(b.column(0).to_pylist(), b.column(1).to_pylist()):
+            ru, rv = find(u), find(v)
+            if ru != rv:
+                parent[max(ru, rv)] = min(ru, rv)
+    nodes = list(parent)
+    roots = [find(x) for x in nodes]
+    pdf = pd.DataFrame({"node": pd.array(nodes, dtype="int64"),
+                        "root": pd.array(roots, dtype="int64")})
+    return spark.createDataFrame(pdf, "node long, root long")
+
+
+def cluster(spark, out, params, tmp_name="_spark_clusters", driver_components_max=1_000_000):
     """Writes DIR/dedup/clusters-00000-of-00001.parquet from the functions and bands
     tables under DIR; returns a small report."""
     from pyspark import StorageLevel
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     t0 = time.time()
@@ -344,6 +390,7 @@ def cluster(spark, out, params, tmp_name="_spark_clusters"):
     band_files = sorted(glob.glob(os.path.join(out, "dedup", "bands-*.parquet")))
     dedup_dir = os.path.join(out, "dedup")
     os.makedirs(dedup_dir, exist_ok=True)
+    clear_clusters(out)
     persisted = []
 
     def keep(df):
@@ -364,10 +411,17 @@ def cluster(spark, out, params, tmp_name="_spark_clusters"):
         log(f"cluster: {name} at {time.time() - t0:.1f}s")
 
     funcs = keep(_table(spark, fn_files, _read_functions, FUNCTIONS_SCHEMA))
-    dup = funcs.groupBy("id").count().where("count > 1").limit(1).collect()
+    # Two ranks can stage functions with one id (a repository listed at two revisions):
+    # as in `codemine cluster`, the first in file-name and row order stands, here with the
+    # band rows of its own rank and chunk.
+    counts = (funcs.groupBy("id").count()
+              .agg(F.count("*").alias("ids"), F.sum("count").alias("rows")).collect()[0])
+    report["functions"] = int(counts["ids"])
+    report["same_id_skipped"] = skipped = int(counts["rows"] or 0) - int(counts["ids"])
+    if skipped:
+        first = Window.partitionBy("id").orderBy("src", "row")
+        funcs = keep(funcs.withColumn("k", F.row_number().over(first)).where("k = 1").drop("k"))
     phase("functions read")
-    if dup:
-        raise SystemExit(f"function id {int(dup[0]['id']) % U64:016X} appears more than once")
 
     # 1. Exact groups: one representative per exact hash (which one does not matter: the
     # members have the same tokens, hence the same shingles and band hashes).
@@ -381,8 +435,11 @@ def cluster(spark, out, params, tmp_name="_spark_clusters"):
     edges = None
     report["candidate_pairs"] = report["near_pairs"] = 0
     if band_files:
-        bands = keep(_table(spark, band_files, _read_bands, BANDS_SCHEMA)
-                     .join(funcs.select("id", "rep"), "id", "left"))
+        bands = (_table(spark, band_files, _read_bands, BANDS_SCHEMA)
+                 .join(funcs.select("id", "rep", "tag"), "id", "left"))
+        if skipped:
+            bands = bands.where(F.col("rep").isNull() | (F.col("band_tag") == F.col("tag")))
+        bands = keep(bands)
         stray = bands.where(F.col("rep").isNull()).limit(1).collect()
         phase("bands read")
         if stray:
@@ -413,8 +470,14 @@ def cluster(spark, out, params, tmp_name="_spark_clusters"):
 
     # 3. Components of exact groups joined by verified pairs of their representatives.
     if edges is not None and report["near_pairs"] > 0:
-        cc, rounds = connected_components(edges, checkpoint)
-        report["cc_rounds"] = rounds
+        if report["near_pairs"] <= driver_components_max:
+            # Few edges: one union-find on the driver beats any number of Spark rounds.
+            cc = driver_components(spark, edges)
+            report["components_on"] = "driver"
+        else:
+            cc, rounds = connected_components(edges, checkpoint)
+            report["components_on"] = "spark"
+            report["cc_rounds"] = rounds
         phase("components")
         comp = (funcs.join(cc.select(F.col("node").alias("rep"), "root"), "rep", "left")
                 .withColumn("component", F.coalesce("root", "rep")).drop("root"))
@@ -474,6 +537,17 @@ def _write_clusters(dedup_dir, parts):
     return rows
 
 
+def clear_clusters(out):
+    """Removes an earlier clusters table and `codemine cluster`'s record of it (finalize
+    reports clusters without that record as found by an external engine)."""
+    for old in glob.glob(os.path.join(out, "dedup", "clusters-*")):
+        os.remove(old)
+    try:
+        os.remove(os.path.join(out, "staging", "cluster-step.json"))
+    except FileNotFoundError:
+        pass
+
+
 def read_params(out):
     path = os.path.join(out, "staging", "dedup-params.json")
     if not os.path.exists(path):
@@ -507,6 +581,10 @@ def parse_args(argv):
     p.add_argument("--force", action="store_true",
                    help="run ranks even when their completion marker exists")
     p.add_argument("--report", help="write a JSON report of the run to this file")
+    p.add_argument("--driver-components-max", type=int, default=1_000_000,
+                   help="up to this many verified pairs, connected components are found "
+                        "by union-find on the driver (collecting the pairs); above it, by "
+                        "large-star/small-star rounds on Spark (0: always on Spark)")
     args = p.parse_args(argv)
     args.steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     bad = set(args.steps) - {"mine", "cluster", "finalize"}
@@ -558,9 +636,11 @@ def main(argv=None):
         if "cluster" in args.steps:
             params = read_params(args.out)
             if params is None:
+                clear_clusters(args.out)
                 log("no staging/dedup-params.json (mined with --no-dedup?): no clusters")
             else:
-                report["cluster"] = cluster(spark, args.out, params)
+                report["cluster"] = cluster(spark, args.out, params,
+                                            driver_components_max=args.driver_components_max)
                 log(f"cluster: {report['cluster']}")
     finally:
         spark.stop()

@@ -2,8 +2,8 @@
 """Writes synthetic dedup inputs, as `codemine mine --rank K --world-size N` leaves them,
 for testing and timing the cluster step without mining:
 
-    DIR/staging/functions-rKKKKK-00000-of-00001.parquet   (id, exact_hash, shingles, ...)
-    DIR/dedup/bands-rKKKKK-00000-of-00001.parquet         (id, band, band_hash)
+    DIR/staging/functions-rKKKKK-c00000-00000-of-00001.parquet (id, exact_hash, shingles, ...)
+    DIR/dedup/bands-rKKKKK-c00000-00000-of-00001.parquet       (id, band, band_hash)
     DIR/staging/dedup-params.json
 
 The corpus is made of families: a base shingle set and members derived from it (exact
@@ -11,7 +11,8 @@ copies, copies with the same shingles under another exact hash, edits whose Jacc
 the base sits on either side of the threshold, chains whose ends are far apart), tiny
 functions (no shingles, exact groups only), random ids over the whole unsigned range, tied
 and unknown dates. Members of a family share some band hashes, exact copies share all of
-them, and a few unrelated functions collide in a bucket (rejected candidates).
+them, a few unrelated functions collide in a bucket (rejected candidates), and a few
+functions are staged twice under one id (by two ranks).
 
 Usage: synth_tables.py DIR --functions N [--ranks R] [--seed S]
 """
@@ -148,6 +149,10 @@ def build(functions, seed, bands=25):
             shared, ea, eb = r.choice([(14, 3, 3), (7, 1, 2), (14, 3, 4), (21, 4, 5),
                                        (70, 15, 15), (70, 15, 16), (69, 15, 15), (35, 8, 7)])
             g.exact_boundary(0, shared, ea, eb)
+        elif kind < 0.96 and g.rows:
+            # The same function staged twice under one id (a repository listed at two
+            # revisions, the function unchanged): the first occurrence stands.
+            g.rows.append(dict(r.choice(g.rows)))
         else:  # a bucket collision between unrelated functions (a rejected candidate)
             a = g.add([g.u64() for _ in range(r.randrange(5, 60))])
             b = g.add([g.u64() for _ in range(r.randrange(5, 60))])
@@ -174,7 +179,7 @@ def write(out, rows, ranks=1, params=PARAMS):
             "partition": [r["partition"] for r in part],
         }, schema=fs)
         pq.write_table(table, os.path.join(out, "staging",
-                                           f"functions-r{k:05d}-00000-of-00001.parquet"),
+                                           f"functions-r{k:05d}-c00000-00000-of-00001.parquet"),
                        compression="zstd")
         ids, band, hashes = [], [], []
         for r in sorted(part, key=lambda r: r["id"]):
@@ -183,9 +188,8 @@ def write(out, rows, ranks=1, params=PARAMS):
                 band.append(b)
                 hashes.append(h)
         pq.write_table(pa.table({"id": ids, "band": band, "band_hash": hashes}, schema=bs),
-                       os.path.join(out, "dedup", f"bands-r{k:05d}-00000-of-00001.parquet"),
+                       os.path.join(out, "dedup", f"bands-r{k:05d}-c00000-00000-of-00001.parquet"),
                        compression="zstd")
-        open(os.path.join(out, "staging", f"rank-{k:05d}-of-{ranks:05d}.done"), "w").close()
 
 
 def main():
