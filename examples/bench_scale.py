@@ -167,7 +167,7 @@ def plain(binary, manifest, out, n, cores, cache, extra):
     jobs = str(max(1, cores // n))
     t = time.time()
     procs = [subprocess.Popen([binary, "mine", "--manifest", manifest, "--out", out,
-                               "--rank", str(k), "--world-size", str(n), "--jobs", jobs] + extra,
+                               "--rank", str(k), "--world-size", str(n), "--threads", jobs] + extra,
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for k in range(n)]
     for p in procs:
@@ -187,7 +187,7 @@ def spark(python, binary, manifest, out, n, cores, cache, extra):
     jobs = str(max(1, cores // n))
     t = time.time()
     run([python, SPARK_JOB, "--master", f"local[{n}]", "--manifest", manifest, "--out", out,
-         "--binary", binary, "--workers", str(n), "--report", report, "--", "--jobs", jobs]
+         "--binary", binary, "--workers", str(n), "--report", report, "--", "--threads", jobs]
         + extra, env=env)
     total = time.time() - t
     with open(report) as f:

@@ -251,31 +251,45 @@ fn spark_job_keeps_the_same_functions_as_single_machine_mine() {
     );
     assert_success(&res);
 
+    // The job in two goes: the mine step alone, then the whole job, which finds every
+    // rank's completion marker and goes on to the cluster and finalize steps.
     let binary = binary();
-    let (res, seconds) = spark_job(&[
-        "--manifest",
-        manifest.to_str().unwrap(),
-        "--out",
-        spark.to_str().unwrap(),
-        "--binary",
-        binary.to_str().unwrap(),
-        "--workers",
-        "3",
-        "--report",
-        tmp.path().join("report.json").to_str().unwrap(),
-        "--",
-        "--cache",
-        cache.to_str().unwrap(),
-    ]);
+    let job = |steps: &str, report: &str| {
+        spark_job(&[
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--out",
+            spark.to_str().unwrap(),
+            "--binary",
+            binary.to_str().unwrap(),
+            "--workers",
+            "3",
+            "--steps",
+            steps,
+            "--report",
+            tmp.path().join(report).to_str().unwrap(),
+            "--",
+            "--cache",
+            cache.to_str().unwrap(),
+        ])
+    };
+    let read_report = |name: &str| -> Value {
+        serde_json::from_str(&fs::read_to_string(tmp.path().join(name)).unwrap()).unwrap()
+    };
+    let (res, mine_seconds) = job("mine", "mine.json");
     assert_job_success(&res);
-    eprintln!("Spark job (local[2], 3 ranks): {seconds:.1} s");
-
-    let report: Value =
-        serde_json::from_str(&fs::read_to_string(tmp.path().join("report.json")).unwrap())
-            .unwrap();
-    let ranks = report["ranks"].as_array().unwrap();
-    assert_eq!(ranks.len(), 3, "{report}");
-    assert!(ranks.iter().all(|r| r["status"] == "mined"), "{report}");
+    let (res, seconds) = job("mine,cluster,finalize", "all.json");
+    assert_job_success(&res);
+    eprintln!(
+        "Spark job (local[2], 3 ranks): mine step {mine_seconds:.1} s, whole job {seconds:.1} s"
+    );
+    for (name, status) in [("mine.json", "mined"), ("all.json", "done before")] {
+        let report = read_report(name);
+        let ranks = report["ranks"].as_array().unwrap();
+        assert_eq!(ranks.len(), 3, "{report}");
+        assert!(ranks.iter().all(|r| r["status"] == status), "{report}");
+    }
+    assert!(read_report("all.json")["cluster"]["members"].as_u64().unwrap() > 0);
 
     let (a, b) = (snapshot(&plain), snapshot(&spark));
     assert_eq!(b["staging_left"], false, "finalize removes staging/");
@@ -319,23 +333,25 @@ fn spark_job_keeps_the_same_functions_as_single_machine_mine() {
         }
     }
 
-    // Rerunning the mine step skips every rank by its completion marker.
-    let (res, _) = spark_job(&[
-        "--manifest",
-        manifest.to_str().unwrap(),
-        "--out",
-        tmp.path().join("spark2").to_str().unwrap(),
-        "--binary",
-        binary.to_str().unwrap(),
-        "--workers",
-        "3",
-        "--steps",
-        "mine",
-        "--",
-        "--cache",
-        cache.to_str().unwrap(),
-    ]);
-    assert_job_success(&res);
+    // stats.json: the same dedup counts, the clusters credited to an external engine.
+    let (sa, sb) = (stats(&plain), stats(&spark));
+    let (da, db) = (&sa["stages"]["dedup"], &sb["stages"]["dedup"]);
+    for field in [
+        "functions",
+        "exact_removed",
+        "near_removed",
+        "clusters",
+        "tiny",
+        "cluster_sizes",
+        "cluster_members",
+    ] {
+        assert_eq!(da[field], db[field], "stats.json stages.dedup.{field}");
+    }
+    assert_eq!(db["clustered_by"], "external");
+    assert_eq!(
+        sa["stages"]["write"]["csn_rows"],
+        sb["stages"]["write"]["csn_rows"]
+    );
 }
 
 #[test]
@@ -358,7 +374,15 @@ fn spark_grouping_matches_codemine_cluster_on_corner_cases() {
     }
     let res = codemine(&["cluster", "--out", rust.to_str().unwrap()], &tmp.path().join("c"));
     assert_success(&res);
-    let (res, seconds) = spark_job(&["--out", spark.to_str().unwrap(), "--steps", "cluster"]);
+    // Components by large-star/small-star rounds on Spark, not the driver's union-find.
+    let (res, seconds) = spark_job(&[
+        "--out",
+        spark.to_str().unwrap(),
+        "--steps",
+        "cluster",
+        "--driver-components-max",
+        "0",
+    ]);
     assert_job_success(&res);
     eprintln!("Spark grouping of 4000 synthetic functions (local[2]): {seconds:.1} s");
 

@@ -6,7 +6,7 @@ driver writes the clusters table and runs `codemine finalize`.
     spark-submit --master yarn --files target/release/codemine \\
         examples/spark/codemine_spark.py \\
         --manifest /shared/repos.txt --out /shared/out --binary codemine --workers 64 \\
-        -- --no-history --jobs 4
+        -- --no-history --threads 4
 
 or, on one machine, `python examples/spark/codemine_spark.py --master 'local[2]' ...`.
 
@@ -94,8 +94,8 @@ def mine_ranks(spark, args, passthrough):
     jobs = sc.getConf().get("spark.task.cpus", "1")
     force = args.force
     flags = list(passthrough)
-    if not any(f in ("-j", "--jobs") or f.startswith("--jobs=") for f in flags):
-        flags += ["--jobs", jobs]
+    if not any(f in ("-j", "--threads") or f.startswith(("--threads=", "-j")) for f in flags):
+        flags += ["--threads", jobs]
 
     def run_rank(rank):
         from pyspark import SparkFiles
@@ -121,7 +121,15 @@ def mine_ranks(spark, args, passthrough):
                 "host": os.uname().nodename}
 
     t = time.time()
-    reports = sc.parallelize(range(world), world).map(run_rank).collect()
+    try:
+        reports = sc.parallelize(range(world), world).map(run_rank).collect()
+    except Exception as e:  # Py4JJavaError: keep codemine's message, not the Java stack
+        text = str(e)
+        start = text.find("RuntimeError: rank ")
+        if start < 0:
+            raise
+        end = text.find("\n\tat ", start)
+        raise SystemExit("mine step failed: " + text[start + len("RuntimeError: "):end].strip())
     missing = [k for k in range(world) if not os.path.exists(marker_path(out, k, world))]
     if missing:
         raise SystemExit(
@@ -603,8 +611,10 @@ def parse_args(argv):
 def session(master):
     from pyspark.sql import SparkSession
 
-    # Python workers run this interpreter (with pyarrow and pandas) unless told otherwise.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if master and master.startswith("local"):
+        # Local Python workers run this interpreter (with pyarrow and pandas) unless told
+        # otherwise; on a cluster, spark.pyspark.python or PYSPARK_PYTHON names theirs.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     b = SparkSession.builder.appName("codemine")
     if master:
         b = b.master(master)
