@@ -14,8 +14,13 @@
    sizes), for `codemine cluster` and for the Spark grouping, and checks that both give
    the same clusters.
 
+4. Optionally (--synthetic F), the same on synthetic dedup tables of F functions
+   (examples/spark/synth_tables.py), with Spark's components found on the driver and by
+   large-star/small-star rounds.
+
 Usage: examples/bench_scale.py --binary target/release/codemine [--repos 240]
-       [--functions-per-repo 180] [--workers 1,2,4] [--work DIR] [--json OUT]
+       [--functions-per-repo 180] [--workers 1,2,4] [--synthetic F] [--work DIR]
+       [--json OUT] [-- extra mine flags]
 Run it with the .venv python (pyarrow, pyspark). Needs git.
 """
 
@@ -205,6 +210,8 @@ def main():
     p.add_argument("--workers", default="1,2,4")
     p.add_argument("--work", default="/tmp/codemine-bench-scale")
     p.add_argument("--no-spark", action="store_true")
+    p.add_argument("--synthetic", type=int, default=0,
+                   help="also time the cluster step on synthetic tables of this many functions")
     p.add_argument("--json", help="write the results here")
     p.add_argument("mine_flags", nargs="*", help="extra `codemine mine` flags (after --)")
     a = p.parse_args()
@@ -273,6 +280,40 @@ def main():
               f"(+ {r['startup_seconds']:.1f}s JVM startup; same clusters: "
               f"{step['spark_same_as_rust']})", flush=True)
     results["cluster_step"] = step
+
+    # A larger cluster step on synthetic tables (examples/spark/synth_tables.py).
+    if a.synthetic:
+        sys.path.insert(0, os.path.join(HERE, "spark"))
+        import synth_tables
+
+        syn = os.path.join(a.work, f"synthetic-{a.synthetic}")
+        shutil.rmtree(syn, ignore_errors=True)
+        t = time.time()
+        synth_tables.write(syn, synth_tables.build(a.synthetic, seed=3), ranks=8)
+        rows = band_rows(syn)
+        print(f"synthetic tables: {a.synthetic} functions, {rows} band rows "
+              f"({time.time() - t:.1f}s to generate)", flush=True)
+        cl = run([binary, "cluster", "--out", syn], env=env)
+        rust_clusters = clusters(syn)
+        point = {"functions": a.synthetic, "band_rows": rows, "rust_cluster_s": cl}
+        print(f"cluster step on {rows} band rows: codemine cluster {cl:.1f}s", flush=True)
+        if not a.no_spark:
+            for cc in ["driver", "spark"]:
+                report = os.path.join(a.work, f"spark-synthetic-{cc}.json")
+                extra = ["--driver-components-max", "0"] if cc == "spark" else []
+                total = run([sys.executable, SPARK_JOB, "--master", f"local[{cores}]",
+                             "--out", syn, "--steps", "cluster", "--report", report] + extra,
+                            env=env)
+                with open(report) as f:
+                    r = json.load(f)
+                same = clusters(syn) == rust_clusters
+                point[f"spark_{cc}_cc"] = {"cluster_s": r["cluster"]["seconds"],
+                                           "startup_s": r["startup_seconds"], "total_s": total,
+                                           "report": r["cluster"], "same_as_rust": same}
+                print(f"                                 Spark grouping ({cc} components) "
+                      f"{r['cluster']['seconds']:.1f}s (+ {r['startup_seconds']:.1f}s JVM "
+                      f"startup; same clusters: {same})", flush=True)
+        results["synthetic_cluster_step"] = point
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)
