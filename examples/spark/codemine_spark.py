@@ -14,9 +14,10 @@ Steps (`--steps`, default all three):
 
 1. mine: `sc.parallelize(range(N), N)` runs `codemine mine --manifest M --out DIR
    --rank K --world-size N [flags after --]` once per rank K on the executors. A rank
-   whose completion marker (`staging/rank-K-of-N.done`) exists is not run again, and a
-   rank that fails raises, so Spark retries it (codemine resumes its finished
-   repositories). Every rank's marker must exist before the next step.
+   that fails raises, so Spark retries it, and codemine resumes its finished chunks (a
+   rank that an earlier run of the job finished with the same arguments mines nothing
+   again). Every rank's marker (`staging/rank-K-of-N.done`) must exist before the next
+   step.
 2. cluster: the same clusters as `codemine cluster`, computed on Spark from
    `staging/functions-*` and `dedup/bands-*` (see `cluster()`), written with pyarrow as
    `dedup/clusters-00000-of-00001.parquet`.
@@ -60,10 +61,15 @@ def log(msg):
 
 
 def _executable(path):
-    """`path`, or a private executable copy of it when the file lost its mode bits (files
-    shipped with addFile may)."""
+    """`path`, made executable when it lost its mode bits (files shipped with addFile may),
+    or a private executable copy when it cannot be changed."""
     if os.access(path, os.X_OK):
         return path
+    try:
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        return path
+    except OSError:
+        pass
     private = os.path.join(tempfile.mkdtemp(prefix="codemine-bin-"), os.path.basename(path))
     shutil.copy2(path, private)
     os.chmod(private, os.stat(private).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -92,7 +98,6 @@ def mine_ranks(spark, args, passthrough):
         binary_ref, shipped = os.path.basename(args.binary), True
     out, manifest, world = args.out, args.manifest, args.workers
     jobs = sc.getConf().get("spark.task.cpus", "1")
-    force = args.force
     flags = list(passthrough)
     if not any(f in ("-j", "--threads") or f.startswith(("--threads=", "-j")) for f in flags):
         flags += ["--threads", jobs]
@@ -100,10 +105,12 @@ def mine_ranks(spark, args, passthrough):
     def run_rank(rank):
         from pyspark import SparkFiles
 
+        import re
+
         binary = _executable(SparkFiles.get(binary_ref) if shipped else binary_ref)
         marker = marker_path(out, rank, world)
-        if os.path.exists(marker) and not force:
-            return {"rank": rank, "status": "done before", "seconds": 0.0}
+        # Always run: codemine itself resumes a rank whose earlier run had the same
+        # arguments (and mines nothing more when it was complete) and starts over otherwise.
         cmd = [binary, "mine", "--manifest", manifest, "--out", out,
                "--rank", str(rank), "--world-size", str(world)] + flags
         env = dict(os.environ, CI="1")
@@ -117,8 +124,13 @@ def mine_ranks(spark, args, passthrough):
                 f"rank {rank}/{world} failed (exit {p.returncode}; marker "
                 f"{'present' if os.path.exists(marker) else 'missing'}): {' '.join(cmd)}\n{tail}"
             )
-        return {"rank": rank, "status": "mined", "seconds": round(seconds, 3),
-                "host": os.uname().nodename}
+        report = {"rank": rank, "seconds": round(seconds, 3), "host": os.uname().nodename}
+        done = re.search(r"rank \d+ of \d+: (\d+) repositories mined"
+                         r"(?: \((\d+) done by an earlier run\))?", p.stderr or "")
+        if done:  # not printed with --quiet
+            report["mined"] = int(done.group(1))
+            report["resumed"] = int(done.group(2) or 0)
+        return report
 
     t = time.time()
     try:
@@ -590,8 +602,6 @@ def parse_args(argv):
     p.add_argument("--master", help="Spark master (default: spark-submit's)")
     p.add_argument("--steps", default="mine,cluster,finalize",
                    help="comma-separated subset of mine,cluster,finalize")
-    p.add_argument("--force", action="store_true",
-                   help="run ranks even when their completion marker exists")
     p.add_argument("--report", help="write a JSON report of the run to this file")
     p.add_argument("--driver-components-max", type=int, default=1_000_000,
                    help="up to this many verified pairs, connected components are found "
