@@ -283,39 +283,55 @@ def stars_of(members, threshold):
 
 
 def _stars_udf(threshold):
+    """applyInPandas over a bucket of whole components: the stars of each component.
+    (One call per component would cost a pandas frame per component, which dominates when
+    most components have two or three members.)"""
+
     def apply(pdf):
         import pandas as pd
 
-        members = [
-            {
-                "uid": int(r.id) % U64,
-                "exact": bytes(r.exact_hash),
-                "shingles": set(int(x) for x in r.shingles) if r.shingles is not None else set(),
-                "has_docstring": bool(r.has_docstring),
-                "last_commit": int(r.last_commit) if r.has_date else None,
-                "partition": r.partition,
-            }
-            for r in pdf.itertuples(index=False)
-        ]
-        pairs = stars_of(members, threshold)
-        size = {}
-        for _, keeper in pairs:
-            size[keeper] = size.get(keeper, 0) + 1
+        comp = pdf["component"].tolist()
+        ids = pdf["id"].tolist()
+        exact = pdf["exact_hash"].tolist()
+        shingles = pdf["shingles"].tolist()
+        doc = pdf["has_docstring"].tolist()
+        has_date = pdf["has_date"].tolist()
+        date = pdf["last_commit"].tolist()
+        part = pdf["partition"].tolist()
+        by_comp = {}
+        for i, c in enumerate(comp):
+            by_comp.setdefault(c, []).append(i)
         rows = {"id": [], "cluster_id": [], "duplicate_of": [], "kind": [], "partition": []}
         signed = lambda u: u - U64 if u >= 1 << 63 else u  # noqa: E731
-        for i, keeper in pairs:
-            if size[keeper] < 2:
-                continue
-            m, k = members[i], members[keeper]
-            rows["id"].append(signed(m["uid"]))
-            rows["cluster_id"].append(signed(k["uid"]))
-            if i == keeper:
-                rows["duplicate_of"].append(None)
-                rows["kind"].append("keeper")
-            else:
-                rows["duplicate_of"].append(signed(k["uid"]))
-                rows["kind"].append("exact" if m["exact"] == k["exact"] else "near")
-            rows["partition"].append(k["partition"])
+        for rows_of in by_comp.values():
+            members = [
+                {
+                    "uid": ids[i] % U64,
+                    "exact": bytes(exact[i]),
+                    "shingles": set(shingles[i].tolist()) if shingles[i] is not None else set(),
+                    "has_docstring": bool(doc[i]),
+                    "last_commit": int(date[i]) if has_date[i] else None,
+                    "partition": part[i],
+                }
+                for i in rows_of
+            ]
+            pairs = stars_of(members, threshold)
+            size = {}
+            for _, keeper in pairs:
+                size[keeper] = size.get(keeper, 0) + 1
+            for i, keeper in pairs:
+                if size[keeper] < 2:
+                    continue
+                m, k = members[i], members[keeper]
+                rows["id"].append(signed(m["uid"]))
+                rows["cluster_id"].append(signed(k["uid"]))
+                if i == keeper:
+                    rows["duplicate_of"].append(None)
+                    rows["kind"].append("keeper")
+                else:
+                    rows["duplicate_of"].append(signed(k["uid"]))
+                    rows["kind"].append("exact" if m["exact"] == k["exact"] else "near")
+                rows["partition"].append(k["partition"])
         return pd.DataFrame({
             "id": pd.array(rows["id"], dtype="int64"),
             "cluster_id": pd.array(rows["cluster_id"], dtype="int64"),
@@ -511,11 +527,14 @@ def cluster(spark, out, params, tmp_name="_spark_clusters", driver_components_ma
                .where("size >= 2"))
 
     # 4. Stars around keepers, per component, in Python (the keeper rule compares ids as
-    # unsigned numbers).
-    result = members.select(
+    # unsigned numbers), a bucket of whole components per call (about 20,000 functions).
+    buckets = max(int(spark.conf.get("spark.sql.shuffle.partitions")),
+                  report["functions"] // 20_000)
+    result = (members.select(
         "component", "id", "exact_hash", "shingles", "has_docstring", "has_date",
         "last_commit", "partition",
-    ).groupBy("component").applyInPandas(_stars_udf(threshold), MEMBERS_SCHEMA)
+    ).withColumn("bucket", F.pmod(F.xxhash64("component"), F.lit(buckets)))
+     .groupBy("bucket").applyInPandas(_stars_udf(threshold), MEMBERS_SCHEMA))
 
     tmp_dir = os.path.join(dedup_dir, tmp_name)
     shutil.rmtree(tmp_dir, ignore_errors=True)
@@ -600,6 +619,8 @@ def parse_args(argv):
                    help="--binary is at the same path on every executor: do not ship it")
     p.add_argument("--workers", type=int, default=1, help="ranks N (world size)")
     p.add_argument("--master", help="Spark master (default: spark-submit's)")
+    p.add_argument("--local-memory", default="4g",
+                   help="JVM heap in local mode (spark.driver.memory; default 4g)")
     p.add_argument("--steps", default="mine,cluster,finalize",
                    help="comma-separated subset of mine,cluster,finalize")
     p.add_argument("--report", help="write a JSON report of the run to this file")
@@ -622,16 +643,19 @@ def parse_args(argv):
     return args, passthrough
 
 
-def session(master):
+def session(master, local_memory="4g"):
     from pyspark.sql import SparkSession
 
+    b = SparkSession.builder.appName("codemine")
+    if master:
+        b = b.master(master)
     if master and master.startswith("local"):
         # Local Python workers run this interpreter (with pyarrow and pandas) unless told
         # otherwise; on a cluster, spark.pyspark.python or PYSPARK_PYTHON names theirs.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    b = SparkSession.builder.appName("codemine")
-    if master:
-        b = b.master(master)
+        # In local mode the tasks run in the driver's JVM, whose default heap (1g) is too
+        # small past about 100,000 functions.
+        b = b.config("spark.driver.memory", local_memory)
     b = (b.config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.sql.execution.arrow.pyspark.enabled", "true"))
@@ -649,7 +673,7 @@ def main(argv=None):
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     report = {"workers": args.workers, "steps": args.steps}
     t0 = time.time()
-    spark = session(args.master)
+    spark = session(args.master, args.local_memory)
     report["spark_version"] = spark.version
     report["startup_seconds"] = round(time.time() - t0, 3)
     try:
