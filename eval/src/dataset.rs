@@ -28,7 +28,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -159,7 +162,9 @@ fn schema_of(path: &Path) -> Result<Schema, Error> {
 /// The Parquet files to read and the task, from the data arguments.
 fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
     if opts.data.is_empty() {
-        return Err(Error::Usage("no dataset given (--data DIR or FILE.parquet)".into()));
+        return Err(Error::Usage(
+            "no dataset given (--data DIR or FILE.parquet)".into(),
+        ));
     }
     let mut files = Vec::new();
     let mut task = opts.task;
@@ -218,11 +223,16 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         } else if d.exists() {
             files.push(d.clone());
         } else {
-            return Err(Error::Usage(format!("{}: no such file or folder", d.display())));
+            return Err(Error::Usage(format!(
+                "{}: no such file or folder",
+                d.display()
+            )));
         }
     }
     if files.is_empty() {
-        return Err(Error::Usage("no Parquet files in the dataset arguments".into()));
+        return Err(Error::Usage(
+            "no Parquet files in the dataset arguments".into(),
+        ));
     }
     let task = match task {
         Some(t) => t,
@@ -288,7 +298,10 @@ fn resolve(schema: &Schema, name: &str) -> Result<Source, Error> {
             } else {
                 format!(
                     " (ambiguous: {})",
-                    hits.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    hits.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             },
             names.join(", "),
@@ -323,9 +336,21 @@ fn strings(arr: &ArrayRef, name: &str) -> Result<Vec<Option<String>>, Error> {
         };
     }
     Ok(match arr.data_type() {
-        DataType::Utf8 => arr.as_string::<i32>().iter().map(|v| v.map(str::to_string)).collect(),
-        DataType::LargeUtf8 => arr.as_string::<i64>().iter().map(|v| v.map(str::to_string)).collect(),
-        DataType::Utf8View => arr.as_string_view().iter().map(|v| v.map(str::to_string)).collect(),
+        DataType::Utf8 => arr
+            .as_string::<i32>()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect(),
+        DataType::LargeUtf8 => arr
+            .as_string::<i64>()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect(),
+        DataType::Utf8View => arr
+            .as_string_view()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect(),
         DataType::Int8 => prim!(Int8Type),
         DataType::Int16 => prim!(Int16Type),
         DataType::Int32 => prim!(Int32Type),
@@ -336,7 +361,11 @@ fn strings(arr: &ArrayRef, name: &str) -> Result<Vec<Option<String>>, Error> {
         DataType::UInt64 => prim!(UInt64Type),
         DataType::Float32 => prim!(Float32Type),
         DataType::Float64 => prim!(Float64Type),
-        DataType::Boolean => arr.as_boolean().iter().map(|v| v.map(|b| b.to_string())).collect(),
+        DataType::Boolean => arr
+            .as_boolean()
+            .iter()
+            .map(|v| v.map(|b| b.to_string()))
+            .collect(),
         DataType::Null => vec![None; arr.len()],
         DataType::List(f) if matches!(f.data_type(), DataType::Utf8) => {
             let l = arr.as_list::<i32>();
@@ -468,7 +497,11 @@ fn pred_err(path: &Path, line: usize, message: impl Into<String>) -> Error {
 
 /// Reads a predictions file: `.jsonl`/`.json`/`.ndjson` as JSON lines, `.parquet` as a
 /// table, anything else as `id<TAB>prediction` lines.
-pub fn read_predictions(path: &Path, id_field: &str, text_field: &str) -> Result<Predictions, Error> {
+pub fn read_predictions(
+    path: &Path,
+    id_field: &str,
+    text_field: &str,
+) -> Result<Predictions, Error> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -485,9 +518,14 @@ pub fn read_predictions(path: &Path, id_field: &str, text_field: &str) -> Result
             ];
             let t = read_columns(&files, &wanted)?;
             let mut cols = t.columns.into_iter();
-            let (ids, texts) = (cols.next().unwrap_or_default(), cols.next().unwrap_or_default());
+            let (ids, texts) = (
+                cols.next().unwrap_or_default(),
+                cols.next().unwrap_or_default(),
+            );
             for (i, (id, text)) in ids.into_iter().zip(texts).enumerate() {
-                p.ids.push(id.ok_or_else(|| pred_err(path, i + 1, format!("row {i}: null `{id_field}`")))?);
+                p.ids.push(
+                    id.ok_or_else(|| pred_err(path, i + 1, format!("row {i}: null `{id_field}`")))?,
+                );
                 p.texts.push(text.unwrap_or_default());
             }
         }
@@ -504,14 +542,22 @@ pub fn read_predictions(path: &Path, id_field: &str, text_field: &str) -> Result
                     Some(serde_json::Value::String(s)) => s.clone(),
                     Some(serde_json::Value::Number(n)) => n.to_string(),
                     Some(other) => {
-                        return Err(pred_err(path, i + 1, format!("`{id_field}` is {other}, not a string or an integer")))
+                        return Err(pred_err(
+                            path,
+                            i + 1,
+                            format!("`{id_field}` is {other}, not a string or an integer"),
+                        ))
                     }
                     None => return Err(pred_err(path, i + 1, format!("no `{id_field}` field"))),
                 };
                 let text = match v.get(text_field) {
                     Some(serde_json::Value::String(s)) => s.clone(),
                     Some(other) => {
-                        return Err(pred_err(path, i + 1, format!("`{text_field}` is {other}, not a string")))
+                        return Err(pred_err(
+                            path,
+                            i + 1,
+                            format!("`{text_field}` is {other}, not a string"),
+                        ))
                     }
                     None => return Err(pred_err(path, i + 1, format!("no `{text_field}` field"))),
                 };
@@ -534,12 +580,20 @@ pub fn read_predictions(path: &Path, id_field: &str, text_field: &str) -> Result
         }
     }
     let mut seen = HashSet::new();
-    let dups: Vec<&String> = p.ids.iter().filter(|id| !seen.insert(id.as_str())).collect();
+    let dups: Vec<&String> = p
+        .ids
+        .iter()
+        .filter(|id| !seen.insert(id.as_str()))
+        .collect();
     if !dups.is_empty() {
         return Err(pred_err(
             path,
             0,
-            format!("{} predictions repeat an id, e.g. {}", dups.len(), examples(dups.iter().copied())),
+            format!(
+                "{} predictions repeat an id, e.g. {}",
+                dups.len(),
+                examples(dups.iter().copied())
+            ),
         ));
     }
     Ok(p)
@@ -561,7 +615,9 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (None, Shape::Csn) => "url".to_string(),
         (None, Shape::Yabloco) => "meta.original_id".to_string(),
         (None, Shape::Other) => {
-            return Err(Error::Usage("this table has no known id column: say --id-column (or @index)".into()))
+            return Err(Error::Usage(
+                "this table has no known id column: say --id-column (or @index)".into(),
+            ))
         }
     };
     let reference_column = match (&opts.reference_column, task) {
@@ -581,7 +637,10 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         Shape::Other => None,
     };
     let metric_names: Vec<String> = if opts.metrics.is_empty() {
-        metric::default_metrics(task).into_iter().map(str::to_string).collect()
+        metric::default_metrics(task)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     } else {
         opts.metrics.clone()
     };
@@ -589,19 +648,28 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     for m in &metric_names {
         let s = metric::scorer(m).ok_or_else(|| {
             let known: Vec<&str> = metric::METRICS.iter().map(|m| m.name).collect();
-            Error::Usage(format!("unknown metric `{m}`; metrics: {}", known.join(", ")))
+            Error::Usage(format!(
+                "unknown metric `{m}`; metrics: {}",
+                known.join(", ")
+            ))
         })?;
         scorers.push(s);
     }
 
     let mut wanted: Vec<(String, Source)> = vec![
         (id_column.clone(), resolve(&schema, &id_column)?),
-        (reference_column.clone(), resolve(&schema, &reference_column)?),
+        (
+            reference_column.clone(),
+            resolve(&schema, &reference_column)?,
+        ),
     ];
     if let Some(l) = language_column {
         wanted.push((l.to_string(), resolve(&schema, l)?));
     }
-    let pred_col = opts.prediction_column.clone().unwrap_or_else(|| "prediction".to_string());
+    let pred_col = opts
+        .prediction_column
+        .clone()
+        .unwrap_or_else(|| "prediction".to_string());
     let in_dataset = opts.predictions.is_none();
     if in_dataset {
         if opts.prediction_column.is_none() {
@@ -675,7 +743,12 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     };
     let (rows, predictions, join) = match preds {
         None => {
-            let texts: Vec<String> = cols.next().unwrap_or_default().into_iter().map(Option::unwrap_or_default).collect();
+            let texts: Vec<String> = cols
+                .next()
+                .unwrap_or_default()
+                .into_iter()
+                .map(Option::unwrap_or_default)
+                .collect();
             let n = texts.len();
             (
                 (0..n).collect::<Vec<usize>>(),
@@ -693,8 +766,15 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
             for (i, id) in p.ids.iter().enumerate() {
                 pred_of.insert(id.as_str(), i);
             }
-            let missing: Vec<&String> = ids.iter().filter(|id| !pred_of.contains_key(id.as_str())).collect();
-            let extra: Vec<&String> = p.ids.iter().filter(|id| !row_of.contains_key(id.as_str())).collect();
+            let missing: Vec<&String> = ids
+                .iter()
+                .filter(|id| !pred_of.contains_key(id.as_str()))
+                .collect();
+            let extra: Vec<&String> = p
+                .ids
+                .iter()
+                .filter(|id| !row_of.contains_key(id.as_str()))
+                .collect();
             if (!missing.is_empty() || !extra.is_empty()) && !opts.intersection {
                 let mut msg = format!(
                     "the predictions do not match the dataset ({} rows, {} predictions, by `{id_column}`):",
@@ -741,9 +821,14 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         }
     };
     if rows.is_empty() {
-        return Err(Error::Mismatch("no dataset row has a prediction: nothing to score".into()));
+        return Err(Error::Mismatch(
+            "no dataset row has a prediction: nothing to score".into(),
+        ));
     }
-    let references: Vec<String> = rows.iter().map(|&i| refs_col[i].clone().unwrap_or_default()).collect();
+    let references: Vec<String> = rows
+        .iter()
+        .map(|&i| refs_col[i].clone().unwrap_or_default())
+        .collect();
     let languages: Vec<Option<String>> = rows
         .iter()
         .map(|&i| langs_col[i].as_deref().map(normalize_language))

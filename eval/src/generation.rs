@@ -100,7 +100,11 @@ pub fn edit_sim_fuzzywuzzy(prediction: &str, reference: &str) -> f64 {
 }
 
 /// Applies a per-example function to every pair, in parallel.
-pub fn per_example(predictions: &[String], references: &[String], f: fn(&str, &str) -> f64) -> Vec<f64> {
+pub fn per_example(
+    predictions: &[String],
+    references: &[String],
+    f: fn(&str, &str) -> f64,
+) -> Vec<f64> {
     predictions
         .par_iter()
         .zip(references.par_iter())

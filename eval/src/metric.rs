@@ -150,10 +150,16 @@ pub fn default_metrics(task: Task) -> Vec<&'static str> {
 /// The metric called `name`.
 pub fn scorer(name: &str) -> Option<Box<dyn Scorer>> {
     let s: Box<dyn Scorer> = match name {
-        "smoothed_bleu" => Box::new(PerExample("smoothed_bleu", 1.0, |p, r| Ok(sum::smoothed_bleu(p, r)))),
+        "smoothed_bleu" => Box::new(PerExample("smoothed_bleu", 1.0, |p, r| {
+            Ok(sum::smoothed_bleu(p, r))
+        })),
         "corpus_bleu" => Box::new(CorpusBleu),
-        "rouge_l" => Box::new(PerExample("rouge_l", 1.0, |p, r| Ok(sum::rouge_l_all(p, r, false)))),
-        "rouge_l_stem" => Box::new(PerExample("rouge_l_stem", 1.0, |p, r| Ok(sum::rouge_l_all(p, r, true)))),
+        "rouge_l" => Box::new(PerExample("rouge_l", 1.0, |p, r| {
+            Ok(sum::rouge_l_all(p, r, false))
+        })),
+        "rouge_l_stem" => Box::new(PerExample("rouge_l_stem", 1.0, |p, r| {
+            Ok(sum::rouge_l_all(p, r, true))
+        })),
         "meteor" => Box::new(PerExample("meteor", 1.0, |p, r| {
             Ok(sum::meteor_all(p, r, MeteorStages::ExactStem))
         })),
@@ -164,7 +170,9 @@ pub fn scorer(name: &str) -> Option<Box<dyn Scorer>> {
         "exact_match" => Box::new(PerExample("exact_match", 100.0, |p, r| {
             Ok(gen::per_example(p, r, gen::exact_match))
         })),
-        "edit_sim" => Box::new(PerExample("edit_sim", 1.0, |p, r| Ok(gen::per_example(p, r, gen::edit_sim)))),
+        "edit_sim" => Box::new(PerExample("edit_sim", 1.0, |p, r| {
+            Ok(gen::per_example(p, r, gen::edit_sim))
+        })),
         "edit_sim_fuzzywuzzy" => Box::new(PerExample("edit_sim_fuzzywuzzy", 1.0, |p, r| {
             Ok(gen::per_example(p, r, gen::edit_sim_fuzzywuzzy))
         })),

@@ -91,7 +91,10 @@ mod tests {
         assert!(py_is_word('é'));
         assert!(py_is_word('٣'));
         assert!(py_is_word('_'));
-        assert!(!py_is_word('\u{93f}'), "a Devanagari vowel sign is Mc, not \\w");
+        assert!(
+            !py_is_word('\u{93f}'),
+            "a Devanagari vowel sign is Mc, not \\w"
+        );
         assert!(!py_is_word('-'));
     }
 }

@@ -84,14 +84,32 @@ pub fn table(ev: &Evaluation) -> String {
             j.missing_predictions, j.extra_predictions
         ));
     }
-    let w = ev.metrics.iter().map(|(n, _)| n.len()).max().unwrap_or(6).max(6);
+    let w = ev
+        .metrics
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
     out.push('\n');
-    out.push_str(&format!("{:<w$}  {:>10}  {}\n", "metric", "score", "definition"));
+    out.push_str(&format!(
+        "{:<w$}  {:>10}  {}\n",
+        "metric", "score", "definition"
+    ));
     for (name, s) in &ev.metrics {
-        out.push_str(&format!("{name:<w$}  {:>10}  {}\n", fmt(s.aggregate(&all)), about(name)));
+        out.push_str(&format!(
+            "{name:<w$}  {:>10}  {}\n",
+            fmt(s.aggregate(&all)),
+            about(name)
+        ));
     }
     for (col, groups) in &ev.groups {
-        let vw = groups.iter().map(|(v, _)| v.chars().count()).max().unwrap_or(0).max(col.len());
+        let vw = groups
+            .iter()
+            .map(|(v, _)| v.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(col.len());
         out.push_str(&format!("\nby {col}\n{:<vw$}  {:>8}", col, "examples"));
         for (name, _) in &ev.metrics {
             out.push_str(&format!("  {:>w2$}", name, w2 = name.len().max(10)));
@@ -100,7 +118,11 @@ pub fn table(ev: &Evaluation) -> String {
         for (value, rows) in groups {
             out.push_str(&format!("{value:<vw$}  {:>8}", rows.len()));
             for (name, s) in &ev.metrics {
-                out.push_str(&format!("  {:>w2$}", fmt(s.aggregate(rows)), w2 = name.len().max(10)));
+                out.push_str(&format!(
+                    "  {:>w2$}",
+                    fmt(s.aggregate(rows)),
+                    w2 = name.len().max(10)
+                ));
             }
             out.push('\n');
         }
@@ -128,10 +150,13 @@ pub fn write_per_example(ev: &Evaluation, path: &Path) -> Result<(), Error> {
             fields.push(Field::new(n.as_str(), DataType::Float64, false));
             arrays.push(Arc::new(Float64Array::from((*v).clone())));
         }
-        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|source| Error::Arrow {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let batch =
+            RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|source| {
+                Error::Arrow {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
         let pq = |source| Error::Parquet {
             path: path.to_path_buf(),
             source,

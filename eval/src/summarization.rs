@@ -66,7 +66,12 @@ fn nist_punct(c: char) -> bool {
 
 /// One left-to-right, non-overlapping pass of a two-character pattern `(A)(B)`, as
 /// `re.sub` makes it, writing `pre A mid B post` for each match.
-fn sub_pairs(s: &[char], a: impl Fn(char) -> bool, b: impl Fn(char) -> bool, lead: bool) -> Vec<char> {
+fn sub_pairs(
+    s: &[char],
+    a: impl Fn(char) -> bool,
+    b: impl Fn(char) -> bool,
+    lead: bool,
+) -> Vec<char> {
     let mut out = Vec::with_capacity(s.len() + s.len() / 2);
     let mut i = 0;
     while i < s.len() {
@@ -376,7 +381,10 @@ pub enum MeteorStages {
 /// nltk's `_match_enums`: from the last hypothesis word back, each takes the highest
 /// still-unused reference position of the same word. Returns (hyp, ref) original indices
 /// and removes the matched words from both lists.
-fn match_enums(hyp: &mut Vec<(usize, String)>, reference: &mut Vec<(usize, String)>) -> Vec<(usize, usize)> {
+fn match_enums(
+    hyp: &mut Vec<(usize, String)>,
+    reference: &mut Vec<(usize, String)>,
+) -> Vec<(usize, usize)> {
     let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
     for (j, (_, w)) in reference.iter().enumerate() {
         positions.entry(w.as_str()).or_default().push(j);
@@ -425,7 +433,8 @@ pub fn meteor(prediction: &str, reference: &str, stages: MeteorStages) -> f64 {
     let mut matches = match_enums(&mut hyp, &mut refs);
     if stages == MeteorStages::ExactStem {
         let mut hs: Vec<(usize, String)> = hyp.iter().map(|(i, w)| (*i, porter::stem(w))).collect();
-        let mut rs: Vec<(usize, String)> = refs.iter().map(|(i, w)| (*i, porter::stem(w))).collect();
+        let mut rs: Vec<(usize, String)> =
+            refs.iter().map(|(i, w)| (*i, porter::stem(w))).collect();
         matches.extend(match_enums(&mut hs, &mut rs));
     }
     matches.sort_by_key(|m| m.0);
@@ -487,7 +496,11 @@ struct CiderVec<'a> {
     length: u64,
 }
 
-fn counts2vec<'a>(counts: &[(&'a [&'a str], u32)], df: &HashMap<&[&str], u32>, ref_len: f64) -> CiderVec<'a> {
+fn counts2vec<'a>(
+    counts: &[(&'a [&'a str], u32)],
+    df: &HashMap<&[&str], u32>,
+    ref_len: f64,
+) -> CiderVec<'a> {
     let mut v = CiderVec {
         weights: Default::default(),
         norm: [0.0; 4],
@@ -531,7 +544,8 @@ pub fn cider(predictions: &[String], references: &[String]) -> Vec<f64> {
         .map(|(hc, rc)| {
             let h = counts2vec(hc, &df, ref_len);
             let r = counts2vec(rc, &df, ref_len);
-            let rmap: [HashMap<&[&str], f64>; 4] = std::array::from_fn(|n| r.weights[n].iter().copied().collect());
+            let rmap: [HashMap<&[&str], f64>; 4] =
+                std::array::from_fn(|n| r.weights[n].iter().copied().collect());
             let delta = h.length as f64 - r.length as f64;
             let mut sum = 0.0;
             for n in 0..4 {
@@ -559,7 +573,10 @@ mod tests {
     fn normalize_quirks() {
         assert_eq!(split_puncts("foo_bar(x).y"), "foo_bar ( x ) . y");
         // The NIST rules split `_`, and keep periods between digits.
-        assert_eq!(nist_normalize("foo_bar 1.5 a.b"), ["foo", "_", "bar", "1.5", "a", ".", "b"]);
+        assert_eq!(
+            nist_normalize("foo_bar 1.5 a.b"),
+            ["foo", "_", "bar", "1.5", "a", ".", "b"]
+        );
     }
 
     #[test]

@@ -26,8 +26,13 @@ fn python() -> PathBuf {
 }
 
 fn reference(args: &[&str]) -> Value {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/harness/eval_reference.py");
-    let out = Command::new(python()).arg(script).args(args).output().unwrap();
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/harness/eval_reference.py");
+    let out = Command::new(python())
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "the reference script failed (are tests/requirements.txt installed? run ./scripts/test.sh):\n{}",
@@ -41,16 +46,29 @@ fn cases(v: &Value) -> (Vec<String>, Vec<String>) {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c[0].as_str().unwrap().to_string(), c[1].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c[0].as_str().unwrap().to_string(),
+                c[1].as_str().unwrap().to_string(),
+            )
+        })
         .unzip()
 }
 
 fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
 
 fn indices(v: &Value) -> Vec<usize> {
-    v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as usize)
+        .collect()
 }
 
 /// Asserts agreement to `tol`, printing the first disagreements with their cases.
@@ -68,7 +86,11 @@ fn check(name: &str, got: &[f64], want: &[f64], preds: &[String], refs: &[String
             format!("#{i}: got {} want {}{case}", got[i], want[i])
         })
         .collect();
-    assert!(bad.is_empty(), "{name} disagrees with its reference:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{name} disagrees with its reference:\n{}",
+        bad.join("\n")
+    );
 }
 
 const N_SUM: &str = "600";
@@ -84,15 +106,36 @@ fn summarization_reference() -> Arc<Value> {
 fn smoothed_bleu_matches_codexglue() {
     let r = summarization_reference();
     let (p, g) = cases(&r);
-    check("smoothed_bleu", &sum::smoothed_bleu(&p, &g), &floats(&r["smoothed_bleu"]), &p, &g, 1e-6);
+    check(
+        "smoothed_bleu",
+        &sum::smoothed_bleu(&p, &g),
+        &floats(&r["smoothed_bleu"]),
+        &p,
+        &g,
+        1e-6,
+    );
 }
 
 #[test]
 fn rouge_l_matches_rouge_score() {
     let r = summarization_reference();
     let (p, g) = cases(&r);
-    check("rouge_l", &sum::rouge_l_all(&p, &g, false), &floats(&r["rouge_l"]), &p, &g, 1e-9);
-    check("rouge_l_stem", &sum::rouge_l_all(&p, &g, true), &floats(&r["rouge_l_stem"]), &p, &g, 1e-9);
+    check(
+        "rouge_l",
+        &sum::rouge_l_all(&p, &g, false),
+        &floats(&r["rouge_l"]),
+        &p,
+        &g,
+        1e-9,
+    );
+    check(
+        "rouge_l_stem",
+        &sum::rouge_l_all(&p, &g, true),
+        &floats(&r["rouge_l_stem"]),
+        &p,
+        &g,
+        1e-9,
+    );
 }
 
 #[test]
@@ -102,7 +145,14 @@ fn meteor_matches_nltk() {
     let got = sum::meteor_all(&p, &g, MeteorStages::ExactStem);
     check("meteor", &got, &floats(&r["meteor"]), &p, &g, 1e-9);
     let got = sum::meteor_all(&p, &g, MeteorStages::Exact);
-    check("meteor_exact", &got, &floats(&r["meteor_exact"]), &p, &g, 1e-9);
+    check(
+        "meteor_exact",
+        &got,
+        &floats(&r["meteor_exact"]),
+        &p,
+        &g,
+        1e-9,
+    );
 }
 
 #[test]
@@ -151,8 +201,22 @@ fn cider_matches_pycocoevalcap() {
 fn generation_metrics_match_rapidfuzz_fuzzywuzzy_and_codexglue() {
     let r = reference(&["generation", "20240116", "500"]);
     let (p, g) = cases(&r);
-    check("exact_match", &gen::per_example(&p, &g, gen::exact_match), &floats(&r["exact_match"]), &p, &g, 0.0);
-    check("edit_sim", &gen::per_example(&p, &g, gen::edit_sim), &floats(&r["edit_sim"]), &p, &g, 1e-9);
+    check(
+        "exact_match",
+        &gen::per_example(&p, &g, gen::exact_match),
+        &floats(&r["exact_match"]),
+        &p,
+        &g,
+        0.0,
+    );
+    check(
+        "edit_sim",
+        &gen::per_example(&p, &g, gen::edit_sim),
+        &floats(&r["edit_sim"]),
+        &p,
+        &g,
+        1e-9,
+    );
     check(
         "edit_sim_fuzzywuzzy",
         &gen::per_example(&p, &g, gen::edit_sim_fuzzywuzzy),
@@ -166,8 +230,18 @@ fn generation_metrics_match_rapidfuzz_fuzzywuzzy_and_codexglue() {
 #[test]
 fn porter_matches_nltk() {
     let r = reference(&["porter", "7", "4000"]);
-    let words: Vec<&str> = r["words"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
-    let stems: Vec<&str> = r["stems"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    let words: Vec<&str> = r["words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    let stems: Vec<&str> = r["stems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
     let bad: Vec<String> = words
         .iter()
         .zip(&stems)
@@ -184,12 +258,16 @@ fn porter_matches_nltk() {
 #[test]
 fn python_character_classes() {
     let r = reference(&["classes"]);
-    let space: std::collections::HashSet<u32> = indices(&r["space"]).into_iter().map(|c| c as u32).collect();
-    let word: std::collections::HashSet<u32> = indices(&r["word"]).into_iter().map(|c| c as u32).collect();
+    let space: std::collections::HashSet<u32> =
+        indices(&r["space"]).into_iter().map(|c| c as u32).collect();
+    let word: std::collections::HashSet<u32> =
+        indices(&r["word"]).into_iter().map(|c| c as u32).collect();
     let mut space_diff = Vec::new();
     let mut word_diff = Vec::new();
     for cp in 0..0x110000u32 {
-        let Some(c) = char::from_u32(cp) else { continue };
+        let Some(c) = char::from_u32(cp) else {
+            continue;
+        };
         if codemine_eval::pytext::py_is_space(c) != space.contains(&cp) {
             space_diff.push(cp);
         }
@@ -197,12 +275,20 @@ fn python_character_classes() {
             word_diff.push(cp);
         }
     }
-    assert!(space_diff.is_empty(), "whitespace differs at {space_diff:x?}");
+    assert!(
+        space_diff.is_empty(),
+        "whitespace differs at {space_diff:x?}"
+    );
     // Rust's tables may be of a newer Unicode version than Python's: only characters that
     // Python's Unicode version has not assigned may differ.
-    let unassigned: std::collections::HashSet<u32> =
-        indices(&r["unassigned"]).into_iter().map(|c| c as u32).collect();
-    let assigned_diff: Vec<&u32> = word_diff.iter().filter(|cp| !unassigned.contains(cp)).collect();
+    let unassigned: std::collections::HashSet<u32> = indices(&r["unassigned"])
+        .into_iter()
+        .map(|c| c as u32)
+        .collect();
+    let assigned_diff: Vec<&u32> = word_diff
+        .iter()
+        .filter(|cp| !unassigned.contains(cp))
+        .collect();
     assert!(
         assigned_diff.is_empty(),
         "\\w differs from Python {} at {} assigned code points, e.g. {:x?}",

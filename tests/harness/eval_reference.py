@@ -9,6 +9,9 @@ Usage: python eval_reference.py MODE SEED N
                  fuzz.ratio and CodeXGLUE line completion's exact match;
   porter:        N words and their nltk PorterStemmer stems;
   classes:       the code points Python's str.isspace() and re's \\w accept.
+Or: python eval_reference.py score FILE, FILE a JSON object {"task", "cases": [[prediction,
+reference], ...], "groups": {name: [case indices]}}: the aggregates `codemine eval` reports
+for all cases and for each group (CIDEr's document frequencies always from all cases).
 Prints one JSON object on stdout.
 """
 
@@ -84,6 +87,14 @@ def codexglue_bleu(prediction, reference):
     log_sum /= 4.0
     penalty = min(0, 1 - float(len(ref) + 1) / (len(test) + 1))
     return math.exp(log_sum + penalty) * 100.0
+
+
+def post_process(code):
+    """CodeXGLUE line completion's clean-up of its literal placeholders (evaluator.py)."""
+    code = code.replace("<NUM_LIT>", "0").replace("<STR_LIT>", "").replace("<CHAR_LIT>", "")
+    for kind, lit in re.findall(r"<(STR|NUM|CHAR)_LIT:(.*?)>", code, re.S):
+        code = code.replace(f"<{kind}_LIT:{lit}>", lit)
+    return code
 
 
 # ---------------------------------------------------------------------------------------
@@ -301,12 +312,6 @@ def generation(seed, n):
     from fuzzywuzzy import fuzz as fw
     from rapidfuzz import fuzz
 
-    def post_process(code):
-        code = code.replace("<NUM_LIT>", "0").replace("<STR_LIT>", "").replace("<CHAR_LIT>", "")
-        for kind, lit in re.findall(r"<(STR|NUM|CHAR)_LIT:(.*?)>", code, re.S):
-            code = code.replace(f"<{kind}_LIT:{lit}>", lit)
-        return code
-
     rng = random.Random(seed)
     cases = generation_cases(rng, n)
     out = {"cases": cases, "exact_match": [], "edit_sim": [], "edit_sim_fuzzywuzzy": []}
@@ -351,9 +356,54 @@ def classes():
     return {"unicode": unicodedata.unidata_version, "space": space, "word": word, "unassigned": unassigned}
 
 
+def score(path):
+    with open(path, encoding="utf-8") as f:
+        spec = json.load(f)
+    cases, groups = spec["cases"], spec.get("groups", {})
+    n = len(cases)
+    if spec["task"] == "generation":
+        from rapidfuzz import fuzz
+
+        pairs = [(post_process(p.strip()), post_process(r)) for p, r in cases]
+        em = [1.0 if p.split() == r.split() else 0.0 for p, r in pairs]
+        es = [fuzz.ratio(p, r) for p, r in pairs]
+
+        def agg(idx):
+            return {
+                "exact_match": sum(em[i] for i in idx) / len(idx) * 100,
+                "edit_sim": sum(es[i] for i in idx) / len(idx),
+            }
+
+    else:
+        from nltk.translate.bleu_score import corpus_bleu
+        from nltk.translate.meteor_score import meteor_score
+        from pycocoevalcap.cider.cider import Cider
+        from rouge_score import rouge_scorer
+
+        rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+        sb = [codexglue_bleu(p, r) for p, r in cases]
+        rl = [rouge.score(r, p)["rougeL"].fmeasure for p, r in cases]
+        me = [meteor_score([r.split()], p.split(), wordnet=_NoWordNet()) for p, r in cases]
+        _, ci = Cider().compute_score({i: [cases[i][1]] for i in range(n)}, {i: [cases[i][0]] for i in range(n)})
+
+        def agg(idx):
+            return {
+                "smoothed_bleu": sum(sb[i] for i in idx) / len(idx),
+                "corpus_bleu": corpus_bleu([[cases[i][1].split()] for i in idx], [cases[i][0].split() for i in idx]),
+                "rouge_l": sum(rl[i] for i in idx) / len(idx),
+                "meteor": sum(me[i] for i in idx) / len(idx),
+                "cider": float(sum(ci[i] for i in idx) / len(idx)),
+            }
+
+    return {"all": agg(list(range(n))), "groups": {k: agg(v) for k, v in groups.items()}}
+
+
 def main():
     warnings.filterwarnings("ignore")
     mode = sys.argv[1]
+    if mode == "score":
+        print(json.dumps(score(sys.argv[2])))
+        return
     if mode == "classes":
         print(json.dumps(classes()))
         return
