@@ -192,6 +192,8 @@ fn summarization_scores_match_the_references() {
     let got = eval_json(
         &[
             out.to_str().unwrap(),
+            "--task",
+            "summarization",
             "--predictions",
             pf.to_str().unwrap(),
             "--by",
@@ -234,7 +236,7 @@ fn summarization_scores_match_the_references() {
     std::fs::write(&tf, tsv).unwrap();
     let by_index = eval_json(
         &[
-            out.to_str().unwrap(),
+            out.join("csn").to_str().unwrap(),
             "-p",
             tf.to_str().unwrap(),
             "--id-column",
@@ -358,7 +360,7 @@ fn mismatched_ids_are_counted_and_named() {
     let pf = tmp.path().join("preds.jsonl");
     std::fs::write(&pf, preds).unwrap();
     let res = codemine(
-        &["eval", out.to_str().unwrap(), "-p", pf.to_str().unwrap()],
+        &["eval", out.join("csn").to_str().unwrap(), "-p", pf.to_str().unwrap()],
         &tmp.path().join("cache"),
     );
     assert_eq!(res.status.code(), Some(1));
@@ -373,7 +375,7 @@ fn mismatched_ids_are_counted_and_named() {
 
     let got = eval_json(
         &[
-            out.to_str().unwrap(),
+            out.join("csn").to_str().unwrap(),
             "-p",
             pf.to_str().unwrap(),
             "--intersection",
@@ -388,7 +390,7 @@ fn mismatched_ids_are_counted_and_named() {
     let res = codemine(
         &[
             "eval",
-            out.to_str().unwrap(),
+            out.join("csn").to_str().unwrap(),
             "-p",
             pf.to_str().unwrap(),
             "--metrics",
