@@ -360,7 +360,12 @@ fn mismatched_ids_are_counted_and_named() {
     let pf = tmp.path().join("preds.jsonl");
     std::fs::write(&pf, preds).unwrap();
     let res = codemine(
-        &["eval", out.join("csn").to_str().unwrap(), "-p", pf.to_str().unwrap()],
+        &[
+            "eval",
+            out.join("csn").to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+        ],
         &tmp.path().join("cache"),
     );
     assert_eq!(res.status.code(), Some(1));

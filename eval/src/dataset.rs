@@ -106,6 +106,9 @@ pub struct JoinReport {
     pub intersection: bool,
 }
 
+/// The groups of one `--by` column: (value, indices of its examples), values sorted.
+pub type Groups = Vec<(String, Vec<usize>)>;
+
 /// A scored evaluation: what was read, the join, and each metric's scores.
 pub struct Evaluation {
     pub task: Task,
@@ -118,7 +121,7 @@ pub struct Evaluation {
     /// (metric name, scores), in the order asked.
     pub metrics: Vec<(String, MetricScores)>,
     /// Per `--by` column: (column, [(value, example indices)]) with values sorted.
-    pub groups: Vec<(String, Vec<(String, Vec<usize>)>)>,
+    pub groups: Vec<(String, Groups)>,
 }
 
 /// Normalizes a dataset's language label to `python`, `java`, `c` or `cpp` (others are
@@ -284,8 +287,13 @@ fn resolve(schema: &Schema, name: &str) -> Result<Source, Error> {
     if names.iter().any(|n| n == name) {
         return Ok(Source::Path(name.split('.').map(str::to_string).collect()));
     }
-    if name == CATEGORY && Shape::of(schema) == Shape::Yabloco {
-        return Ok(Source::Category);
+    if Shape::of(schema) == Shape::Yabloco {
+        match name {
+            CATEGORY => return Ok(Source::Category),
+            // The CSN name of the same thing.
+            "repo" => return Ok(Source::Path(vec!["meta".into(), "repository".into()])),
+            _ => {}
+        }
     }
     let suffix = format!(".{name}");
     let hits: Vec<&String> = names.iter().filter(|n| n.ends_with(&suffix)).collect();

@@ -28,13 +28,16 @@ pub struct Batch<'a> {
     pub languages: &'a [Option<String>],
 }
 
+/// A corpus-level score of the examples at the given indices.
+pub type CorpusFn = Box<dyn Fn(&[usize]) -> f64 + Send + Sync>;
+
 /// How a metric's aggregate is computed over a set of examples.
 pub enum Aggregate {
     /// The mean of the per-example values, times `scale`.
     Mean { scale: f64 },
     /// A corpus-level score computed from per-example statistics the closure holds (nltk
     /// corpus BLEU). Called with the indices of the examples to aggregate.
-    Corpus(Box<dyn Fn(&[usize]) -> f64 + Send + Sync>),
+    Corpus(CorpusFn),
 }
 
 /// A metric's result on a batch.

@@ -22,7 +22,7 @@ use crate::porter;
 use crate::pytext::{py_is_space, py_is_word, py_lower, py_split, py_strip};
 
 /// n-gram counts of `toks` for every order 1..=`max_n`, keyed by the n-gram's tokens.
-fn ngram_counts<'a, T: std::hash::Hash + Eq>(toks: &'a [T], max_n: usize) -> HashMap<&'a [T], u32> {
+fn ngram_counts<T: std::hash::Hash + Eq>(toks: &[T], max_n: usize) -> HashMap<&[T], u32> {
     let mut counts = HashMap::with_capacity(toks.len() * max_n);
     for n in 1..=max_n {
         for g in toks.windows(n) {
@@ -195,9 +195,9 @@ pub fn bleu_stats<T: std::hash::Hash + Eq>(reference: &[T], hypothesis: &[T]) ->
         st.matches[k] += u64::from(c.min(refc.get(g).copied().unwrap_or(0)));
         total[k] += u64::from(c);
     }
-    for k in 0..4 {
+    for (t, n) in st.totals.iter_mut().zip(total) {
         // nltk's modified_precision: the denominator is at least 1.
-        st.totals[k] = total[k].max(1);
+        *t = n.max(1);
     }
     st
 }
@@ -259,9 +259,11 @@ pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
 pub fn corpus_bleu_from_stats<'a>(stats: impl IntoIterator<Item = &'a BleuStats>) -> f64 {
     let mut sum = BleuStats::default();
     for s in stats {
-        for k in 0..4 {
-            sum.matches[k] += s.matches[k];
-            sum.totals[k] += s.totals[k];
+        for (a, b) in sum.matches.iter_mut().zip(s.matches) {
+            *a += b;
+        }
+        for (a, b) in sum.totals.iter_mut().zip(s.totals) {
+            *a += b;
         }
         sum.hyp_len += s.hyp_len;
         sum.ref_len += s.ref_len;
@@ -468,18 +470,29 @@ pub fn meteor_all(predictions: &[String], references: &[String], stages: MeteorS
 // ---------------------------------------------------------------------------------------
 // CIDEr (pycocoevalcap)
 
+/// An n-gram (n ≤ 4) of interned token ids (each ≥ 1), packed 32 bits a token; its order
+/// is the number of non-zero ids.
+type Gram = u128;
+
+fn gram(ids: &[u32]) -> Gram {
+    ids.iter()
+        .enumerate()
+        .fold(0, |k, (i, &id)| k | (u128::from(id) << (32 * i)))
+}
+
 /// n-gram counts (orders 1..=4) in pycocoevalcap's `precook` order: all unigrams in order
-/// of first appearance, then bigrams, and so on.
-fn precook<'a>(toks: &'a [&'a str]) -> Vec<(&'a [&'a str], u32)> {
-    let mut index: HashMap<&[&str], usize> = HashMap::with_capacity(toks.len() * 4);
-    let mut out: Vec<(&[&str], u32)> = Vec::with_capacity(toks.len() * 4);
+/// of first appearance, then bigrams, and so on. Returns (n-gram, order - 1, count).
+fn precook(ids: &[u32]) -> Vec<(Gram, usize, u32)> {
+    let mut index: HashMap<Gram, usize> = HashMap::with_capacity(ids.len() * 4);
+    let mut out: Vec<(Gram, usize, u32)> = Vec::with_capacity(ids.len() * 4);
     for n in 1..=4 {
-        for g in toks.windows(n) {
-            match index.get(g) {
-                Some(&i) => out[i].1 += 1,
+        for g in ids.windows(n) {
+            let k = gram(g);
+            match index.get(&k) {
+                Some(&i) => out[i].2 += 1,
                 None => {
-                    index.insert(g, out.len());
-                    out.push((g, 1));
+                    index.insert(k, out.len());
+                    out.push((k, n - 1, 1));
                 }
             }
         }
@@ -490,25 +503,20 @@ fn precook<'a>(toks: &'a [&'a str]) -> Vec<(&'a [&'a str], u32)> {
 /// The tf-idf vectors of one sentence (`counts2vec`): per order the n-gram weights (in
 /// `precook` order), the norms, and the "length", which pycocoevalcap counts as the number
 /// of bigrams.
-struct CiderVec<'a> {
-    weights: [Vec<(&'a [&'a str], f64)>; 4],
+struct CiderVec {
+    weights: [Vec<(Gram, f64)>; 4],
     norm: [f64; 4],
     length: u64,
 }
 
-fn counts2vec<'a>(
-    counts: &[(&'a [&'a str], u32)],
-    df: &HashMap<&[&str], u32>,
-    ref_len: f64,
-) -> CiderVec<'a> {
+fn counts2vec(counts: &[(Gram, usize, u32)], df: &HashMap<Gram, u32>, ref_len: f64) -> CiderVec {
     let mut v = CiderVec {
         weights: Default::default(),
         norm: [0.0; 4],
         length: 0,
     };
-    for &(g, tf) in counts {
-        let d = f64::from(df.get(g).copied().unwrap_or(0)).max(1.0).ln();
-        let n = g.len() - 1;
+    for &(g, n, tf) in counts {
+        let d = f64::from(df.get(&g).copied().unwrap_or(0)).max(1.0).ln();
         let w = f64::from(tf) * (ref_len - d);
         v.weights[n].push((g, w));
         v.norm[n] += w.powi(2);
@@ -522,18 +530,37 @@ fn counts2vec<'a>(
     v
 }
 
+/// Token ids (from 1) of every sentence, new tokens added to `vocab`.
+fn intern<'a>(sentences: &[Vec<&'a str>], vocab: &mut HashMap<&'a str, u32>) -> Vec<Vec<u32>> {
+    sentences
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|&w| {
+                    let next = vocab.len() as u32 + 1;
+                    *vocab.entry(w).or_insert(next)
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// pycocoevalcap's per-example CIDEr (its CIDEr-D formula, n = 4, σ = 6, × 10) with one
 /// reference per example; the document frequencies come from all the references given.
-/// Their mean is `Cider().compute_score(...)[0]`.
+/// Their mean is `Cider().compute_score(...)[0]`. Tokens are `str.split()` words, compared
+/// as interned ids.
 pub fn cider(predictions: &[String], references: &[String]) -> Vec<f64> {
     const SIGMA: f64 = 6.0;
     let hyp_toks: Vec<Vec<&str>> = predictions.par_iter().map(|p| py_split(p)).collect();
     let ref_toks: Vec<Vec<&str>> = references.par_iter().map(|r| py_split(r)).collect();
-    let hyp_counts: Vec<Vec<(&[&str], u32)>> = hyp_toks.par_iter().map(|t| precook(t)).collect();
-    let ref_counts: Vec<Vec<(&[&str], u32)>> = ref_toks.par_iter().map(|t| precook(t)).collect();
-    let mut df: HashMap<&[&str], u32> = HashMap::new();
+    let mut vocab: HashMap<&str, u32> = HashMap::new();
+    let hyp_ids = intern(&hyp_toks, &mut vocab);
+    let ref_ids = intern(&ref_toks, &mut vocab);
+    let hyp_counts: Vec<Vec<(Gram, usize, u32)>> = hyp_ids.par_iter().map(|t| precook(t)).collect();
+    let ref_counts: Vec<Vec<(Gram, usize, u32)>> = ref_ids.par_iter().map(|t| precook(t)).collect();
+    let mut df: HashMap<Gram, u32> = HashMap::new();
     for rc in &ref_counts {
-        for &(g, _) in rc {
+        for &(g, _, _) in rc {
             *df.entry(g).or_insert(0) += 1;
         }
     }
@@ -544,14 +571,13 @@ pub fn cider(predictions: &[String], references: &[String]) -> Vec<f64> {
         .map(|(hc, rc)| {
             let h = counts2vec(hc, &df, ref_len);
             let r = counts2vec(rc, &df, ref_len);
-            let rmap: [HashMap<&[&str], f64>; 4] =
-                std::array::from_fn(|n| r.weights[n].iter().copied().collect());
             let delta = h.length as f64 - r.length as f64;
             let mut sum = 0.0;
-            for n in 0..4 {
+            for (n, hw) in h.weights.iter().enumerate() {
+                let rmap: HashMap<Gram, f64> = r.weights[n].iter().copied().collect();
                 let mut val = 0.0;
-                for &(g, wh) in &h.weights[n] {
-                    let wr = rmap[n].get(g).copied().unwrap_or(0.0);
+                for &(g, wh) in hw {
+                    let wr = rmap.get(&g).copied().unwrap_or(0.0);
                     val += wh.min(wr) * wr;
                 }
                 if h.norm[n] != 0.0 && r.norm[n] != 0.0 {

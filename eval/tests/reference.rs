@@ -75,7 +75,10 @@ fn indices(v: &Value) -> Vec<usize> {
 fn check(name: &str, got: &[f64], want: &[f64], preds: &[String], refs: &[String], tol: f64) {
     assert_eq!(got.len(), want.len(), "{name}: counts");
     let bad: Vec<String> = (0..got.len())
-        .filter(|&i| !((got[i] - want[i]).abs() <= tol))
+        .filter(|&i| {
+            let d = (got[i] - want[i]).abs();
+            d.is_nan() || d > tol
+        })
         .take(5)
         .map(|i| {
             let case = if preds.len() == got.len() {

@@ -36,10 +36,10 @@ struct Cli {
 enum Command {
     /// Mine repositories into Parquet shards: CodeSearchNet and YABLoCo shapes and the call
     /// graph.
-    Mine(MineArgs),
+    Mine(Box<MineArgs>),
     /// Score model outputs against a mined dataset: summarization (CSN docstrings) or
     /// generation (YABLoCo bodies), with the reference implementations' numbers.
-    Eval(EvalArgs),
+    Eval(Box<EvalArgs>),
 }
 
 #[derive(Args)]
@@ -223,7 +223,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Mine(args) => match run_mine(args) {
+        Command::Mine(args) => match run_mine(*args) {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("codemine: error: {e:#}");
@@ -236,7 +236,7 @@ pub fn main() -> i32 {
                 }
             }
         },
-        Command::Eval(args) => match run_eval(args) {
+        Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("codemine: error: {e:#}");

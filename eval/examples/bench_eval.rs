@@ -1,6 +1,6 @@
 //! Benchmark of `codemine eval`'s metrics (issue 6): scores N generated examples (100,000 by
 //! default) with every metric, prints examples/s per metric, then times the Python
-//! reference implementations on the same data in the same run (examples/bench_eval.py,
+//! reference implementations on the same data in the same run (eval/examples/bench_eval.py,
 //! with the packages of tests/requirements.txt) and prints both side by side with their
 //! aggregate scores.
 //!
@@ -10,10 +10,11 @@
 //! average) and a prediction with a few character edits.
 //!
 //! ```sh
-//! cargo run --release --example bench_eval                 # 100,000 examples
-//! cargo run --release --example bench_eval -- 20000 --no-python
+//! cargo run --release -p codemine-eval --example bench_eval            # 100,000 examples
+//! cargo run --release -p codemine-eval --example bench_eval -- 20000 --no-python
 //! ```
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
@@ -136,10 +137,23 @@ fn edit_chars(rng: &mut Rng, s: &str) -> String {
     c.into_iter().collect()
 }
 
+/// `$CODEMINE_PYTHON`, else the workspace's `.venv`, else `python3` (as the tests).
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("CODEMINE_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(100_000);
-    let python = !args.iter().any(|a| a == "--no-python");
+    let with_python = !args.iter().any(|a| a == "--no-python");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let vocab = vocabulary(&mut rng);
     let t = Instant::now();
@@ -194,7 +208,7 @@ fn main() {
     }
 
     let mut py: Option<serde_json::Value> = None;
-    if python {
+    if with_python {
         let dir = tempfile::tempdir().expect("temp dir");
         let data = dir.path().join("bench.json");
         let pairs = |p: &[String], r: &[String]| -> Vec<(String, String)> {
@@ -205,8 +219,8 @@ fn main() {
             "generation": pairs(&g_preds, &g_refs),
         });
         std::fs::write(&data, serde_json::to_vec(&json).expect("json")).expect("write");
-        let script = harness::workspace_root().join("examples/bench_eval.py");
-        let out = Command::new(harness::python())
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/bench_eval.py");
+        let out = Command::new(python())
             .arg(script)
             .arg(&data)
             .output()

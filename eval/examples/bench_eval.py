@@ -1,5 +1,5 @@
 """Times the reference implementations of `codemine eval`'s metrics on the data that
-examples/bench_eval.rs wrote (JSON {"summarization": [[pred, ref], ...], "generation": [...]})
+eval/examples/bench_eval.rs wrote (JSON {"summarization": [[pred, ref], ...], "generation": [...]})
 and prints one JSON object: per metric, the seconds and the aggregate score.
 
 CodeXGLUE's smoothed BLEU runs as tests/harness/eval_reference.py renders its algorithm (the
@@ -13,7 +13,7 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "harness"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "harness"))
 import eval_reference as er  # noqa: E402
 
 
