@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use codemine_eval::summarization::{smoothed_bleu_sentence, rouge_l};
-//! assert!((smoothed_bleu_sentence("Returns the sum .", "returns the sum") - 100.0).abs() < 1e-9);
+//! assert!((smoothed_bleu_sentence("Returns the sum", "returns  the sum") - 100.0).abs() < 1e-9);
 //! assert_eq!(rouge_l("a b c", "a c", false), 0.8);
 //! ```
 
