@@ -115,7 +115,10 @@ fn corpus(root: &Path) -> Vec<PathBuf> {
     }
     src += &function("chain", Some("Chain."), &fam[20]);
     repos[0].write("pkg/core.py", &src);
-    repos[0].write("pkg/tiny.py", "def tiny_a():\n    \"\"\"T.\"\"\"\n    return 1\n");
+    repos[0].write(
+        "pkg/tiny.py",
+        "def tiny_a():\n    \"\"\"T.\"\"\"\n    return 1\n",
+    );
 
     // mirror (rank 1): an exact copy of family 0, renamed and swapped copies of 1 and 2, a
     // docstring-less copy of 5 (newest repository: the docstring outranks the date), the
@@ -131,7 +134,10 @@ fn corpus(root: &Path) -> Vec<PathBuf> {
     src += &function("family5_nodoc", None, &fam[5]);
     src += &function("chain", Some("Chain."), &chain_c);
     repos[1].write("mirror.py", &src);
-    repos[1].write("tiny.py", "def tiny_a():\n    \"\"\"T.\"\"\"\n    return 1\n");
+    repos[1].write(
+        "tiny.py",
+        "def tiny_a():\n    \"\"\"T.\"\"\"\n    return 1\n",
+    );
 
     // vendor (rank 2): family 3 vendored twice, the chain's last link (far from its head),
     // another exact copy of family 0 without a docstring.
@@ -289,7 +295,12 @@ fn spark_job_keeps_the_same_functions_as_single_machine_mine() {
         assert_eq!(ranks.len(), 3, "{report}");
         assert!(ranks.iter().all(|r| r["status"] == status), "{report}");
     }
-    assert!(read_report("all.json")["cluster"]["members"].as_u64().unwrap() > 0);
+    assert!(
+        read_report("all.json")["cluster"]["members"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 
     let (a, b) = (snapshot(&plain), snapshot(&spark));
     assert_eq!(b["staging_left"], false, "finalize removes staging/");
@@ -302,7 +313,10 @@ fn spark_job_keeps_the_same_functions_as_single_machine_mine() {
     // Not a vacuous comparison: exact and near removals, clusters across ranks.
     let clusters = a["clusters"].as_array().unwrap();
     let kinds: Vec<&str> = clusters.iter().map(|c| c[3].as_str().unwrap()).collect();
-    assert!(kinds.contains(&"exact") && kinds.contains(&"near"), "{kinds:?}");
+    assert!(
+        kinds.contains(&"exact") && kinds.contains(&"near"),
+        "{kinds:?}"
+    );
     let rank_of = |id: &str| {
         let repo = a["node_repository"][id].as_str().unwrap();
         let i = repos.iter().position(|p| p.ends_with(repo)).unwrap();
@@ -372,7 +386,10 @@ fn spark_grouping_matches_codemine_cluster_on_corner_cases() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let res = codemine(&["cluster", "--out", rust.to_str().unwrap()], &tmp.path().join("c"));
+    let res = codemine(
+        &["cluster", "--out", rust.to_str().unwrap()],
+        &tmp.path().join("c"),
+    );
     assert_success(&res);
     // Components by large-star/small-star rounds on Spark, not the driver's union-find.
     let (res, seconds) = spark_job(&[
