@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 
 /// Counts of one slice of the input (everything, one language or one repository).
-#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FunnelCounts {
     pub input: u64,
     pub kept: u64,
     /// Rule name → functions that rule removed.
-    pub removed: BTreeMap<&'static str, u64>,
+    pub removed: BTreeMap<String, u64>,
 }
 
 impl FunnelCounts {
@@ -18,7 +18,7 @@ impl FunnelCounts {
         self.input += 1;
         match outcome {
             Ok(()) => self.kept += 1,
-            Err(rule) => *self.removed.entry(rule).or_default() += 1,
+            Err(rule) => *self.removed.entry(rule.to_string()).or_default() += 1,
         }
     }
 
@@ -33,12 +33,12 @@ impl FunnelCounts {
 
 /// The whole funnel. Record per worker and [`merge`](Funnel::merge) at the end: the counts
 /// do not depend on the order.
-#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Funnel {
     pub input: u64,
     pub kept: u64,
     /// Rule name → functions that rule removed.
-    pub removed: BTreeMap<&'static str, u64>,
+    pub removed: BTreeMap<String, u64>,
     pub by_language: BTreeMap<String, FunnelCounts>,
     pub by_repository: BTreeMap<String, FunnelCounts>,
 }
@@ -49,7 +49,7 @@ impl Funnel {
         self.input += 1;
         match outcome {
             Ok(()) => self.kept += 1,
-            Err(rule) => *self.removed.entry(rule).or_default() += 1,
+            Err(rule) => *self.removed.entry(rule.to_string()).or_default() += 1,
         }
         bump(&mut self.by_language, language, outcome);
         bump(&mut self.by_repository, repo, outcome);

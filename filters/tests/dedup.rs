@@ -330,3 +330,94 @@ fn invalid_params_and_duplicate_ids_are_errors() {
     let out = dedup::<String>(&[], &DedupParams::datatrove(), 0).expect("empty");
     assert_eq!(out.stats.functions, 0);
 }
+
+#[test]
+fn prepared_items_cluster_as_dedup_does() {
+    use codemine_filters::dedup::{cluster, prepare, BandTable};
+    let texts = [
+        body("fetch", "url", "resp"),
+        body("fetch", "url", "resp"),
+        body("fetch", "address", "resp"),
+        body("store", "key", "value"),
+        "def tiny ( )".to_string(),
+        "def tiny ( )".to_string(),
+    ];
+    let tokens: Vec<Vec<String>> = texts.iter().map(|t| toks(t)).collect();
+    let items: Vec<Item<'_>> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| item(100 - i as u64, t))
+        .collect();
+    let params = DedupParams::bigcode();
+    let whole = dedup(&items, &params, 1).expect("dedup");
+    // Prepared one by one (as the mining step does), their band rows reversed in order
+    // (as band files read back in any order would be), then clustered.
+    let (prepared, rows): (Vec<_>, Vec<_>) = items.iter().map(|i| prepare(i, &params)).unzip();
+    let mut table = BandTable::new(prepared.len(), params.bands);
+    for (i, row) in rows.iter().enumerate().rev() {
+        for (band, &hash) in row.iter().enumerate().rev() {
+            table.set(i, band, hash);
+        }
+    }
+    assert_eq!(rows[4].len(), 0, "tiny items have no bands");
+    let split = cluster(&prepared, &table, &params, 2).expect("cluster");
+    assert_eq!(split, whole);
+    // Ids run downwards, so the later copy has the smaller id and is kept.
+    assert_eq!(whole.duplicate_of[0], Some(99));
+    assert_eq!(whole.duplicate_of[4], Some(95));
+    assert!(whole.exact[0]);
+    // A band table of the wrong shape is refused rather than read out of bounds.
+    let short = BandTable::new(prepared.len() - 1, params.bands);
+    assert!(cluster(&prepared, &short, &params, 1).is_err());
+}
+
+#[test]
+fn content_tokens_leave_out_punctuation_and_operators() {
+    use codemine_filters::dedup::is_content_token;
+    for t in [
+        "x", "_", "__init__", "return", "42", "\"+\"", "'('", "`a`", "0x1F", "é",
+    ] {
+        assert!(is_content_token(t), "{t}");
+    }
+    for t in ["(", ")", ",", "+=", "->", "::", "...", "{", "}", ";", ""] {
+        assert!(!is_content_token(t), "{t}");
+    }
+}
+
+#[test]
+fn chains_are_cut_so_every_removal_is_near_its_keeper() {
+    use codemine_filters::dedup::{cluster, jaccard, BandTable, Prepared};
+    // a ~ b and b ~ c are above the threshold, a ~ c is not.
+    let set = |from: u64| (from..from + 100).collect::<Vec<u64>>();
+    let (a, b, c) = (set(0), set(15), set(30));
+    assert!(jaccard(&a, &b) >= 0.7 && jaccard(&b, &c) >= 0.7 && jaccard(&a, &c) < 0.7);
+    let item = |id, shingles: Vec<u64>, doc, partition| Prepared {
+        id,
+        exact: u128::from(id),
+        shingles,
+        has_docstring: doc,
+        last_commit: None,
+        partition,
+    };
+    let items = vec![
+        item(3, a, true, 0),
+        item(1, b, false, 0),
+        item(2, c, false, 2),
+    ];
+    let params = DedupParams::bigcode();
+    let mut bands = BandTable::new(3, params.bands);
+    for i in 0..3 {
+        bands.set(i, 0, 42); // all three are candidates of each other
+        for band in 1..params.bands {
+            bands.set(i, band, (i * 100 + band) as u64);
+        }
+    }
+    let out = cluster(&items, &bands, &params, 1).expect("cluster");
+    // a keeps b; c is not within the threshold of a, so it stays, alone, in its partition.
+    assert_eq!(out.cluster_id, vec![Some(3), Some(3), None]);
+    assert_eq!(out.duplicate_of, vec![None, Some(3), None]);
+    assert_eq!(out.partition, vec![0, 0, 2]);
+    assert_eq!(out.stats.near_pairs, 2);
+    assert_eq!(out.stats.cluster_sizes.get(&2), Some(&1));
+    assert_eq!(out.stats.cluster_sizes.get(&1), Some(&1));
+}

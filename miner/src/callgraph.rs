@@ -247,6 +247,8 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 category: category.to_string(),
                 syntax_error: f.syntax_error,
                 dropped_by: None,
+                cluster_id: None,
+                duplicate_of: None,
             });
 
             rows.context.push(

@@ -20,6 +20,7 @@ use crate::csn::SplitRatios;
 use crate::pipeline::{mine, HeaderMode, MineOptions, Progress};
 use crate::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
 use crate::stats::{Failure, RepoStats};
+use codemine_filters::dedup::DedupParams;
 
 #[derive(Parser)]
 #[command(
@@ -35,11 +36,42 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Mine repositories into Parquet shards: CodeSearchNet and YABLoCo shapes and the call
-    /// graph.
+    /// graph. With --rank/--world-size, only this worker's share is mined into DIR/staging;
+    /// then `cluster` and `finalize` complete the run.
     Mine(Box<MineArgs>),
+    /// The dedup cluster step of a sharded run: reads every rank's DIR/staging/functions-*
+    /// and DIR/dedup/bands-*, writes DIR/dedup/clusters-*.parquet.
+    Cluster(ClusterArgs),
+    /// The last step of a sharded run: once every rank is done (and `cluster` ran), writes
+    /// the final CSN, YABLoCo and call-graph shards, failures.jsonl, stats.json and the
+    /// dataset card, and removes DIR/staging.
+    Finalize(FinalizeArgs),
     /// Score model outputs against a mined dataset: summarization (CSN docstrings) or
     /// generation (YABLoCo bodies), with the reference implementations' numbers.
     Eval(Box<EvalArgs>),
+}
+
+#[derive(Args)]
+struct ClusterArgs {
+    /// The output folder the ranks mined into.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+}
+
+#[derive(Args)]
+struct FinalizeArgs {
+    /// The output folder the ranks mined into.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Roll Parquet shards at this much uncompressed row data (K, M, G suffixes allowed).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    shard_size: u64,
+    /// Roll Parquet shards at this many rows.
+    #[arg(long, value_name = "N")]
+    shard_rows: Option<usize>,
 }
 
 #[derive(Args)]
@@ -165,12 +197,89 @@ struct MineArgs {
     explain: bool,
     #[command(flatten)]
     filter: codemine_filters::FilterArgs,
+    #[command(flatten)]
+    dedup: DedupArgs,
+    /// Mine only the repositories whose manifest position i (0-based, --repo arguments
+    /// after manifests) has i % WORLD_SIZE == RANK, into DIR/staging; run `codemine cluster`
+    /// and `codemine finalize` once every rank is done.
+    #[arg(long, value_name = "K", requires = "world_size")]
+    rank: Option<usize>,
+    /// How many workers share the manifest (see --rank).
+    #[arg(long, value_name = "N", requires = "rank")]
+    world_size: Option<usize>,
+    /// Mark progress every N repositories: a rerun with the same arguments after an
+    /// interruption resumes after the last mark.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    checkpoint_repos: usize,
     /// Print only errors.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
     /// Also print every file that could not be processed.
     #[arg(long, short = 'v')]
     verbose: bool,
+}
+
+/// Near-duplicate removal across the run (MinHash LSH): a preset, adjusted by the direct
+/// settings.
+#[derive(Args)]
+struct DedupArgs {
+    /// Keep exact and near-duplicate functions (no dedup step).
+    #[arg(long, conflicts_with_all = ["dedup_preset", "dedup_threshold", "dedup_shingle", "dedup_permutations", "dedup_bands"])]
+    no_dedup: bool,
+    /// bigcode: Jaccard 0.7, 5-token shingles, 250 permutations as 25 bands x 10 rows
+    /// (default); datatrove: 5-token shingles, 14 bands x 8 rows, Jaccard 0.72.
+    #[arg(long, value_name = "bigcode|datatrove")]
+    dedup_preset: Option<String>,
+    /// Shingle Jaccard at or above which two functions are near-duplicates, in (0, 1].
+    #[arg(long, value_name = "F")]
+    dedup_threshold: Option<f64>,
+    /// Tokens per shingle; shorter functions only take part in exact dedup.
+    #[arg(long, value_name = "N")]
+    dedup_shingle: Option<usize>,
+    /// MinHash permutations (64, 112, 128, 200, 250 or 256); must divide into the bands.
+    #[arg(long, value_name = "N")]
+    dedup_permutations: Option<usize>,
+    /// LSH bands; permutations / bands rows each.
+    #[arg(long, value_name = "N")]
+    dedup_bands: Option<usize>,
+}
+
+impl DedupArgs {
+    /// The parameters, or a usage error that names the flag.
+    fn params(&self) -> Result<Option<DedupParams>, crate::Error> {
+        if self.no_dedup {
+            return Ok(None);
+        }
+        let usage = |m: String| crate::Error::Usage(m);
+        let mut p = match self.dedup_preset.as_deref() {
+            None | Some("bigcode") => DedupParams::bigcode(),
+            Some("datatrove") => DedupParams::datatrove(),
+            Some(other) => {
+                return Err(usage(format!(
+                    "--dedup-preset `{other}`: one of bigcode, datatrove"
+                )))
+            }
+        };
+        if let Some(t) = self.dedup_threshold {
+            p.threshold = t;
+        }
+        if let Some(n) = self.dedup_shingle {
+            p.shingle = n;
+        }
+        if self.dedup_permutations.is_some() || self.dedup_bands.is_some() {
+            let perms = self.dedup_permutations.unwrap_or(p.permutations());
+            let bands = self.dedup_bands.unwrap_or(p.bands);
+            if bands == 0 || !perms.is_multiple_of(bands) {
+                return Err(usage(format!(
+                    "--dedup-permutations {perms} cannot be cut into --dedup-bands {bands} bands of equal rows"
+                )));
+            }
+            p.bands = bands;
+            p.rows = perms / bands;
+        }
+        p.validate().map_err(|e| usage(e.to_string()))?;
+        Ok(Some(p))
+    }
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -223,19 +332,9 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Mine(args) => match run_mine(*args) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("codemine: error: {e:#}");
-                if e.downcast_ref::<crate::Error>()
-                    .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
-                {
-                    2
-                } else {
-                    1
-                }
-            }
-        },
+        Command::Mine(args) => exit_code(run_mine(*args)),
+        Command::Cluster(args) => exit_code(run_cluster(args)),
+        Command::Finalize(args) => exit_code(run_finalize(args)),
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
@@ -250,6 +349,54 @@ pub fn main() -> i32 {
             }
         },
     }
+}
+
+fn exit_code(result: anyhow::Result<i32>) -> i32 {
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("codemine: error: {e:#}");
+            if e.downcast_ref::<crate::Error>()
+                .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
+            {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}
+
+fn shard_options(size: u64, rows: Option<usize>) -> codemine_schemas::ShardOptions {
+    codemine_schemas::ShardOptions {
+        max_shard_bytes: usize::try_from(size).unwrap_or(usize::MAX),
+        max_shard_rows: rows.unwrap_or(usize::MAX),
+        ..Default::default()
+    }
+}
+
+fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
+    let step = crate::pipeline::cluster(&args.out, args.threads)
+        .with_context(|| format!("clustering in {}", args.out.display()))?;
+    match step {
+        Some(s) => eprintln!(
+            "codemine: {} functions clustered in {:.1} s ({} candidate pairs, {} near pairs) -> {}",
+            s.functions,
+            s.seconds,
+            s.candidate_pairs,
+            s.near_pairs,
+            args.out.join("dedup").display()
+        ),
+        None => eprintln!("codemine: the run was mined without dedup: nothing to cluster"),
+    }
+    Ok(0)
+}
+
+fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
+    let summary =
+        crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
+            .with_context(|| format!("finalizing {}", args.out.display()))?;
+    report(&summary, &args.out, false)
 }
 
 fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
@@ -350,6 +497,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .into());
     }
     opts.filter = Some(filter);
+    opts.dedup = args.dedup.params()?;
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {
@@ -363,14 +511,55 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         opts.instruction = t;
     }
 
+    opts.checkpoint_repos = args.checkpoint_repos;
+    if let (Some(rank), Some(world)) = (args.rank, args.world_size) {
+        if world == 0 || rank >= world {
+            return Err(crate::Error::Usage(format!(
+                "--rank {rank} must be below --world-size {world}"
+            ))
+            .into());
+        }
+        opts.rank = rank;
+        opts.world_size = world;
+        let display = Display::new(specs.len().div_ceil(world), args.quiet, args.verbose);
+        let share = crate::pipeline::mine_share(&specs, &opts, &display)
+            .with_context(|| format!("mining into {}", args.out.display()))?;
+        display.finish();
+        if !args.quiet {
+            eprintln!(
+                "codemine: rank {rank} of {world}: {} repositories mined{} -> {}",
+                share.mined,
+                match share.resumed {
+                    0 => String::new(),
+                    n => format!(" ({n} done by an earlier run)"),
+                },
+                args.out.join("staging").display()
+            );
+        }
+        return Ok(0);
+    }
     let display = Display::new(specs.len(), args.quiet, args.verbose);
     let summary = mine(&specs, &opts, &display)
         .with_context(|| format!("mining into {}", args.out.display()))?;
     display.finish();
+    if summary.resumed > 0 && !args.quiet {
+        eprintln!(
+            "codemine: resumed: {} repositories were done by an earlier run with the same arguments",
+            summary.resumed
+        );
+    }
+    report(&summary, &args.out, args.quiet)
+}
 
+/// The closing line of a finished run; an error when nothing at all could be mined.
+fn report(
+    summary: &crate::pipeline::Summary,
+    out: &std::path::Path,
+    quiet: bool,
+) -> anyhow::Result<i32> {
     let s = &summary.stats;
     let rows: usize = s.stages.write.csn_rows.values().sum();
-    if !args.quiet {
+    if !quiet {
         eprintln!(
             "codemine: {} of {} repositories mined, {} files, {} functions, {} rows in {:.1} s -> {}{}",
             s.stages.source.opened,
@@ -379,7 +568,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
             s.stages.extract.totals.functions,
             rows,
             s.wall_seconds,
-            args.out.display(),
+            out.display(),
             match summary.failures {
                 0 => String::new(),
                 n => format!(" ({n} failures: see failures.jsonl)"),
@@ -389,7 +578,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     if !summary.mined_anything() {
         bail!(
             "no repository could be mined (reasons in {})",
-            args.out.join("failures.jsonl").display()
+            out.join("failures.jsonl").display()
         );
     }
     Ok(0)

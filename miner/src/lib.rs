@@ -2,7 +2,9 @@
 //!
 //! Stages (see DESIGN.md): [`source`] opens each repository at its pinned revision,
 //! [`extract`] parses its files with tree-sitter into functions, and [`pipeline`] drives
-//! them in parallel and streams rows into the Parquet writers of `codemine-schemas`.
+//! them in parallel: it mines every repository into staging tables, clusters duplicates
+//! across the run (`codemine_filters::dedup`) and writes the final Parquet shards of
+//! `codemine-schemas` without the removed functions.
 //! [`coverage`] reads test-coverage reports (LCOV, Cobertura, JaCoCo, gcov JSON) and maps
 //! them onto repository paths for the per-function coverage of the enrich stage.
 //!
@@ -22,6 +24,7 @@ pub mod coverage;
 pub mod csn;
 pub mod enrich;
 pub mod extract;
+pub(crate) mod intern;
 mod output;
 pub mod pipeline;
 pub mod resolve;
@@ -43,6 +46,11 @@ pub enum Error {
     },
     #[error(transparent)]
     Write(#[from] codemine_schemas::Error),
+    #[error(transparent)]
+    Dedup(#[from] codemine_filters::dedup::DedupError),
+    /// A step's inputs are not all there yet (a rank has not finished, no clusters table).
+    #[error("{0}")]
+    Incomplete(String),
     #[error("thread pool: {0}")]
     ThreadPool(String),
 }

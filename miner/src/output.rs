@@ -107,6 +107,27 @@ fn filter_summary(stats: &Stats) -> String {
     )
 }
 
+/// One line on near-duplicate removal, for the dataset card.
+fn dedup_summary(stats: &Stats) -> String {
+    let Some(d) = &stats.stages.dedup else {
+        return "- near-duplicates: kept (dedup was off)\n".to_string();
+    };
+    let p = &d.params;
+    format!(
+        "- near-duplicates: of {} functions, {} exact and {} near duplicates removed, one \
+         keeper per cluster (MinHash LSH, minhash-rs {}: Jaccard >= {}, {}-token shingles, \
+         {} bands x {} rows; details in stats.json)\n",
+        d.functions,
+        d.exact_removed,
+        d.near_removed,
+        d.minhash_rs_version,
+        p.threshold,
+        p.shingle,
+        p.bands,
+        p.rows
+    )
+}
+
 /// The dataset card: a Hugging Face YAML header (configs, splits, features) and a short
 /// account of what was mined.
 pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
@@ -141,7 +162,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
-         - rows (functions with a docstring that the filters kept): {}\n{}\n## Repositories\n\n\
+         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}\n## Repositories\n\n\
          | repo | commit | partition | rows |\n|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
@@ -150,6 +171,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         t.functions,
         t.csn_rows,
         filter_summary(stats),
+        dedup_summary(stats),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         body += &format!(

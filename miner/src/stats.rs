@@ -4,33 +4,37 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use codemine_filters::dedup::DedupParams;
 use codemine_filters::Funnel;
 
 use crate::coverage::CoverageStats;
 use crate::enrich::HistoryStats;
+use crate::intern;
 use crate::resolve::ResolveCounts;
 
 use crate::source::Skipped;
 
 /// One line of failures.jsonl: a repository or a file that could not be processed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Failure {
     pub repo: String,
     /// The repository's location, without credentials.
     pub source: String,
     /// The file, for a file-level failure.
     pub path: Option<String>,
-    pub stage: &'static str,
+    #[serde(deserialize_with = "intern::de_str")]
+    pub stage: intern::Label,
     /// A stable machine-readable reason (`revision_not_found`, `non_utf8`, ...).
-    pub kind: &'static str,
+    #[serde(deserialize_with = "intern::de_str")]
+    pub kind: intern::Label,
     /// What happened, for a person.
     pub reason: String,
 }
 
 /// Counts of one language (or of all languages together).
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct LangCounts {
     pub files: usize,
     pub bytes: u64,
@@ -58,37 +62,46 @@ impl LangCounts {
 }
 
 /// What happened to one repository.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct RepoStats {
     pub repo: String,
     pub source: String,
     pub sha: Option<String>,
     /// `mined`, `failed`, or `duplicate` (the same repository and commit listed twice).
-    pub status: &'static str,
-    pub partition: Option<&'static str>,
+    #[serde(deserialize_with = "intern::de_str")]
+    pub status: intern::Label,
+    #[serde(deserialize_with = "intern::de_opt")]
+    pub partition: Option<intern::Label>,
     pub files_listed: usize,
     pub skipped: Skipped,
     /// Files that could not be read or decoded, by reason.
+    #[serde(deserialize_with = "intern::de_map")]
     pub files_failed: BTreeMap<&'static str, usize>,
     pub totals: LangCounts,
+    #[serde(deserialize_with = "intern::de_map")]
     pub languages: BTreeMap<&'static str, LangCounts>,
     pub source_seconds: f64,
     pub extract_seconds: f64,
     pub resolve_seconds: f64,
     /// `c` or `cpp`: how `.h` headers were parsed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub headers: Option<&'static str>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "intern::de_opt"
+    )]
+    pub headers: Option<intern::Label>,
     /// Call sites and their resolution, per language.
+    #[serde(deserialize_with = "intern::de_map")]
     pub resolve: BTreeMap<&'static str, ResolveCounts>,
     pub filter_seconds: f64,
     /// Coverage reports attached to this repository, when there were any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<RepoCoverageStats>,
     /// What the filters removed here, by rule.
     #[serde(skip)]
     pub funnel: Funnel,
     /// The last-commit walk, when history was asked for and the repository has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryStats>,
 }
 
@@ -133,7 +146,7 @@ pub struct LangResolve {
 }
 
 /// Coverage of one repository: how its reports mapped onto its files.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct RepoCoverageStats {
     pub seconds: f64,
     /// Reports that could not be read (each is in failures.jsonl); any makes the
@@ -181,6 +194,49 @@ pub struct FilterStage {
     pub funnel: Funnel,
 }
 
+/// The dedup stage over the whole run: what was removed, the cluster sizes and the
+/// parameters (see `codemine_filters::dedup`). Counts come from the clusters table, so they
+/// are the same whichever engine clustered.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DedupStage {
+    /// `codemine cluster`, or `external` when only the clusters table was given.
+    pub clustered_by: String,
+    /// Which tokens are shingled.
+    pub tokens: String,
+    /// How each cluster's keeper is chosen.
+    pub keeper_rule: String,
+    pub params: DedupParams,
+    pub minhash_rs_version: String,
+    /// Functions that went into dedup.
+    pub functions: u64,
+    pub exact_removed: u64,
+    pub near_removed: u64,
+    /// Clusters of two or more functions.
+    pub clusters: u64,
+    /// Functions shorter than one shingle (exact stage only).
+    pub tiny: u64,
+    /// Cluster size -> clusters of that size (size 1: functions without a duplicate).
+    pub cluster_sizes: BTreeMap<u64, u64>,
+    /// Rows of `dedup/clusters-*` (members of clusters of two or more, keepers included).
+    pub cluster_members: u64,
+    /// What the cluster step reported (absent for an external engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_step: Option<ClusterStep>,
+}
+
+/// What `codemine cluster` measured (`staging/cluster-step.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClusterStep {
+    pub seconds: f64,
+    pub functions: u64,
+    pub tiny: u64,
+    /// Candidate pairs whose Jaccard was computed, and those at or above the threshold.
+    pub candidate_pairs: u64,
+    pub near_pairs: u64,
+    /// Function rows of a second rank with an id already seen (left out of dedup).
+    pub same_id_skipped: u64,
+}
+
 #[derive(Debug, Default, Serialize)]
 pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
@@ -191,6 +247,11 @@ pub struct WriteStage {
     pub callgraph_edges: usize,
     /// Rows of `dropped/` (only with `--explain`).
     pub dropped_rows: usize,
+    /// Rows of `dedup/bands-*` (one per LSH band of each function with a shingle).
+    pub band_rows: usize,
+    /// Kept functions left out of CSN, YABLoCo and dedup because an earlier function of
+    /// the run has the same id (same repository name, path, qualified name, start line).
+    pub same_id_skipped: usize,
     pub shards: BTreeMap<&'static str, Vec<String>>,
 }
 
@@ -201,6 +262,9 @@ pub struct Stages {
     pub resolve: ResolveStage,
     pub enrich: EnrichStage,
     pub filter: FilterStage,
+    /// Absent when dedup was off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<DedupStage>,
     pub write: WriteStage,
 }
 
@@ -285,4 +349,26 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repository_stats_survive_a_marker_file() {
+        let mut r = RepoStats {
+            repo: "psf/requests".into(),
+            status: "mined",
+            partition: Some("train"),
+            headers: Some("c"),
+            ..Default::default()
+        };
+        r.files_failed.insert("non_utf8", 2);
+        r.languages.entry("python").or_default().functions = 7;
+        let json = serde_json::to_string(&r).expect("serialize");
+        let back: RepoStats = serde_json::from_str(&json).expect("deserialize");
+        assert_eq!(serde_json::to_string(&back).expect("serialize"), json);
+        assert_eq!(back.status, "mined");
+        assert_eq!(back.languages["python"].functions, 7);
+    }
 }

@@ -44,6 +44,8 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
         s("category", false),
         Field::new("syntax_error", DataType::Boolean, false),
         s("dropped_by", true),
+        Field::new("cluster_id", DataType::UInt64, true),
+        Field::new("duplicate_of", DataType::UInt64, true),
     ]))
 });
 
@@ -80,6 +82,10 @@ pub struct NodeRow {
     pub syntax_error: bool,
     /// The filter rule that kept this function out of the CSN and YABLoCo shapes.
     pub dropped_by: Option<String>,
+    /// The keeper's id when the function is in a duplicate cluster (the keeper included).
+    pub cluster_id: Option<u64>,
+    /// The keeper's id when dedup removed this function from the CSN and YABLoCo shapes.
+    pub duplicate_of: Option<u64>,
 }
 
 #[derive(Default)]
@@ -97,6 +103,7 @@ pub struct NodesTable {
     category: StringBuilder,
     syntax_error: BooleanBuilder,
     dropped_by: StringBuilder,
+    clusters: [UInt64Builder; 2],
     rows: usize,
     bytes: usize,
 }
@@ -140,6 +147,8 @@ impl Table for NodesTable {
         self.category.append_value(&r.category);
         self.syntax_error.append_value(r.syntax_error);
         self.dropped_by.append_option(r.dropped_by.as_deref());
+        self.clusters[0].append_option(r.cluster_id);
+        self.clusters[1].append_option(r.duplicate_of);
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
         self.rows += 1;
     }
@@ -166,6 +175,7 @@ impl Table for NodesTable {
         cols.push(Arc::new(self.category.finish()));
         cols.push(Arc::new(self.syntax_error.finish()));
         cols.push(Arc::new(self.dropped_by.finish()));
+        cols.extend(shard::finish_each(&mut self.clusters));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)
@@ -173,7 +183,14 @@ impl Table for NodesTable {
 
     fn writer_properties() -> WriterProperties {
         let mut b = shard::base_properties();
-        for col in ["name", "qualified_name", "docstring", "id"] {
+        for col in [
+            "name",
+            "qualified_name",
+            "docstring",
+            "id",
+            "cluster_id",
+            "duplicate_of",
+        ] {
             b = b.set_column_dictionary_enabled(ColumnPath::from(col), false);
         }
         b.build()

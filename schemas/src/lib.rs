@@ -18,11 +18,15 @@
 
 pub mod callgraph;
 pub mod csn;
+pub mod dedup;
 pub mod dropped;
 mod shard;
+pub mod staged;
 pub mod yabloco;
 
-pub use shard::{clear_shards, ShardOptions, ShardWriter, Table};
+pub use shard::{
+    clear_shards, list_files, remove_files, shard_files, ShardOptions, ShardWriter, Table,
+};
 
 use std::path::PathBuf;
 
@@ -41,6 +45,8 @@ pub enum Error {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    #[error("{path}: {reason}")]
+    BadFile { path: PathBuf, reason: String },
     #[error("arrow: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
 }
@@ -58,6 +64,16 @@ pub enum Split {
 
 impl Split {
     pub const ALL: [Split; 3] = [Split::Train, Split::Valid, Split::Test];
+
+    /// The split named `train`, `valid` or `test`.
+    pub fn parse(name: &str) -> Option<Split> {
+        Split::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// 0 train, 1 valid, 2 test.
+    pub fn index(self) -> u8 {
+        self as u8
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {

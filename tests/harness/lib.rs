@@ -3,6 +3,8 @@
 //! runner for the real `codemine` binary, and an independent Parquet reader (pyarrow, run
 //! as a subprocess) so shards are never checked by the code that wrote them.
 
+pub mod corpus;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -20,4 +20,4 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.parquet"))):
         "columns": cols,
         "num_rows": md.num_rows,
     }
-print(json.dumps(out))
+print(json.dumps(out, default=str))

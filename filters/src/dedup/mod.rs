@@ -13,11 +13,15 @@
 //!    [`MINHASH_RS_VERSION`]), one hash per band. Items sharing a band hash are candidate
 //!    pairs; a pair is kept only when the exact Jaccard of the two shingle sets is at least
 //!    `threshold`.
-//! 3. Clusters are the connected components (union-find) of exact and verified near pairs,
-//!    so a cluster can hold two items below the threshold that are joined through a third.
+//! 3. Components are the connected components (union-find) of exact and verified near
+//!    pairs. A component can chain items that are far apart (a and c each near b), so it
+//!    is cut into clusters: its best item by the keeper rule keeps every member with the
+//!    same tokens or within the threshold of it, and the rest form the next cluster the same
+//!    way. Every removed item is thus a verified near-duplicate of its own keeper, and no
+//!    two keepers of a component are near-duplicates of each other.
 //!
 //! # Keeper rule
-//! One keeper per cluster, by a total order that depends only on the items: the one with
+//! Keepers are chosen by a total order that depends only on the items: the one with
 //! a docstring first, then the most recent `last_commit` (unknown dates last), then the
 //! smallest id. Ids must be unique. The result is the same for any thread count and any
 //! input order. Every member of a cluster takes the keeper's partition, so no cluster
@@ -34,7 +38,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use params::DedupParams;
-pub use shingle::{jaccard, shingle_set};
+pub use shingle::{is_content_token, jaccard, sequence_hash, shingle_set};
 pub use signature::SUPPORTED_PERMUTATIONS;
 
 /// The minhash-rs version the signatures come from (pinned with `=` in Cargo.toml; its
@@ -78,14 +82,6 @@ impl<T> Clone for Item<'_, T> {
 
 impl<T> Copy for Item<'_, T> {}
 
-impl<T> Item<'_, T> {
-    /// Sort key of the keeper rule: smallest is kept.
-    fn keeper_key(&self) -> (bool, Reverse<Option<i64>>, u64) {
-        // `None < Some` for Option, so under `Reverse` unknown dates sort last.
-        (!self.has_docstring, Reverse(self.last_commit), self.id)
-    }
-}
-
 /// What dedup did, for stats.json.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DedupStats {
@@ -117,6 +113,9 @@ pub struct Outcome {
     pub duplicate_of: Vec<Option<u64>>,
     /// The keeper's partition for every cluster member; the item's own for singletons.
     pub partition: Vec<u8>,
+    /// Whether the item's token sequence equals its keeper's (true for keepers and
+    /// singletons): a removed item with `true` is an exact duplicate, else a near one.
+    pub exact: Vec<bool>,
     pub stats: DedupStats,
 }
 
@@ -128,11 +127,129 @@ pub fn dedup<T: AsRef<str> + Sync>(
     threads: usize,
 ) -> Result<Outcome, DedupError> {
     params.validate()?;
-    check_unique_ids(items)?;
+    check_unique_ids(items.iter().map(|item| item.id))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    Ok(pool.install(|| run(items, params)))
+    Ok(pool.install(|| {
+        let (prepared, bands): (Vec<Prepared>, Vec<Vec<u64>>) =
+            items.par_iter().map(|item| prepare(item, params)).unzip();
+        let table = BandTable::from_rows(&bands, params.bands);
+        run(&prepared, &table, params)
+    }))
+}
+
+/// One function reduced to what clustering needs: the exact key, the shingle set and the
+/// keeper facts. [`prepare`] makes it where the function is mined; [`cluster`] groups them
+/// later, possibly in another process (the `dedup/` tables carry them in between).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    pub id: u64,
+    /// 128-bit xxh3 of the length-prefixed token sequence (the exact-duplicate key).
+    pub exact: u128,
+    /// Sorted, deduplicated shingle hashes; empty for tiny items (exact stage only).
+    pub shingles: Vec<u64>,
+    pub has_docstring: bool,
+    /// Unix seconds, UTC.
+    pub last_commit: Option<i64>,
+    /// 0 train, 1 valid, 2 test.
+    pub partition: u8,
+}
+
+impl Prepared {
+    /// Sort key of the keeper rule: smallest is kept.
+    fn keeper_key(&self) -> (bool, Reverse<Option<i64>>, u64) {
+        // `None < Some` for Option, so under `Reverse` unknown dates sort last.
+        (!self.has_docstring, Reverse(self.last_commit), self.id)
+    }
+}
+
+/// Reduces an item to its exact key and shingle set, and computes its LSH band hashes
+/// (`params.bands` of them; none for a tiny item). `params` must be valid.
+pub fn prepare<T: AsRef<str>>(item: &Item<'_, T>, params: &DedupParams) -> (Prepared, Vec<u64>) {
+    let shingles = shingle::shingle_set(item.tokens, params.shingle);
+    let mut bands = Vec::new();
+    if !shingles.is_empty() {
+        bands.resize(params.bands, 0);
+        signature::band_hashes_into(&shingles, params.rows, &mut bands);
+    }
+    let prepared = Prepared {
+        id: item.id,
+        exact: shingle::sequence_hash(item.tokens),
+        shingles,
+        has_docstring: item.has_docstring,
+        last_commit: item.last_commit,
+        partition: item.partition,
+    };
+    (prepared, bands)
+}
+
+/// The band hashes of prepared items, `bands` per item in item order (rows of tiny items
+/// are never read).
+pub struct BandTable {
+    bands: usize,
+    hashes: Vec<u64>,
+}
+
+impl BandTable {
+    /// An all-zero table for `items` items; fill it with [`BandTable::set`].
+    #[must_use]
+    pub fn new(items: usize, bands: usize) -> Self {
+        Self {
+            bands,
+            hashes: vec![0; items.saturating_mul(bands)],
+        }
+    }
+
+    /// From per-item band rows as [`prepare`] returns them (empty rows for tiny items).
+    #[must_use]
+    pub fn from_rows(rows: &[Vec<u64>], bands: usize) -> Self {
+        let mut table = Self::new(rows.len(), bands);
+        for (i, row) in rows.iter().enumerate() {
+            for (band, &hash) in row.iter().enumerate() {
+                table.set(i, band, hash);
+            }
+        }
+        table
+    }
+
+    /// Sets item `item`'s hash for `band`; out-of-range positions are ignored.
+    pub fn set(&mut self, item: usize, band: usize, hash: u64) {
+        if band < self.bands {
+            if let Some(slot) = self.hashes.get_mut(item * self.bands + band) {
+                *slot = hash;
+            }
+        }
+    }
+
+    fn get(&self, item: usize, band: usize) -> u64 {
+        self.hashes[item * self.bands + band]
+    }
+}
+
+/// Clusters prepared items whose band hashes are in `bands` (one row per item, in item
+/// order): the second half of [`dedup`], for when items were prepared elsewhere.
+pub fn cluster(
+    items: &[Prepared],
+    bands: &BandTable,
+    params: &DedupParams,
+    threads: usize,
+) -> Result<Outcome, DedupError> {
+    params.validate()?;
+    check_unique_ids(items.iter().map(|item| item.id))?;
+    if bands.bands != params.bands || bands.hashes.len() != items.len() * params.bands {
+        return Err(DedupError::InvalidParams(format!(
+            "the band table has {} rows of {} bands for {} items of {} bands",
+            bands.hashes.len() / bands.bands.max(1),
+            bands.bands,
+            items.len(),
+            params.bands
+        )));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    Ok(pool.install(|| run(items, bands, params)))
 }
 
 /// Band hashes of every item with at least one shingle, as (id, band, band hash) rows
@@ -145,11 +262,8 @@ pub fn band_rows<T: AsRef<str> + Sync>(
     params.validate()?;
     let mut rows: Vec<(u64, u32, u64)> = items
         .par_iter()
-        .filter(|item| item.tokens.len() >= params.shingle)
         .flat_map_iter(|item| {
-            let set = shingle::shingle_set(item.tokens, params.shingle);
-            let mut bands = vec![0u64; params.bands];
-            signature::band_hashes_into(&set, params.rows, &mut bands);
+            let (_, bands) = prepare(item, params);
             bands
                 .into_iter()
                 .enumerate()
@@ -160,8 +274,8 @@ pub fn band_rows<T: AsRef<str> + Sync>(
     Ok(rows)
 }
 
-fn check_unique_ids<T>(items: &[Item<'_, T>]) -> Result<(), DedupError> {
-    let mut ids: Vec<u64> = items.iter().map(|item| item.id).collect();
+fn check_unique_ids(ids: impl Iterator<Item = u64>) -> Result<(), DedupError> {
+    let mut ids: Vec<u64> = ids.collect();
     ids.sort_unstable();
     match ids.windows(2).find(|w| w[0] == w[1]) {
         Some(w) => Err(DedupError::DuplicateId(w[0])),
@@ -169,48 +283,42 @@ fn check_unique_ids<T>(items: &[Item<'_, T>]) -> Result<(), DedupError> {
     }
 }
 
-fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Outcome {
+fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outcome {
     let n = items.len();
     let mut uf = UnionFind::new(n);
 
     // Exact stage: group by sequence hash, joining each entry to the previous one; the
     // group's first entry represents it (any member would do: they have the same tokens).
-    let seq: Vec<u128> = items
-        .par_iter()
-        .map(|item| shingle::sequence_hash(item.tokens))
-        .collect();
-    let mut by_hash: Vec<(u128, u32)> = (0..n).map(|i| (seq[i], i as u32)).collect();
+    let mut by_hash: Vec<(u128, u32)> = (0..n).map(|i| (items[i].exact, i as u32)).collect();
     by_hash.par_sort_unstable();
     let mut reps: Vec<u32> = Vec::new();
     for (k, &(hash, i)) in by_hash.iter().enumerate() {
         match k.checked_sub(1).map(|p| by_hash[p]) {
             Some((prev_hash, prev)) if prev_hash == hash => uf.union(prev as usize, i as usize),
             _ => {
-                if items[i as usize].tokens.len() >= params.shingle {
+                if !items[i as usize].shingles.is_empty() {
                     reps.push(i);
                 }
             }
         }
     }
+    drop(by_hash);
 
-    // Near stage: shingles and band hashes in parallel (order kept by index).
-    let sets: Vec<Vec<u64>> = reps
-        .par_iter()
-        .map(|&i| shingle::shingle_set(items[i as usize].tokens, params.shingle))
+    // Near stage over the representatives.
+    let sets: Vec<&[u64]> = reps
+        .iter()
+        .map(|&i| items[i as usize].shingles.as_slice())
         .collect();
-    let bands = params.bands;
-    let mut band_table = vec![0u64; reps.len() * bands];
-    band_table
-        .par_chunks_mut(bands)
-        .zip(sets.par_iter())
-        .for_each(|(out, set)| signature::band_hashes_into(set, params.rows, out));
-
     let mut rejected: HashSet<(u32, u32)> = HashSet::new();
     let (mut candidate_pairs, mut near_pairs) = (0u64, 0u64);
     let mut bucket_keys: Vec<(u64, u32)> = Vec::with_capacity(reps.len());
-    for band in 0..bands {
+    for band in 0..params.bands {
         bucket_keys.clear();
-        bucket_keys.extend((0..reps.len()).map(|r| (band_table[r * bands + band], r as u32)));
+        bucket_keys.extend(
+            reps.iter()
+                .enumerate()
+                .map(|(r, &i)| (band_table.get(i as usize, band), r as u32)),
+        );
         bucket_keys.par_sort_unstable();
         for bucket in bucket_keys.chunk_by(|a, b| a.0 == b.0) {
             for (x, &(_, a)) in bucket.iter().enumerate() {
@@ -222,8 +330,8 @@ fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Out
                     }
                     candidate_pairs += 1;
                     if shingle::jaccard_at_least(
-                        &sets[a as usize],
-                        &sets[b as usize],
+                        sets[a as usize],
+                        sets[b as usize],
                         params.threshold,
                     ) {
                         near_pairs += 1;
@@ -235,32 +343,43 @@ fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Out
             }
         }
     }
-    drop(band_table);
     drop(sets);
 
-    // Clusters and keepers.
+    // Clusters and keepers. A component can chain functions that are far apart (a and c
+    // each near b); it is cut into stars: the best member by the keeper rule keeps every
+    // member within the threshold of it (or with its exact tokens), and the rest form the
+    // next star. Every removal is then a verified near-duplicate of its keeper, and no two
+    // keepers of a component are near-duplicates of each other.
     let roots: Vec<usize> = (0..n).map(|i| uf.find(i)).collect();
-    let mut keeper_of_root: Vec<Option<usize>> = vec![None; n];
-    let mut size_of_root: Vec<usize> = vec![0; n];
-    for (i, &root) in roots.iter().enumerate() {
-        size_of_root[root] += 1;
-        let better = match keeper_of_root[root] {
-            Some(k) => items[i].keeper_key() < items[k].keeper_key(),
-            None => true,
-        };
-        if better {
-            keeper_of_root[root] = Some(i);
-        }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.par_sort_unstable_by_key(|&i| (roots[i], items[i].keeper_key()));
+    let groups: Vec<&[usize]> = order
+        .chunk_by(|a, b| roots[*a] == roots[*b])
+        .filter(|g| g.len() >= 2)
+        .collect();
+    let stars: Vec<Vec<(usize, usize)>> = groups
+        .par_iter()
+        .map(|group| stars_of(items, group, params.threshold))
+        .collect();
+    let mut keeper_of: Vec<usize> = (0..n).collect();
+    for (member, keeper) in stars.into_iter().flatten() {
+        keeper_of[member] = keeper;
+    }
+    let mut size_of_keeper: Vec<usize> = vec![0; n];
+    for &k in &keeper_of {
+        size_of_keeper[k] += 1;
     }
 
     let mut cluster_id = Vec::with_capacity(n);
     let mut duplicate_of = Vec::with_capacity(n);
     let mut partition = Vec::with_capacity(n);
+    let mut exact = Vec::with_capacity(n);
     let (mut exact_removed, mut near_removed) = (0u64, 0u64);
     for (i, item) in items.iter().enumerate() {
-        let root = roots[i];
-        let keeper = keeper_of_root[root].unwrap_or(i);
-        if size_of_root[root] < 2 {
+        let keeper = keeper_of[i];
+        let same = item.exact == items[keeper].exact;
+        exact.push(same);
+        if size_of_keeper[keeper] < 2 {
             cluster_id.push(None);
             duplicate_of.push(None);
             partition.push(item.partition);
@@ -272,7 +391,7 @@ fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Out
             duplicate_of.push(None);
         } else {
             duplicate_of.push(Some(items[keeper].id));
-            if seq[i] == seq[keeper] {
+            if same {
                 exact_removed += 1;
             } else {
                 near_removed += 1;
@@ -281,23 +400,21 @@ fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Out
     }
     let mut cluster_sizes: BTreeMap<usize, u64> = BTreeMap::new();
     let mut clusters = 0u64;
-    for (root, &size) in size_of_root.iter().enumerate() {
-        if size > 0 && roots[root] == root {
+    for (k, &size) in size_of_keeper.iter().enumerate() {
+        if size > 0 && keeper_of[k] == k {
             *cluster_sizes.entry(size).or_default() += 1;
             if size >= 2 {
                 clusters += 1;
             }
         }
     }
-    let tiny = items
-        .iter()
-        .filter(|item| item.tokens.len() < params.shingle)
-        .count() as u64;
+    let tiny = items.iter().filter(|item| item.shingles.is_empty()).count() as u64;
 
     Outcome {
         cluster_id,
         duplicate_of,
         partition,
+        exact,
         stats: DedupStats {
             functions: n as u64,
             exact_removed,
@@ -311,6 +428,32 @@ fn run<T: AsRef<str> + Sync>(items: &[Item<'_, T>], params: &DedupParams) -> Out
             minhash_rs_version: MINHASH_RS_VERSION,
         },
     }
+}
+
+/// Cuts one component (its members sorted by the keeper rule, best first) into stars, as
+/// (member, keeper) pairs.
+fn stars_of(items: &[Prepared], group: &[usize], threshold: f64) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(group.len());
+    let mut remaining: Vec<usize> = group.to_vec();
+    while let Some((&keeper, rest)) = remaining.split_first() {
+        out.push((keeper, keeper));
+        let k = &items[keeper];
+        let mut next = Vec::new();
+        for &m in rest {
+            let item = &items[m];
+            let near = item.exact == k.exact
+                || (!item.shingles.is_empty()
+                    && !k.shingles.is_empty()
+                    && shingle::jaccard_at_least(&item.shingles, &k.shingles, threshold));
+            if near {
+                out.push((m, keeper));
+            } else {
+                next.push(m);
+            }
+        }
+        remaining = next;
+    }
+    out
 }
 
 /// Union-find with path halving and union by size.

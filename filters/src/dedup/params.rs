@@ -1,12 +1,12 @@
 //! Dedup parameters: the two presets, direct settings and their validation.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::signature::SUPPORTED_PERMUTATIONS;
 use super::DedupError;
 
 /// MinHash LSH parameters. The signature has `bands * rows` permutations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DedupParams {
     /// Exact shingle Jaccard at or above which two functions are near-duplicates, in (0, 1].
     pub threshold: f64,

@@ -2,10 +2,19 @@
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
+/// Whether a parser token takes part in dedup: identifiers, keywords and literals do;
+/// punctuation and operators (tokens of ASCII punctuation only) do not, so that formatting
+/// such as a trailing comma or extra parentheses does not make two functions differ. String
+/// and character literals made of punctuation (`"+"`) are kept: they start with a quote.
+pub fn is_content_token(token: &str) -> bool {
+    token.starts_with(['"', '\'', '`'])
+        || !token.bytes().all(|b| b.is_ascii_punctuation() && b != b'_')
+}
+
 /// The exact-duplicate key: 128-bit xxh3 of the token sequence, each token preceded by
 /// its byte length so that `["ab", "c"]` and `["a", "bc"]` differ (a separator byte could
 /// occur inside a literal).
-pub(crate) fn sequence_hash<T: AsRef<str>>(tokens: &[T]) -> u128 {
+pub fn sequence_hash<T: AsRef<str>>(tokens: &[T]) -> u128 {
     let mut hasher = Xxh3::new();
     hasher.update(&(tokens.len() as u64).to_le_bytes());
     for token in tokens {

@@ -340,11 +340,12 @@ pub struct FunctionCoverage {
 }
 
 /// What [`RepoCoverage::build`] did with the reports, for stats.json.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CoverageStats {
     /// Reports given.
     pub reports: usize,
     /// Reports per format name.
+    #[serde(deserialize_with = "crate::intern::de_map")]
     pub formats: BTreeMap<&'static str, usize>,
     /// Distinct source files named by the reports (a path counts once for all records and
     /// reports that name it with the same roots).

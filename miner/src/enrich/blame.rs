@@ -61,9 +61,11 @@ pub struct LastCommit {
 pub type FileDates = Vec<Option<LastCommit>>;
 
 /// Counters of one run, for stats.json.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BlameStats {
     pub files: usize,
+    // Named apart: `HistoryStats` flattens these next to its own `functions`.
+    #[serde(rename = "walked_functions")]
     pub functions: usize,
     pub commits_visited: usize,
     pub tree_diffs: usize,

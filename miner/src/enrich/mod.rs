@@ -8,7 +8,7 @@ mod similarity;
 pub use blame::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, LastCommit};
 
 /// The history part of the enrich stage for one repository, for stats.json.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct HistoryStats {
     pub seconds: f64,
     /// Functions asked about (those that the filters before this stage kept).

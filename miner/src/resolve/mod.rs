@@ -101,7 +101,7 @@ pub struct Edge {
 }
 
 /// Counts of one repository's resolution, per language.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResolveCounts {
     pub calls: usize,
     /// Call sites with a category other than `unresolved`.
@@ -109,6 +109,7 @@ pub struct ResolveCounts {
     /// Call sites whose callee is a function of the repository.
     pub to_repository: usize,
     pub ambiguous: usize,
+    #[serde(deserialize_with = "crate::intern::de_map")]
     pub by_category: BTreeMap<&'static str, usize>,
 }
 

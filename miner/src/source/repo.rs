@@ -69,7 +69,7 @@ pub struct SourceFile {
 }
 
 /// Entries that were listed but are not read, by reason.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Skipped {
     pub symlinks: usize,
     pub submodules: usize,

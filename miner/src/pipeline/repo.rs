@@ -1,182 +1,45 @@
-//! Drives a run: repositories are mined in parallel (rayon; a repository is the unit of
-//! work, and its files are parsed in parallel too), in batches taken in input order, and a
-//! writer thread streams each batch's rows into the shards while the next batch is mined.
-//! Output order is input order whatever the thread count, and memory is bounded by a batch.
+//! Mining one repository: source, extract, resolve, enrich and filter, ending in the rows
+//! of every table and the dedup inputs of the functions the filters kept.
 
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::Instant;
 
-use codemine_filters::{Filter, FunctionView, Kind};
-use codemine_schemas::callgraph::{EdgesTable, NodeRow, NodesTable};
-use codemine_schemas::csn::{CsnRow, CsnTable};
-use codemine_schemas::dropped::{DroppedRow, DroppedTable};
-use codemine_schemas::yabloco::YablocoTable;
-use codemine_schemas::{clear_shards, ShardOptions, ShardWriter, Split};
+use codemine_filters::dedup::{self as near, DedupParams, Item};
+use codemine_filters::{FunctionView, Kind};
+use codemine_schemas::callgraph::NodeRow;
+use codemine_schemas::csn::CsnRow;
+use codemine_schemas::dedup::FunctionRow;
+use codemine_schemas::dropped::DroppedRow;
 use rayon::prelude::*;
 
+use super::stage::DedupInput;
+use super::{HeaderMode, MineOptions, Progress};
 use crate::callgraph::{self, GraphRows};
 use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
-use crate::csn::{self, RepoContext, SplitRatios};
+use crate::csn::{self, RepoContext};
 use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
 use crate::extract::{
     is_ambiguous_header, tokens, Extractor, FileInfo, Function, FunctionKind, Lang,
 };
-use crate::output::{self, FailureLog};
 use crate::resolve::{self, SourceUnit};
-use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile, SourceOptions};
-use crate::stats::{Failure, LangCounts, RepoCoverageStats, RepoStats, Stats};
-use crate::Error;
-
-/// Everything a run needs besides the repositories.
-#[derive(Debug, Clone)]
-pub struct MineOptions {
-    pub out_dir: PathBuf,
-    pub source: SourceOptions,
-    /// Worker threads; 0 means one per core.
-    pub threads: usize,
-    /// Files larger than this are skipped (and recorded) without being read.
-    pub max_file_bytes: u64,
-    pub shards: ShardOptions,
-    pub split: SplitRatios,
-    /// How `.h` headers are parsed.
-    pub headers: HeaderMode,
-    /// The YABLoCo `instruction` template.
-    pub instruction: String,
-    /// Date functions by their last commit (blame semantics); off skips the history walk.
-    pub history: bool,
-    /// Prefixes removed from coverage reports' file paths before matching.
-    pub coverage_strip_prefixes: Vec<String>,
-    /// The filter stage; `None` keeps every function.
-    pub filter: Option<Filter>,
-    /// Write the functions that filters removed, with the rule, to `DIR/dropped/`.
-    pub explain: bool,
-}
-
-/// The language of `.h` headers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HeaderMode {
-    /// C++ when the repository has more C++ sources than C sources, else C.
-    #[default]
-    Auto,
-    C,
-    Cpp,
-}
-
-impl MineOptions {
-    pub fn new(out_dir: PathBuf, cache_dir: PathBuf) -> Self {
-        Self {
-            out_dir,
-            source: SourceOptions {
-                cache_dir,
-                offline: false,
-            },
-            threads: 0,
-            max_file_bytes: 1 << 20,
-            shards: ShardOptions::default(),
-            split: SplitRatios::default(),
-            headers: HeaderMode::Auto,
-            instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
-            history: true,
-            coverage_strip_prefixes: Vec::new(),
-            filter: None,
-            explain: false,
-        }
-    }
-}
-
-/// Hooks for a progress display; every method may be called from any worker thread.
-pub trait Progress: Sync {
-    fn started(&self, _repos: usize) {}
-    fn repo_listed(&self, _repo: &str, _files: usize) {}
-    fn file_done(&self) {}
-    fn repo_finished(&self, _stats: &RepoStats, _failure: Option<&Failure>) {}
-}
-
-/// No progress display.
-pub struct NoProgress;
-impl Progress for NoProgress {}
-
-/// What a finished run reports.
-#[derive(Debug)]
-pub struct Summary {
-    pub stats: Stats,
-    pub failures: usize,
-}
-
-impl Summary {
-    /// Whether anything at all was mined (some repository opened).
-    pub fn mined_anything(&self) -> bool {
-        self.stats.stages.source.opened > 0
-    }
-}
+use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile};
+use crate::stats::{Failure, LangCounts, RepoCoverageStats, RepoStats};
 
 /// A repository's results, handed from the workers to the writer.
-struct RepoOutput {
-    stats: RepoStats,
-    rows: Vec<CsnRow>,
-    graph: GraphRows,
-    dropped: Vec<DroppedRow>,
-    failures: Vec<Failure>,
+pub struct RepoOutput {
+    pub stats: RepoStats,
+    /// CodeSearchNet rows with their function ids.
+    pub csn: Vec<(u64, CsnRow)>,
+    pub graph: GraphRows,
+    pub dropped: Vec<DroppedRow>,
+    /// Dedup inputs of the kept functions, with their band hashes.
+    pub dedup: Vec<DedupInput>,
+    pub failures: Vec<Failure>,
     /// The repository-level failure kind, when it could not be opened.
-    failed: Option<&'static str>,
-}
-
-/// Mines `specs` into `opts.out_dir`.
-pub fn mine(
-    specs: &[RepoSpec],
-    opts: &MineOptions,
-    progress: &dyn Progress,
-) -> Result<Summary, Error> {
-    let start = Instant::now();
-    for dir in ["csn", "yabloco", "callgraph", "dropped"] {
-        clear_shards(&opts.out_dir.join(dir))?;
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
-        .build()
-        .map_err(|e| Error::ThreadPool(e.to_string()))?;
-    let threads = pool.current_num_threads();
-    progress.started(specs.len());
-
-    let (tx, rx) = mpsc::sync_channel::<Vec<RepoOutput>>(1);
-    let mut writer = Writer::new(opts)?;
-    let summary = std::thread::scope(|scope| {
-        let handle = scope.spawn(move || -> Result<Writer, Error> {
-            for batch in rx {
-                for repo in batch {
-                    writer.add(repo)?;
-                }
-            }
-            Ok(writer)
-        });
-        let batch_size = (threads * 2).max(4);
-        for chunk in specs.chunks(batch_size) {
-            let outputs: Vec<RepoOutput> = pool.install(|| {
-                chunk
-                    .par_iter()
-                    .map(|s| mine_repo(s, opts, progress))
-                    .collect()
-            });
-            for o in &outputs {
-                progress.repo_finished(&o.stats, o.failures.first().filter(|_| o.failed.is_some()));
-            }
-            if tx.send(outputs).is_err() {
-                break; // the writer stopped on an error, which join() reports
-            }
-        }
-        drop(tx);
-        let writer = handle
-            .join()
-            .map_err(|_| Error::ThreadPool("the writer thread panicked".into()))??;
-        writer.finish(threads, start)
-    })?;
-    Ok(summary)
+    pub failed: Option<&'static str>,
 }
 
 /// Mines one repository: open, list, then read and parse its files in parallel.
-fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> RepoOutput {
+pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> RepoOutput {
     let t0 = Instant::now();
     let name = spec.repo_name();
     let mut stats = RepoStats {
@@ -404,18 +267,24 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
         edges: graph.edges,
     };
 
+    let dedup = match &opts.dedup {
+        Some(params) => prepare_dedup(&units, &graph.nodes, &keep, split.index(), params),
+        None => Vec::new(),
+    };
+
     let mut rows = Vec::new();
     let mut k = 0;
     for unit in units {
         let lang = unit.lang.name();
         for f in unit.functions {
             let kept = keep[k];
+            let id = graph.nodes[k].id;
             k += 1;
             if !kept {
                 continue;
             }
             if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
-                rows.push(row);
+                rows.push((id, row));
                 stats.totals.csn_rows += 1;
                 if let Some(c) = stats.languages.get_mut(lang) {
                     c.csn_rows += 1;
@@ -425,11 +294,66 @@ fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> Re
     }
     RepoOutput {
         stats,
-        rows,
+        csn: rows,
         graph,
         dropped,
+        dedup,
         failures,
         failed: None,
+    }
+}
+
+/// The dedup inputs of the kept functions: their content tokens (identifiers, keywords,
+/// literals; see [`near::is_content_token`]) reduced to the exact key, the shingle set and
+/// the band hashes, with the facts of the keeper rule.
+fn prepare_dedup(
+    units: &[SourceUnit],
+    nodes: &[NodeRow],
+    keep: &[bool],
+    partition: u8,
+    params: &DedupParams,
+) -> Vec<DedupInput> {
+    let kept: Vec<(usize, &Function)> = each_function(units)
+        .filter(|(k, _, _)| keep[*k])
+        .map(|(k, _, f)| (k, f))
+        .collect();
+    kept.par_iter()
+        .map(|&(k, f)| {
+            let tokens: Vec<&str> = f
+                .code_tokens
+                .iter()
+                .map(String::as_str)
+                .filter(|t| near::is_content_token(t))
+                .collect();
+            let node = &nodes[k];
+            let item = Item {
+                id: node.id,
+                tokens: &tokens,
+                has_docstring: f.docstring.is_some(),
+                last_commit: node.last_commit,
+                partition,
+            };
+            let (p, bands) = near::prepare(&item, params);
+            let row = FunctionRow {
+                id: p.id,
+                exact_hash: p.exact,
+                shingles: p.shingles,
+                has_docstring: p.has_docstring,
+                last_commit: p.last_commit,
+                partition: split_of(partition),
+            };
+            (row, bands)
+        })
+        .collect()
+}
+
+/// The split of a partition index (0 train, 1 valid, 2 test).
+pub fn split_of(index: u8) -> codemine_schemas::Split {
+    use codemine_schemas::Split;
+    match index {
+        1 => Split::Valid,
+        2 => Split::Test,
+        _ => Split::Train,
     }
 }
 
@@ -618,9 +542,10 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
     };
     RepoOutput {
         stats,
-        rows: Vec::new(),
+        csn: Vec::new(),
         graph: GraphRows::default(),
         dropped: Vec::new(),
+        dedup: Vec::new(),
         failures: vec![failure],
         failed: Some(e.kind()),
     }
@@ -678,155 +603,4 @@ fn parse_file(
         dropped_syntax_error: out.dropped_syntax_error,
         has_errors: out.has_errors,
     })
-}
-
-/// Stats with the filter stage's settings filled in.
-fn filter_stats(filter: Option<&Filter>) -> Stats {
-    let mut stats = Stats::default();
-    if let Some(f) = filter.filter(|f| f.is_active()) {
-        let s = &mut stats.stages.filter;
-        s.active = true;
-        s.settings = f.describe();
-        s.rules = f.rule_names();
-    }
-    stats
-}
-
-/// The writer thread's state: one shard writer per split, the failure log, the stats.
-struct Writer {
-    out_dir: PathBuf,
-    csn: Vec<(Split, ShardWriter<CsnTable>)>,
-    yabloco: ShardWriter<YablocoTable>,
-    nodes: ShardWriter<NodesTable>,
-    edges: ShardWriter<EdgesTable>,
-    dropped: Option<ShardWriter<DroppedTable>>,
-    failures: FailureLog,
-    stats: Stats,
-    seen: HashSet<(String, Option<String>)>,
-    busy: f64,
-}
-
-impl Writer {
-    fn new(opts: &MineOptions) -> Result<Self, Error> {
-        let dir = opts.out_dir.join("csn");
-        let csn = Split::ALL
-            .iter()
-            .map(|&s| Ok((s, ShardWriter::new(&dir, s.as_str(), opts.shards)?)))
-            .collect::<Result<Vec<_>, Error>>()?;
-        let graph_dir = opts.out_dir.join("callgraph");
-        Ok(Self {
-            out_dir: opts.out_dir.clone(),
-            csn,
-            yabloco: ShardWriter::new(&opts.out_dir.join("yabloco"), "data", opts.shards)?,
-            nodes: ShardWriter::new(&graph_dir, "nodes", opts.shards)?,
-            edges: ShardWriter::new(&graph_dir, "edges", opts.shards)?,
-            dropped: if opts.explain {
-                Some(ShardWriter::new(
-                    &opts.out_dir.join("dropped"),
-                    "dropped",
-                    opts.shards,
-                )?)
-            } else {
-                None
-            },
-            failures: FailureLog::create(&opts.out_dir)?,
-            stats: filter_stats(opts.filter.as_ref()),
-            seen: HashSet::new(),
-            busy: 0.0,
-        })
-    }
-
-    fn add(&mut self, mut repo: RepoOutput) -> Result<(), Error> {
-        let t = Instant::now();
-        if repo.failed.is_none()
-            && !self
-                .seen
-                .insert((repo.stats.repo.clone(), repo.stats.sha.clone()))
-        {
-            // The same repository at the same commit, listed twice: its rows once only.
-            repo.stats.status = "duplicate";
-            repo.rows.clear();
-            repo.graph = GraphRows::default();
-            repo.dropped.clear();
-            repo.failures.clear();
-        }
-        for row in &repo.rows {
-            if let Some((_, w)) = self.csn.iter_mut().find(|(s, _)| *s == row.partition) {
-                w.push(row)?;
-            }
-        }
-        for r in &repo.graph.yabloco {
-            self.yabloco.push(r)?;
-        }
-        for r in &repo.graph.nodes {
-            self.nodes.push(r)?;
-        }
-        for r in &repo.graph.edges {
-            self.edges.push(r)?;
-        }
-        if let Some(w) = &mut self.dropped {
-            for r in &repo.dropped {
-                w.push(r)?;
-            }
-        }
-        for f in &repo.failures {
-            self.failures.write(f)?;
-        }
-        self.stats.merge(repo.stats, repo.failed);
-        self.busy += t.elapsed().as_secs_f64();
-        Ok(())
-    }
-
-    fn finish(mut self, threads: usize, start: Instant) -> Result<Summary, Error> {
-        let t = Instant::now();
-        let total: usize = self.csn.iter().map(|(_, w)| w.rows()).sum();
-        let write = &mut self.stats.stages.write;
-        for (split, w) in self.csn.drain(..) {
-            let rows = w.rows();
-            // With no rows at all, one empty train shard still carries the schema.
-            let files = w.finish(total == 0 && split == Split::Train)?;
-            write.csn_rows.insert(split.as_str(), rows);
-            let names = files
-                .iter()
-                .filter_map(|p| p.file_name())
-                .map(|n| n.to_string_lossy().into_owned());
-            write.shards.entry("csn").or_default().extend(names);
-        }
-        let write = &mut self.stats.stages.write;
-        write.yabloco_rows = self.yabloco.rows();
-        write.callgraph_nodes = self.nodes.rows();
-        write.callgraph_edges = self.edges.rows();
-        // Each table always has at least one shard, so its schema is there to read.
-        let names = |files: Vec<PathBuf>| -> Vec<String> {
-            files
-                .iter()
-                .filter_map(|p| p.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect()
-        };
-        let y = names(self.yabloco.finish(true)?);
-        write.shards.entry("yabloco").or_default().extend(y);
-        let n = names(self.nodes.finish(true)?);
-        let e = names(self.edges.finish(true)?);
-        let cg = write.shards.entry("callgraph").or_default();
-        cg.extend(n);
-        cg.extend(e);
-        if let Some(w) = self.dropped.take() {
-            write.dropped_rows = w.rows();
-            let d = names(w.finish(true)?);
-            write.shards.entry("dropped").or_default().extend(d);
-        }
-        let failures = self.failures.finish()?;
-        self.stats.codemine_version = env!("CARGO_PKG_VERSION");
-        self.stats.threads = threads;
-        self.stats.stages.write.busy_seconds = self.busy + t.elapsed().as_secs_f64();
-        self.stats.wall_seconds = start.elapsed().as_secs_f64();
-        self.stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
-        output::write_stats(&self.out_dir, &self.stats)?;
-        output::write_card(&self.out_dir, &self.stats)?;
-        Ok(Summary {
-            stats: self.stats,
-            failures,
-        })
-    }
 }

@@ -1,0 +1,396 @@
+//! Step 3 of a run: writes the final outputs from the staging area of every rank.
+//!
+//! Inputs: `staging/rank-*-of-N.done` (all N ranks must be done), the chunk markers and
+//! staging tables, and `dedup/clusters-*.parquet` when the mining step ran with dedup.
+//! Outputs: `csn/`, `yabloco/`, `callgraph/`, `dropped/` (with `--explain`),
+//! `failures.jsonl`, `stats.json` and the dataset card; `staging/` is removed at the end.
+//!
+//! Removed functions leave the CSN and YABLoCo shards; every node stays, with its
+//! `cluster_id` and `duplicate_of`. Survivors of a cluster are its keepers, so every CSN row
+//! keeps its repository's partition and the cluster-to-keeper-partition rule holds by
+//! construction: no near-copy of a test row remains in train.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use arrow_array::cast::AsArray;
+use arrow_array::RecordBatch;
+use codemine_schemas::callgraph::{EdgesTable, NodesTable};
+use codemine_schemas::csn::{self as csn_schema, CsnTable};
+use codemine_schemas::dedup::read_functions;
+use codemine_schemas::dropped::DroppedTable;
+use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
+use codemine_schemas::yabloco::YablocoTable;
+use codemine_schemas::{clear_shards, shard_files, ShardOptions, ShardWriter, Split, Table};
+
+use super::dedup::Decisions;
+use super::stage::{
+    chunk_markers, dedup_params, file_names, json_error, staged_files, ChunkMarker, RankMarker,
+    STAGING,
+};
+use super::Summary;
+use crate::output::{self, FailureLog};
+use crate::stats::{ClusterStep, DedupStage, Stats};
+use crate::Error;
+
+/// The rank markers under `out_dir`: all ranks `0..N` of one world size, or an error that
+/// names what is missing.
+fn rank_markers(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
+    let dir = out_dir.join(STAGING);
+    let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut found: BTreeMap<(usize, usize), PathBuf> = BTreeMap::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name
+            .strip_prefix("rank-")
+            .and_then(|r| r.strip_suffix(".done"))
+        else {
+            continue;
+        };
+        let Some((rank, world)) = rest.split_once("-of-") else {
+            continue;
+        };
+        if let (Ok(r), Ok(w)) = (rank.parse(), world.parse()) {
+            found.insert((w, r), e.path());
+        }
+    }
+    let worlds: HashSet<usize> = found.keys().map(|(w, _)| *w).collect();
+    let incomplete = |m: String| Err(Error::Incomplete(m));
+    let world = match worlds.len() {
+        0 => return incomplete(format!("{}: no rank has finished mining", dir.display())),
+        1 => worlds.into_iter().next().unwrap_or(1),
+        _ => {
+            return incomplete(format!(
+                "{}: ranks of different world sizes {:?} (remove the folder and rerun)",
+                dir.display(),
+                worlds
+            ))
+        }
+    };
+    let mut markers = Vec::with_capacity(world);
+    for rank in 0..world {
+        let Some(path) = found.get(&(world, rank)) else {
+            return incomplete(format!(
+                "rank {rank} of {world} has not finished mining (no {}/rank-{rank:05}-of-{world:05}.done)",
+                dir.display()
+            ));
+        };
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        markers.push(serde_json::from_slice(&bytes).map_err(|e| json_error(path, e))?);
+    }
+    Ok(markers)
+}
+
+/// Streams every staging table into its final shards and writes the run's side files.
+pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
+    let t = Instant::now();
+    let ranks = rank_markers(out_dir)?;
+    let dedup = ranks.iter().any(|r| r.dedup);
+    let explain = ranks.iter().any(|r| r.explain);
+    let cluster_files = shard_files(&out_dir.join("dedup"), "clusters")?;
+    if dedup && cluster_files.is_empty() {
+        return Err(Error::Incomplete(format!(
+            "{}: the mining step ran with dedup but there is no clusters table: run `codemine cluster` first",
+            out_dir.display()
+        )));
+    }
+    for dir in ["csn", "yabloco", "callgraph", "dropped"] {
+        clear_shards(&out_dir.join(dir))?;
+    }
+
+    let mut stats = Stats::default();
+    if let Some(r) = ranks.iter().find(|r| r.filter_active) {
+        let f = &mut stats.stages.filter;
+        f.active = true;
+        f.settings = r.filter_settings.clone();
+        f.rules = r.filter_rules.clone();
+    }
+    let mut failures = FailureLog::create(out_dir)?;
+    let mut counts = super::stage::ChunkCounts::default();
+    for path in chunk_markers(out_dir)? {
+        let bytes = std::fs::read(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let marker: ChunkMarker =
+            serde_json::from_slice(&bytes).map_err(|e| json_error(&path, e))?;
+        for mut r in marker.repos {
+            for f in &r.failures {
+                failures.write(f)?;
+            }
+            r.stats.funnel = r.funnel;
+            stats.merge(r.stats, r.failed);
+        }
+        counts.edges += marker.counts.edges;
+        counts.dropped += marker.counts.dropped;
+        counts.band_rows += marker.counts.band_rows;
+        counts.same_id_skipped += marker.counts.same_id_skipped;
+        counts.busy_seconds += marker.counts.busy_seconds;
+    }
+    let failures = failures.finish()?;
+
+    let (decisions, clusters) = Decisions::read(out_dir)?;
+    let decide = |id| decisions.get(id);
+    let mut same_id = 0usize;
+
+    let csn_dir = out_dir.join("csn");
+    let mut csn = Split::ALL
+        .iter()
+        .map(|&s| {
+            Ok((
+                s,
+                ShardWriter::<CsnTable>::new(&csn_dir, s.as_str(), shards)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    // Rows per (repository, commit, language), to restate the per-repository counts.
+    let mut kept: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut seen = HashSet::new();
+    for path in staged_files(out_dir, "csn")? {
+        for batch in read_batches(&path)? {
+            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            for (split, b) in finalize_csn(&batch, &path, decide, |id| seen.insert(id))? {
+                count_rows(&b, &mut kept);
+                if let Some((_, w)) = csn.iter_mut().find(|(s, _)| *s == split) {
+                    w.push_batch(&b)?;
+                }
+            }
+        }
+    }
+
+    let mut yabloco = ShardWriter::<YablocoTable>::new(&out_dir.join("yabloco"), "data", shards)?;
+    let mut seen = HashSet::new();
+    for path in staged_files(out_dir, "yabloco")? {
+        for batch in read_batches(&path)? {
+            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            let b = finalize_yabloco(&batch, &path, decide, |id| {
+                let new = seen.insert(id);
+                same_id += usize::from(!new);
+                new
+            })?;
+            yabloco.push_batch(&b)?;
+        }
+    }
+
+    let graph_dir = out_dir.join("callgraph");
+    let mut nodes = ShardWriter::<NodesTable>::new(&graph_dir, "nodes", shards)?;
+    for path in staged_files(out_dir, "nodes")? {
+        for batch in read_batches(&path)? {
+            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            nodes.push_batch(&finalize_nodes(&batch, &path, decide)?)?;
+        }
+    }
+    let edges = copy::<EdgesTable>(out_dir, "edges", &graph_dir, "edges", shards)?;
+    let dropped = if explain {
+        Some(copy::<DroppedTable>(
+            out_dir,
+            "dropped",
+            &out_dir.join("dropped"),
+            "dropped",
+            shards,
+        )?)
+    } else {
+        None
+    };
+
+    let write = &mut stats.stages.write;
+    let total: usize = csn.iter().map(|(_, w)| w.rows()).sum();
+    for (split, w) in csn {
+        let rows = w.rows();
+        // With no rows at all, one empty train shard still carries the schema.
+        let files = w.finish(total == 0 && split == Split::Train)?;
+        write.csn_rows.insert(split.as_str(), rows);
+        write
+            .shards
+            .entry("csn")
+            .or_default()
+            .extend(file_names(&files));
+    }
+    write.yabloco_rows = yabloco.rows();
+    write.callgraph_nodes = nodes.rows();
+    // Each table always has at least one shard, so its schema is there to read.
+    let y = file_names(&yabloco.finish(true)?);
+    write.shards.entry("yabloco").or_default().extend(y);
+    let n = file_names(&nodes.finish(true)?);
+    let cg = write.shards.entry("callgraph").or_default();
+    cg.extend(n);
+    cg.extend(edges.1);
+    write.callgraph_edges = edges.0;
+    if let Some((rows, files)) = dropped {
+        write.dropped_rows = rows;
+        write.shards.entry("dropped").or_default().extend(files);
+    }
+    write.band_rows = counts.band_rows;
+    write.same_id_skipped = counts.same_id_skipped + same_id;
+    for table in ["bands", "clusters"] {
+        let files = shard_files(&out_dir.join("dedup"), table)?;
+        write
+            .shards
+            .entry("dedup")
+            .or_default()
+            .extend(file_names(&files));
+    }
+    restate_csn_rows(&mut stats, &kept);
+    if dedup {
+        stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);
+    }
+
+    let staging = out_dir.join(STAGING);
+    std::fs::remove_dir_all(&staging).map_err(|source| Error::Io {
+        path: staging,
+        source,
+    })?;
+    stats.stages.write.busy_seconds = counts.busy_seconds + t.elapsed().as_secs_f64();
+    stats.codemine_version = env!("CARGO_PKG_VERSION");
+    stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
+    Ok(Summary {
+        stats,
+        failures,
+        resumed: 0,
+    })
+}
+
+/// Writes stats.json and the dataset card.
+pub fn write_side_files(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
+    output::write_stats(out_dir, stats)?;
+    output::write_card(out_dir, stats)
+}
+
+/// Copies a staged table that dedup does not change into its final shards.
+fn copy<T: Table>(
+    out_dir: &Path,
+    table: &str,
+    dir: &Path,
+    name: &str,
+    shards: ShardOptions,
+) -> Result<(usize, Vec<String>), Error> {
+    let mut w = ShardWriter::<T>::new(dir, name, shards)?;
+    for path in staged_files(out_dir, table)? {
+        for batch in read_batches(&path)? {
+            w.push_batch(&batch.map_err(codemine_schemas::Error::Arrow)?)?;
+        }
+    }
+    let rows = w.rows();
+    Ok((rows, file_names(&w.finish(true)?)))
+}
+
+/// The dedup stage's stats: counts from the clusters table (whichever engine wrote it),
+/// timings and pair counts from `codemine cluster` when it ran.
+fn dedup_stage(
+    out_dir: &Path,
+    clusters: &[codemine_schemas::dedup::ClusterRow],
+) -> Result<DedupStage, Error> {
+    let params = dedup_params(out_dir)?.unwrap_or_default();
+    let step_path = out_dir.join(STAGING).join("cluster-step.json");
+    let step: Option<ClusterStep> = match std::fs::read(&step_path) {
+        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| json_error(&step_path, e))?),
+        Err(_) => None,
+    };
+    let (functions, tiny) = match &step {
+        Some(s) => (s.functions, s.tiny),
+        None => {
+            let (mut ids, mut tiny) = (HashSet::new(), 0u64);
+            for path in staged_files(out_dir, "functions")? {
+                read_functions(&path, |f| {
+                    if ids.insert(f.id) && f.shingles.is_empty() {
+                        tiny += 1;
+                    }
+                })?;
+            }
+            (ids.len() as u64, tiny)
+        }
+    };
+    let mut sizes: HashMap<u64, u64> = HashMap::new();
+    let (mut exact, mut near) = (0, 0);
+    for c in clusters {
+        *sizes.entry(c.cluster_id).or_default() += 1;
+        match c.kind.as_str() {
+            "exact" => exact += 1,
+            "near" => near += 1,
+            _ => {}
+        }
+    }
+    let mut cluster_sizes: BTreeMap<u64, u64> = BTreeMap::new();
+    for &size in sizes.values() {
+        *cluster_sizes.entry(size).or_default() += 1;
+    }
+    let members = clusters.len() as u64;
+    if functions > members {
+        cluster_sizes.insert(1, functions - members);
+    }
+    Ok(DedupStage {
+        clustered_by: if step.is_some() {
+            "codemine cluster".into()
+        } else {
+            "external".into()
+        },
+        tokens: "identifiers, keywords and literals of the parser's tokens (punctuation and operators left out)".into(),
+        keeper_rule: "has a docstring, then the most recent last commit (unknown last), then the smallest id; chained components are cut into clusters around keepers".into(),
+        params,
+        minhash_rs_version: codemine_filters::dedup::MINHASH_RS_VERSION.into(),
+        functions,
+        exact_removed: exact,
+        near_removed: near,
+        clusters: sizes.len() as u64,
+        tiny,
+        cluster_sizes,
+        cluster_members: members,
+        cluster_step: step,
+    })
+}
+
+/// Counts a final CSN batch's rows per (repository, commit, language).
+fn count_rows(batch: &RecordBatch, kept: &mut HashMap<(String, String, String), usize>) {
+    let col = |name| {
+        batch
+            .column_by_name(name)
+            .and_then(|c| c.as_string_opt::<i32>())
+    };
+    let (Some(repo), Some(sha), Some(lang)) = (
+        col(csn_schema::REPO),
+        col(csn_schema::SHA),
+        col(csn_schema::LANGUAGE),
+    ) else {
+        return;
+    };
+    for k in 0..batch.num_rows() {
+        let key = (
+            repo.value(k).to_string(),
+            sha.value(k).to_string(),
+            lang.value(k).to_string(),
+        );
+        *kept.entry(key).or_default() += 1;
+    }
+}
+
+/// Sets the CSN row counts of every repository and language to the rows that dedup left.
+fn restate_csn_rows(stats: &mut Stats, kept: &HashMap<(String, String, String), usize>) {
+    let mut by_lang: HashMap<&str, usize> = HashMap::new();
+    let mut total = 0;
+    for r in stats
+        .repositories
+        .iter_mut()
+        .filter(|r| r.status == "mined")
+    {
+        let sha = r.sha.clone().unwrap_or_default();
+        r.totals.csn_rows = 0;
+        for (lang, c) in r.languages.iter_mut() {
+            let key = (r.repo.clone(), sha.clone(), lang.to_string());
+            c.csn_rows = kept.get(&key).copied().unwrap_or(0);
+            r.totals.csn_rows += c.csn_rows;
+            *by_lang.entry(lang).or_default() += c.csn_rows;
+        }
+        total += r.totals.csn_rows;
+    }
+    for (lang, c) in stats.languages.iter_mut() {
+        c.csn_rows = by_lang.get(lang).copied().unwrap_or(0);
+    }
+    stats.stages.extract.totals.csn_rows = total;
+}

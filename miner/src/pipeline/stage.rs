@@ -1,0 +1,517 @@
+//! Step 1 of a run: mines one rank's share of the repositories into the staging area.
+//!
+//! Rank `K` of `N` mines the repositories whose manifest index `i` has `i % N == K` (like
+//! datatrove's `rank::world_size`); a single-machine run is rank 0 of 1. Work is written in
+//! chunks of about `checkpoint_repos` repositories. Outputs, under `--out DIR`, with
+//! `rK` = `r{K:05}` and `cC` = `c{C:05}`:
+//! - `staging/{csn,yabloco,nodes,edges,dropped,functions}-rK-cC-*.parquet`: the rows of
+//!   the chunk (CSN rows carry their `function_id`), and `dedup/bands-rK-cC-*.parquet`;
+//! - `staging/chunk-rK-cC.json`: the chunk's completion marker, written once its files are
+//!   complete: per repository its manifest index, stats and failures;
+//! - `staging/run-rK.json`: what the rank was asked to do (a fingerprint of the manifest
+//!   and options), so that a rerun with the same arguments resumes after the last marked
+//!   chunk and a rerun with other arguments starts over;
+//! - `staging/dedup-params.json` and, when the whole share is done,
+//!   `staging/rank-{K:05}-of-{N:05}.done`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use codemine_filters::dedup::DedupParams;
+use codemine_filters::{Filter, Funnel};
+use codemine_schemas::callgraph::{EdgesTable, NodesTable};
+use codemine_schemas::csn::CsnTable;
+use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
+use codemine_schemas::dropped::DroppedTable;
+use codemine_schemas::staged::{read_yabloco_ids, Keyed};
+use codemine_schemas::yabloco::YablocoTable;
+use codemine_schemas::{remove_files, shard_files, ShardOptions, ShardWriter, Table};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::repo::{mine_repo, RepoOutput};
+use super::{MineOptions, Progress};
+use crate::callgraph::GraphRows;
+use crate::output::write_atomic;
+use crate::source::RepoSpec;
+use crate::stats::{Failure, RepoStats};
+use crate::{intern, Error};
+
+/// The folder of the staging tables, under `--out DIR`; removed once the run is final.
+pub const STAGING: &str = "staging";
+
+/// What the rank's share produced, as recorded in its markers.
+pub struct Staged {
+    /// Repositories mined by this call (not counting those a resumed run skipped).
+    pub mined: usize,
+    /// Repositories a resumed run found already done.
+    pub resumed: usize,
+}
+
+/// One repository in a chunk marker.
+#[derive(Serialize, Deserialize)]
+pub struct RepoRecord {
+    /// Position in the whole manifest.
+    pub index: usize,
+    pub stats: RepoStats,
+    pub funnel: Funnel,
+    #[serde(deserialize_with = "intern::de_opt")]
+    pub failed: Option<intern::Label>,
+    pub failures: Vec<Failure>,
+}
+
+/// Row counts of tables that dedup does not change, per chunk.
+#[derive(Default, Serialize, Deserialize, Clone, Copy)]
+pub struct ChunkCounts {
+    pub edges: usize,
+    pub dropped: usize,
+    pub band_rows: usize,
+    pub same_id_skipped: usize,
+    pub busy_seconds: f64,
+}
+
+/// A chunk's completion marker.
+#[derive(Serialize, Deserialize)]
+pub struct ChunkMarker {
+    pub repos: Vec<RepoRecord>,
+    pub counts: ChunkCounts,
+}
+
+/// A rank's completion marker: what finalize needs besides the chunks.
+#[derive(Serialize, Deserialize)]
+pub struct RankMarker {
+    pub rank: usize,
+    pub world_size: usize,
+    pub filter_active: bool,
+    pub filter_settings: serde_json::Value,
+    #[serde(deserialize_with = "intern::de_vec")]
+    pub filter_rules: Vec<&'static str>,
+    pub dedup: bool,
+    pub explain: bool,
+}
+
+/// `r{rank:05}`, the tag in a rank's file names.
+pub fn rank_tag(rank: usize) -> String {
+    format!("r{rank:05}")
+}
+
+/// Mines rank `opts.rank`'s share of `specs`, resuming after its last marked chunk when an
+/// earlier call with the same arguments was interrupted.
+pub fn run(
+    specs: &[RepoSpec],
+    opts: &MineOptions,
+    progress: &dyn Progress,
+    pool: &rayon::ThreadPool,
+) -> Result<Staged, Error> {
+    let (rank, world) = (opts.rank, opts.world_size);
+    if world == 0 || rank >= world {
+        return Err(Error::Usage(format!(
+            "--rank {rank} must be below --world-size {world}"
+        )));
+    }
+    let staging = opts.out_dir.join(STAGING);
+    std::fs::create_dir_all(&staging).map_err(|source| Error::Io {
+        path: staging.clone(),
+        source,
+    })?;
+    let tag = rank_tag(rank);
+    let fingerprint = fingerprint(specs, opts);
+    let run_file = staging.join(format!("run-{tag}.json"));
+    let resume = std::fs::read_to_string(&run_file).is_ok_and(|f| f == fingerprint);
+    let mut writer = Writer::new(opts, &tag)?;
+    let mut done: HashSet<usize> = HashSet::new();
+    if resume {
+        done = writer.resume()?;
+    } else {
+        if world == 1 {
+            // The only rank: whatever an earlier run left (other ranks included) goes.
+            remove_files(&staging, |_| true)?;
+            remove_files(&opts.out_dir.join("dedup"), |_| true)?;
+        } else {
+            remove_rank_files(&opts.out_dir, &tag)?;
+        }
+        write_atomic(&run_file, fingerprint.as_bytes())?;
+    }
+    let params_file = staging.join("dedup-params.json");
+    match &opts.dedup {
+        Some(p) => {
+            let json = serde_json::to_vec(p).map_err(|e| json_error(&staging, e))?;
+            write_atomic(&params_file, &json)?;
+        }
+        None => remove_files(&staging, |n| n == "dedup-params.json")?,
+    }
+    let marker = staging.join(format!("rank-{rank:05}-of-{world:05}.done"));
+    let mine: Vec<(usize, &RepoSpec)> = specs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % world == rank && !done.contains(i))
+        .collect();
+    progress.started(mine.len());
+
+    let (tx, rx) = mpsc::sync_channel::<Vec<(usize, RepoOutput)>>(1);
+    let mined = mine.len();
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || -> Result<Writer, Error> {
+            for batch in rx {
+                for (index, repo) in batch {
+                    writer.add(index, repo)?;
+                }
+            }
+            writer.close_chunk()?;
+            Ok(writer)
+        });
+        let batch_size = (pool.current_num_threads() * 2).max(4);
+        for chunk in mine.chunks(batch_size) {
+            let outputs: Vec<(usize, RepoOutput)> = pool.install(|| {
+                chunk
+                    .par_iter()
+                    .map(|&(i, s)| (i, mine_repo(s, opts, progress)))
+                    .collect()
+            });
+            for (_, o) in &outputs {
+                progress.repo_finished(&o.stats, o.failures.first().filter(|_| o.failed.is_some()));
+            }
+            if tx.send(outputs).is_err() {
+                break; // the writer stopped on an error, which join() reports
+            }
+        }
+        drop(tx);
+        handle
+            .join()
+            .map_err(|_| Error::ThreadPool("the writer thread panicked".into()))??;
+        Ok::<(), Error>(())
+    })?;
+    let filter = opts.filter.as_ref().filter(|f| f.is_active());
+    let rank_marker = RankMarker {
+        rank,
+        world_size: world,
+        filter_active: filter.is_some(),
+        filter_settings: filter.map(Filter::describe).unwrap_or_default(),
+        filter_rules: filter.map(Filter::rule_names).unwrap_or_default(),
+        dedup: opts.dedup.is_some(),
+        explain: opts.explain,
+    };
+    let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
+    write_atomic(&marker, &json)?;
+    Ok(Staged {
+        mined,
+        resumed: done.len(),
+    })
+}
+
+/// The dedup parameters that the mining step used (`staging/dedup-params.json`), if any.
+pub fn dedup_params(out_dir: &Path) -> Result<Option<DedupParams>, Error> {
+    let path = out_dir.join(STAGING).join("dedup-params.json");
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| json_error(&path, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(Error::Io { path, source }),
+    }
+}
+
+pub fn json_error(path: &Path, e: serde_json::Error) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    }
+}
+
+/// What the rank is asked to do: the manifest and every option that changes its rows.
+fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
+    let filter = opts
+        .filter
+        .as_ref()
+        .filter(|f| f.is_active())
+        .map(|f| f.describe().to_string());
+    let repos: Vec<String> = specs
+        .iter()
+        .map(|s| format!("{}|{:?}", s.display(), s.coverage))
+        .collect();
+    let text = format!(
+        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?}\n{filter:?}",
+        repos,
+        opts.rank,
+        opts.world_size,
+        opts.split,
+        opts.headers,
+        opts.instruction,
+        opts.history,
+        opts.coverage_strip_prefixes,
+        opts.dedup,
+        opts.explain,
+        opts.max_file_bytes,
+    );
+    format!(
+        "{{\"fingerprint\": \"{:032x}\"}}\n",
+        xxhash_rust::xxh3::xxh3_128(text.as_bytes())
+    )
+}
+
+/// Removes every staging and band file of the rank (a fresh start).
+fn remove_rank_files(out_dir: &Path, tag: &str) -> Result<(), Error> {
+    let (files, marker) = (format!("-{tag}-"), format!("rank-{}-", &tag[1..]));
+    let ours = |name: &str| name.contains(&files) || name.starts_with(&marker);
+    remove_files(&out_dir.join(STAGING), ours)?;
+    Ok(remove_files(&out_dir.join("dedup"), ours)?)
+}
+
+/// Shard names of finished files.
+pub fn file_names(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The shard writers of one chunk.
+struct Chunk {
+    csn: ShardWriter<Keyed<CsnTable>>,
+    yabloco: ShardWriter<YablocoTable>,
+    nodes: ShardWriter<NodesTable>,
+    edges: ShardWriter<EdgesTable>,
+    dropped: ShardWriter<DroppedTable>,
+    functions: ShardWriter<FunctionsTable>,
+    bands: ShardWriter<BandsTable>,
+    marker: ChunkMarker,
+}
+
+/// The writer thread's state: the open chunk and what every chunk needs to know.
+struct Writer {
+    out_dir: PathBuf,
+    tag: String,
+    checkpoint: usize,
+    dedup: bool,
+    explain: bool,
+    chunk: Option<Chunk>,
+    next_chunk: usize,
+    seen: HashSet<(String, Option<String>)>,
+    /// Ids of the kept functions written so far: an id is written once (see `add`).
+    written: HashSet<u64>,
+}
+
+impl Writer {
+    fn new(opts: &MineOptions, tag: &str) -> Result<Self, Error> {
+        Ok(Self {
+            out_dir: opts.out_dir.clone(),
+            tag: tag.to_string(),
+            checkpoint: opts.checkpoint_repos.max(1),
+            dedup: opts.dedup.is_some(),
+            explain: opts.explain,
+            chunk: None,
+            next_chunk: 0,
+            seen: HashSet::new(),
+            written: HashSet::new(),
+        })
+    }
+
+    fn chunk_name(&self, table: &str, chunk: usize) -> String {
+        format!("{table}-{}-c{chunk:05}", self.tag)
+    }
+
+    fn marker_path(&self, chunk: usize) -> PathBuf {
+        self.out_dir
+            .join(STAGING)
+            .join(format!("chunk-{}-c{chunk:05}.json", self.tag))
+    }
+
+    /// Picks up after the last marked chunk: returns the manifest indexes already done,
+    /// and removes what unmarked chunks left.
+    fn resume(&mut self) -> Result<HashSet<usize>, Error> {
+        let mut done = HashSet::new();
+        let mut chunk = 0;
+        loop {
+            let path = self.marker_path(chunk);
+            let Ok(bytes) = std::fs::read(&path) else {
+                break;
+            };
+            let marker: ChunkMarker =
+                serde_json::from_slice(&bytes).map_err(|e| json_error(&path, e))?;
+            for r in &marker.repos {
+                done.insert(r.index);
+                if r.stats.status == "mined" {
+                    self.seen
+                        .insert((r.stats.repo.clone(), r.stats.sha.clone()));
+                }
+            }
+            let yabloco = self.chunk_name("yabloco", chunk);
+            for file in shard_files(&self.out_dir.join(STAGING), &yabloco)? {
+                read_yabloco_ids(&file, |id| {
+                    self.written.insert(id);
+                })?;
+            }
+            chunk += 1;
+        }
+        self.next_chunk = chunk;
+        // Files of chunks after the last marker are incomplete: a killed writer's.
+        let marked: Vec<String> = (0..chunk)
+            .map(|c| format!("-{}-c{c:05}", self.tag))
+            .collect();
+        let mine = format!("-{}-c", self.tag);
+        let stale = |name: &str| {
+            let ours = name.contains(&mine) || name.starts_with(&format!(".chunk-{}", self.tag));
+            ours && !marked.iter().any(|m| name.contains(m.as_str()))
+        };
+        remove_files(&self.out_dir.join(STAGING), stale)?;
+        remove_files(&self.out_dir.join("dedup"), stale)?;
+        Ok(done)
+    }
+
+    fn open_chunk(&mut self) -> Result<&mut Chunk, Error> {
+        if self.chunk.is_none() {
+            let c = self.next_chunk;
+            let staging = self.out_dir.join(STAGING);
+            // Staging files are read back whole by the next steps: large shards suffice.
+            let big = ShardOptions::default();
+            let w = |table: &str| self.chunk_name(table, c);
+            self.chunk = Some(Chunk {
+                csn: ShardWriter::new(&staging, &w("csn"), big)?,
+                yabloco: ShardWriter::new(&staging, &w("yabloco"), big)?,
+                nodes: ShardWriter::new(&staging, &w("nodes"), big)?,
+                edges: ShardWriter::new(&staging, &w("edges"), big)?,
+                dropped: ShardWriter::new(&staging, &w("dropped"), big)?,
+                functions: ShardWriter::new(&staging, &w("functions"), big)?,
+                bands: ShardWriter::new(&self.out_dir.join("dedup"), &w("bands"), big)?,
+                marker: ChunkMarker {
+                    repos: Vec::new(),
+                    counts: ChunkCounts::default(),
+                },
+            });
+        }
+        self.chunk
+            .as_mut()
+            .ok_or_else(|| Error::ThreadPool("no open chunk".into()))
+    }
+
+    fn add(&mut self, index: usize, mut repo: RepoOutput) -> Result<(), Error> {
+        let t = Instant::now();
+        if repo.failed.is_none()
+            && !self
+                .seen
+                .insert((repo.stats.repo.clone(), repo.stats.sha.clone()))
+        {
+            // The same repository at the same commit, listed twice: its rows once only.
+            repo.stats.status = "duplicate";
+            repo.csn.clear();
+            repo.graph = GraphRows::default();
+            repo.dropped.clear();
+            repo.dedup.clear();
+            repo.failures.clear();
+        }
+        let (dedup, explain) = (self.dedup, self.explain);
+        // Ids are (repository name, path, qualified name, start line): two functions can
+        // share one (overloads on one line, one repository name at two revisions). The
+        // first is written; later ones would make `meta.id` ambiguous and dedup's keeper
+        // rule undefined, so they are counted and left out of CSN, YABLoCo and dedup.
+        let mut first = Vec::with_capacity(repo.graph.yabloco.len());
+        let mut ids = HashSet::new();
+        for r in &repo.graph.yabloco {
+            let new = self.written.insert(r.meta.id);
+            first.push(new);
+            if new {
+                ids.insert(r.meta.id);
+            }
+        }
+        let c = self.open_chunk()?;
+        for (r, new) in repo.graph.yabloco.iter().zip(&first) {
+            if *new {
+                c.yabloco.push(r)?;
+            } else {
+                c.marker.counts.same_id_skipped += 1;
+            }
+        }
+        for row in repo.csn.iter().filter(|row| ids.contains(&row.0)) {
+            c.csn.push(row)?;
+        }
+        for r in &repo.graph.nodes {
+            c.nodes.push(r)?;
+        }
+        for r in &repo.graph.edges {
+            c.edges.push(r)?;
+        }
+        c.marker.counts.edges += repo.graph.edges.len();
+        if explain {
+            for r in &repo.dropped {
+                c.dropped.push(r)?;
+            }
+            c.marker.counts.dropped += repo.dropped.len();
+        }
+        if dedup {
+            // Dedup rows are the kept functions in the order of the YABLoCo rows.
+            let rows = repo.dedup.iter().zip(&first).filter(|(_, new)| **new);
+            for ((f, hashes), _) in rows {
+                for (band, &band_hash) in hashes.iter().enumerate() {
+                    c.bands.push(&BandRow {
+                        id: f.id,
+                        band: band as u32,
+                        band_hash,
+                    })?;
+                }
+                c.marker.counts.band_rows += hashes.len();
+                c.functions.push(f)?;
+            }
+        }
+        let funnel = std::mem::take(&mut repo.stats.funnel);
+        c.marker.repos.push(RepoRecord {
+            index,
+            stats: repo.stats,
+            funnel,
+            failed: repo.failed,
+            failures: repo.failures,
+        });
+        c.marker.counts.busy_seconds += t.elapsed().as_secs_f64();
+        if c.marker.repos.len() >= self.checkpoint {
+            self.close_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Finishes the open chunk's files, then writes its marker.
+    fn close_chunk(&mut self) -> Result<(), Error> {
+        let Some(c) = self.chunk.take() else {
+            return Ok(());
+        };
+        let t = Instant::now();
+        finish(c.csn)?;
+        finish(c.yabloco)?;
+        finish(c.nodes)?;
+        finish(c.edges)?;
+        finish(c.dropped)?;
+        finish(c.functions)?;
+        finish(c.bands)?;
+        let mut marker = c.marker;
+        marker.counts.busy_seconds += t.elapsed().as_secs_f64();
+        let path = self.marker_path(self.next_chunk);
+        let json = serde_json::to_vec(&marker).map_err(|e| json_error(&path, e))?;
+        write_atomic(&path, &json)?;
+        self.next_chunk += 1;
+        Ok(())
+    }
+}
+
+/// Closes a staging writer; an empty table leaves no file.
+fn finish<T: Table>(w: ShardWriter<T>) -> Result<(), Error> {
+    w.finish(false)?;
+    Ok(())
+}
+
+/// The staging files of one table (`staging/{table}-*.parquet`, every rank and chunk), in
+/// rank, chunk and shard order.
+pub fn staged_files(out_dir: &Path, table: &str) -> Result<Vec<PathBuf>, Error> {
+    Ok(shard_files(&out_dir.join(STAGING), table)?)
+}
+
+/// The chunk markers of every rank, in rank and chunk order.
+pub fn chunk_markers(out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let dir = out_dir.join(STAGING);
+    Ok(codemine_schemas::list_files(&dir, |n| {
+        n.starts_with("chunk-") && n.ends_with(".json")
+    })?)
+}
+
+/// `FunctionRow`s with their band hashes, as the workers hand them to the writer.
+pub type DedupInput = (FunctionRow, Vec<u64>);
