@@ -322,19 +322,22 @@ def connected_components(edges, checkpoint):
     from pyspark.sql import functions as F
 
     def large_star(e):
-        both = e.union(e.select(F.col("v").alias("u"), F.col("u").alias("v"))).distinct()
-        low = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
-        return (both.join(low, "u").where(F.col("v") > F.col("u"))
-                .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
+        # Each node links its larger neighbours to the smallest of its neighbourhood.
+        both = e.union(e.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        g = both.groupBy("u").agg(F.collect_set("v").alias("n"))
+        low = F.least(F.col("u"), F.array_min("n"))
+        return (g.select(F.explode(F.filter("n", lambda x: x > F.col("u"))).alias("x"),
+                         low.alias("m"))
+                .select(F.col("x").alias("u"), F.col("m").alias("v")).distinct())
 
     def small_star(e):
-        down = e.select(F.greatest("u", "v").alias("u"), F.least("u", "v").alias("v")).distinct()
-        low = down.groupBy("u").agg(F.min("v").alias("m"))
-        moved = down.join(low, "u").select(F.col("v").alias("u"), F.col("m").alias("v"))
-        return (moved.union(low.select("u", F.col("m").alias("v")))
-                .where(F.col("u") != F.col("v"))
-                .select(F.greatest("u", "v").alias("u"), F.least("u", "v").alias("v"))
-                .distinct())
+        # Each node links itself and its smaller neighbours to the smallest of them.
+        down = e.select(F.greatest("u", "v").alias("u"), F.least("u", "v").alias("v"))
+        g = down.groupBy("u").agg(F.collect_set("v").alias("n"))
+        low = F.array_min("n")
+        return (g.select(F.explode(F.array_remove(F.array_union("n", F.array("u")), low))
+                         .alias("x"), low.alias("m"))
+                .select(F.col("x").alias("u"), F.col("m").alias("v")).distinct())
 
     e = edges.select("u", "v")
     rounds = 0
@@ -343,13 +346,12 @@ def connected_components(edges, checkpoint):
         e = checkpoint(small_star(large_star(e)))
         # Converged when the edges (child u, parent v < u) form stars: one parent per child
         # and no parent with a parent. Each star is then a whole component around its
-        # smallest node (the steps keep the components). One job checks both.
-        parents = e.select(F.col("v").alias("u")).distinct().withColumn("is_parent", F.lit(1))
-        check = (e.join(parents, "u", "left")
-                 .agg(F.count("*").alias("edges"), F.countDistinct("u").alias("children"),
-                      F.count("is_parent").alias("nested"))
-                 .collect()[0])
-        if check["edges"] == check["children"] and check["nested"] == 0:
+        # smallest node (the steps keep the components). One shuffle checks both.
+        roles = (e.select("u", F.lit(1).alias("child"), F.lit(0).alias("parent"))
+                 .union(e.select(F.col("v").alias("u"), F.lit(0).alias("child"),
+                                 F.lit(1).alias("parent")))
+                 .groupBy("u").agg(F.sum("child").alias("c"), F.sum("parent").alias("p")))
+        if roles.where((F.col("c") > 1) | ((F.col("c") > 0) & (F.col("p") > 0))).limit(1).count() == 0:
             break
         if rounds > 100:
             raise RuntimeError("connected components did not converge in 100 rounds")
@@ -491,8 +493,10 @@ def cluster(spark, out, params, tmp_name="_spark_clusters", driver_components_ma
                 .withColumn("component", F.coalesce("root", "rep")).drop("root"))
     else:
         comp = funcs.withColumn("component", F.col("rep"))
-    sizes = comp.groupBy("component").count().where("count >= 2").select("component")
-    members = comp.join(sizes, "component")
+    # Component sizes by a window on the component, so that the grouping below reuses its
+    # partitioning instead of shuffling the members again.
+    members = (comp.withColumn("size", F.count("*").over(Window.partitionBy("component")))
+               .where("size >= 2"))
 
     # 4. Stars around keepers, per component, in Python (the keeper rule compares ids as
     # unsigned numbers).
