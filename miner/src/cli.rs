@@ -46,6 +46,9 @@ enum Command {
     /// the final CSN, YABLoCo and call-graph shards, failures.jsonl, stats.json and the
     /// dataset card, and removes DIR/staging.
     Finalize(FinalizeArgs),
+    /// Score model outputs against a mined dataset: summarization (CSN docstrings) or
+    /// generation (YABLoCo bodies), with the reference implementations' numbers.
+    Eval(Box<EvalArgs>),
 }
 
 #[derive(Args)]
@@ -69,6 +72,66 @@ struct FinalizeArgs {
     /// Roll Parquet shards at this many rows.
     #[arg(long, value_name = "N")]
     shard_rows: Option<usize>,
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// The dataset: a codemine output folder, a folder of Parquet files, or Parquet files.
+    #[arg(value_name = "DATA", required = true)]
+    data: Vec<PathBuf>,
+    /// Predictions: JSONL ({"id": ..., "prediction": ...}), Parquet (id and prediction
+    /// columns) or text lines `id<TAB>prediction`.
+    #[arg(long, short = 'p', value_name = "FILE")]
+    predictions: Option<PathBuf>,
+    /// summarization (code → docstring, CSN table) or generation (→ body, YABLoCo table);
+    /// inferred when the data has one kind of table.
+    #[arg(long, value_name = "TASK", value_parser = parse_task)]
+    task: Option<codemine_eval::Task>,
+    /// Metrics, comma-separated (default: the task's; see --list-metrics).
+    #[arg(long, short = 'm', value_name = "NAMES", value_delimiter = ',')]
+    metrics: Vec<String>,
+    /// Break the scores down by a dataset column (language, repo, category, meta.fname, ...).
+    /// Repeatable.
+    #[arg(long, value_name = "COLUMN")]
+    by: Vec<String>,
+    /// The dataset's row id (default: `url` for CSN, `meta.original_id` for YABLoCo;
+    /// `@index` for the row number across the files in name order).
+    #[arg(long, value_name = "COLUMN")]
+    id_column: Option<String>,
+    /// The reference column (default: CSN `docstring_tokens` joined by spaces, YABLoCo
+    /// `outputs`).
+    #[arg(long, value_name = "COLUMN")]
+    reference_column: Option<String>,
+    /// The prediction field or column (default `prediction`); without --predictions, a column
+    /// of the dataset itself.
+    #[arg(long, value_name = "NAME")]
+    prediction_column: Option<String>,
+    /// The id field or column of the predictions file (default `id`).
+    #[arg(long, value_name = "NAME")]
+    prediction_id_column: Option<String>,
+    /// The CSN split of an output folder: train, valid, test or all (default test).
+    #[arg(long, value_name = "SPLIT")]
+    split: Option<String>,
+    /// Score only the ids on both sides (reported) instead of failing on a mismatch.
+    #[arg(long)]
+    intersection: bool,
+    /// Write per-example scores here (Parquet for *.parquet, JSON lines otherwise).
+    #[arg(long, value_name = "FILE")]
+    per_example: Option<PathBuf>,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// List the metrics and exit.
+    #[arg(long, exclusive = true)]
+    list_metrics: bool,
+}
+
+fn parse_task(s: &str) -> Result<codemine_eval::Task, String> {
+    match s {
+        "summarization" => Ok(codemine_eval::Task::Summarization),
+        "generation" => Ok(codemine_eval::Task::Generation),
+        _ => Err(format!("`{s}`: one of summarization, generation")),
+    }
 }
 
 #[derive(Args)]
@@ -272,6 +335,19 @@ pub fn main() -> i32 {
         Command::Mine(args) => exit_code(run_mine(*args)),
         Command::Cluster(args) => exit_code(run_cluster(args)),
         Command::Finalize(args) => exit_code(run_finalize(args)),
+        Command::Eval(args) => match run_eval(*args) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("codemine: error: {e:#}");
+                if e.downcast_ref::<codemine_eval::Error>()
+                    .is_some_and(|e| matches!(e, codemine_eval::Error::Usage(_)))
+                {
+                    2
+                } else {
+                    1
+                }
+            }
+        },
     }
 }
 
@@ -321,6 +397,47 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
         crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
             .with_context(|| format!("finalizing {}", args.out.display()))?;
     report(&summary, &args.out, false)
+}
+
+fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
+    if args.list_metrics {
+        for m in codemine_eval::metric::METRICS {
+            println!(
+                "{:<20} {:<14} {}{}",
+                m.name,
+                m.task.as_str(),
+                m.about,
+                if m.default { " (default)" } else { "" }
+            );
+        }
+        return Ok(());
+    }
+    let opts = codemine_eval::EvalOptions {
+        data: args.data,
+        task: args.task,
+        predictions: args.predictions,
+        prediction_column: args.prediction_column,
+        prediction_id_column: args.prediction_id_column,
+        id_column: args.id_column,
+        reference_column: args.reference_column,
+        split: args.split,
+        metrics: args.metrics,
+        by: args.by,
+        intersection: args.intersection,
+    };
+    let ev = codemine_eval::evaluate(&opts)?;
+    if let Some(p) = &args.per_example {
+        codemine_eval::report::write_per_example(&ev, p)?;
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&codemine_eval::report::json(&ev))?
+        );
+    } else {
+        print!("{}", codemine_eval::report::table(&ev));
+    }
+    Ok(())
 }
 
 fn default_cache() -> PathBuf {

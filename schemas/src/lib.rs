@@ -24,7 +24,9 @@ mod shard;
 pub mod staged;
 pub mod yabloco;
 
-pub use shard::{clear_shards, ShardOptions, ShardWriter, Table};
+pub use shard::{
+    clear_shards, list_files, remove_files, shard_files, ShardOptions, ShardWriter, Table,
+};
 
 use std::path::PathBuf;
 

@@ -132,16 +132,8 @@ impl<T: Table> ShardWriter<T> {
                 .saturating_sub(self.current_rows)
                 .max(1);
             let take = room.min(batch.num_rows() - offset);
-            let slice = batch.slice(offset, take);
+            self.write(&batch.slice(offset, take))?;
             offset += take;
-            let (writer, path) = match &mut self.current {
-                Some(w) => w,
-                None => self.current.insert(self.open()?),
-            };
-            writer.write(&slice).map_err(|source| Error::Parquet {
-                path: path.clone(),
-                source,
-            })?;
             self.total_rows += take;
             self.current_rows += take;
             self.current_bytes += per_row * take;
@@ -166,11 +158,16 @@ impl<T: Table> ShardWriter<T> {
         self.current_rows += self.table.len();
         self.current_bytes += self.table.buffered_bytes();
         let batch = self.table.finish()?;
+        self.write(&batch)
+    }
+
+    /// Writes a batch into the current shard, opening one if needed.
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let (writer, path) = match &mut self.current {
             Some(w) => w,
             None => self.current.insert(self.open()?),
         };
-        writer.write(&batch).map_err(|source| Error::Parquet {
+        writer.write(batch).map_err(|source| Error::Parquet {
             path: path.clone(),
             source,
         })
@@ -246,12 +243,12 @@ impl<T: Table> Drop for ShardWriter<T> {
     }
 }
 
-/// Removes the shards (final and temporary) that an earlier run left in `dir`, so that a
-/// rerun never mixes old and new shards. Only files named like codemine's shards are touched.
-pub fn clear_shards(dir: &Path) -> Result<()> {
+/// The files of `dir` whose names `pred` accepts, sorted by name (none when `dir` is
+/// missing).
+pub fn list_files(dir: &Path, pred: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {
             return Err(Error::Io {
                 path: dir.to_path_buf(),
@@ -259,15 +256,36 @@ pub fn clear_shards(dir: &Path) -> Result<()> {
             })
         }
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let ours = (name.starts_with('.') && name.ends_with(".parquet.tmp"))
-            || (name.ends_with(".parquet") && name.contains("-of-"));
-        if ours {
-            let path = entry.path();
-            fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
-        }
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| pred(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Removes the files of `dir` whose names `pred` accepts.
+pub fn remove_files(dir: &Path, pred: impl Fn(&str) -> bool) -> Result<()> {
+    for path in list_files(dir, pred)? {
+        fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
     }
     Ok(())
+}
+
+/// The finished shards `{name}-…-NNNNN-of-NNNNN.parquet` in `dir`, in name order.
+pub fn shard_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
+    let prefix = format!("{name}-");
+    list_files(dir, |n| {
+        n.starts_with(&prefix) && n.ends_with(".parquet") && n[prefix.len()..].contains("-of-")
+    })
+}
+
+/// Removes the shards (final and temporary) that an earlier run left in `dir`, so that a
+/// rerun never mixes old and new shards. Only files named like codemine's shards are touched.
+pub fn clear_shards(dir: &Path) -> Result<()> {
+    remove_files(dir, |name| {
+        (name.starts_with('.') && name.ends_with(".parquet.tmp"))
+            || (name.ends_with(".parquet") && name.contains("-of-"))
+    })
 }

@@ -9,22 +9,22 @@ use std::path::{Path, PathBuf};
 use crate::RepoBuilder;
 
 /// A small deterministic generator (the fixtures must not change between runs).
-struct Lcg(u64);
+pub struct Lcg(pub u64);
 
 impl Lcg {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.next() as usize % from.len()]
+    pub fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.next_u64() as usize % from.len()]
     }
 }
 
-const WORDS: &[&str] = &[
+pub const WORDS: &[&str] = &[
     "alpha", "beta", "gamma", "delta", "count", "total", "buffer", "offset", "limit", "item",
     "node", "value", "result", "index", "cursor", "weight", "score", "queue", "table", "entry",
     "token", "chunk", "frame", "shard", "block", "state", "level", "width", "depth", "name",
@@ -32,22 +32,23 @@ const WORDS: &[&str] = &[
 
 /// The statements of a random function body: distinct variables and constants, so two
 /// families share almost no shingles.
-fn statements(rng: &mut Lcg, n: usize) -> Vec<String> {
-    (0..n)
-        .map(|i| {
-            let (a, b, c) = (rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS));
-            let k = rng.next() % 1000;
-            match rng.next() % 4 {
-                0 => format!("{a}_{i} = {b} + {c} * {k}"),
-                1 => format!("if {a} > {k}:\n        {b} = {c}({a}, {k})"),
-                2 => format!("{a}.{b}({c}, {k})"),
-                _ => format!("{a}_{i} = [{b} for {b} in {c} if {b} != {k}]"),
-            }
-        })
-        .collect()
+pub fn statements(rng: &mut Lcg, n: usize) -> Vec<String> {
+    (0..n).map(|i| statement(rng, i)).collect()
 }
 
-fn function(name: &str, doc: Option<&str>, body: &[String]) -> String {
+/// One random statement, the `i`-th of its function.
+pub fn statement(rng: &mut Lcg, i: usize) -> String {
+    let (a, b, c) = (rng.pick(WORDS), rng.pick(WORDS), rng.pick(WORDS));
+    let k = rng.next_u64() % 1000;
+    match rng.next_u64() % 4 {
+        0 => format!("{a}_{i} = {b} + {c} * {k}"),
+        1 => format!("if {a} > {k}:\n        {b} = {c}({a}, {k})"),
+        2 => format!("{a}.{b}({c}, {k})"),
+        _ => format!("{a}_{i} = [{b} for {b} in {c} if {b} != {k}]"),
+    }
+}
+
+pub fn function(name: &str, doc: Option<&str>, body: &[String]) -> String {
     let mut s = format!("def {name}(alpha, beta, gamma):\n");
     if let Some(d) = doc {
         s += &format!("    \"\"\"{d}\"\"\"\n");

@@ -20,10 +20,11 @@ use codemine_schemas::staged::Decision;
 use codemine_schemas::{ShardOptions, ShardWriter};
 
 use super::repo::split_of;
-use super::stage::{dedup_params, json_error, shard_files, staged_files, STAGING};
+use super::stage::{dedup_params, json_error, staged_files, STAGING};
 use crate::output::write_atomic;
 use crate::stats::ClusterStep;
 use crate::Error;
+use codemine_schemas::shard_files;
 
 /// What dedup decided, by function id; functions not in it stay as they are.
 #[derive(Debug, Default)]

@@ -22,7 +22,7 @@ use codemine_schemas::dedup::read_functions;
 use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
 use codemine_schemas::yabloco::YablocoTable;
-use codemine_schemas::{clear_shards, ShardOptions, ShardWriter, Split, Table};
+use codemine_schemas::{clear_shards, shard_files, ShardOptions, ShardWriter, Split, Table};
 
 use super::dedup::Decisions;
 use super::stage::{
@@ -94,7 +94,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let ranks = rank_markers(out_dir)?;
     let dedup = ranks.iter().any(|r| r.dedup);
     let explain = ranks.iter().any(|r| r.explain);
-    let cluster_files = super::stage::shard_files(&out_dir.join("dedup"), "clusters")?;
+    let cluster_files = shard_files(&out_dir.join("dedup"), "clusters")?;
     if dedup && cluster_files.is_empty() {
         return Err(Error::Incomplete(format!(
             "{}: the mining step ran with dedup but there is no clusters table: run `codemine cluster` first",
@@ -230,7 +230,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     write.band_rows = counts.band_rows;
     write.same_id_skipped = counts.same_id_skipped + same_id;
     for table in ["bands", "clusters"] {
-        let files = super::stage::shard_files(&out_dir.join("dedup"), table)?;
+        let files = shard_files(&out_dir.join("dedup"), table)?;
         write
             .shards
             .entry("dedup")

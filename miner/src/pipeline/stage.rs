@@ -27,7 +27,7 @@ use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::staged::{read_yabloco_ids, Keyed};
 use codemine_schemas::yabloco::YablocoTable;
-use codemine_schemas::{ShardOptions, ShardWriter, Table};
+use codemine_schemas::{remove_files, shard_files, ShardOptions, ShardWriter, Table};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -127,8 +127,8 @@ pub fn run(
     } else {
         if world == 1 {
             // The only rank: whatever an earlier run left (other ranks included) goes.
-            remove_matching(&staging, |_| true)?;
-            remove_matching(&opts.out_dir.join("dedup"), |_| true)?;
+            remove_files(&staging, |_| true)?;
+            remove_files(&opts.out_dir.join("dedup"), |_| true)?;
         } else {
             remove_rank_files(&opts.out_dir, &tag)?;
         }
@@ -140,7 +140,7 @@ pub fn run(
             let json = serde_json::to_vec(p).map_err(|e| json_error(&staging, e))?;
             write_atomic(&params_file, &json)?;
         }
-        None => remove_matching(&staging, |n| n == "dedup-params.json")?,
+        None => remove_files(&staging, |n| n == "dedup-params.json")?,
     }
     let marker = staging.join(format!("rank-{rank:05}-of-{world:05}.done"));
     let mine: Vec<(usize, &RepoSpec)> = specs
@@ -255,30 +255,8 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
 fn remove_rank_files(out_dir: &Path, tag: &str) -> Result<(), Error> {
     let (files, marker) = (format!("-{tag}-"), format!("rank-{}-", &tag[1..]));
     let ours = |name: &str| name.contains(&files) || name.starts_with(&marker);
-    remove_matching(&out_dir.join(STAGING), ours)?;
-    remove_matching(&out_dir.join("dedup"), ours)
-}
-
-/// Removes the files of `dir` whose names `pred` accepts (none when `dir` is missing).
-fn remove_matching(dir: &Path, pred: impl Fn(&str) -> bool) -> Result<(), Error> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            })
-        }
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if pred(&name) {
-            let path = e.path();
-            std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
-        }
-    }
-    Ok(())
+    remove_files(&out_dir.join(STAGING), ours)?;
+    Ok(remove_files(&out_dir.join("dedup"), ours)?)
 }
 
 /// Shard names of finished files.
@@ -378,8 +356,8 @@ impl Writer {
             let ours = name.contains(&mine) || name.starts_with(&format!(".chunk-{}", self.tag));
             ours && !marked.iter().any(|m| name.contains(m.as_str()))
         };
-        remove_matching(&self.out_dir.join(STAGING), stale)?;
-        remove_matching(&self.out_dir.join("dedup"), stale)?;
+        remove_files(&self.out_dir.join(STAGING), stale)?;
+        remove_files(&self.out_dir.join("dedup"), stale)?;
         Ok(done)
     }
 
@@ -524,56 +502,15 @@ fn finish<T: Table>(w: ShardWriter<T>) -> Result<(), Error> {
 /// The staging files of one table (`staging/{table}-*.parquet`, every rank and chunk), in
 /// rank, chunk and shard order.
 pub fn staged_files(out_dir: &Path, table: &str) -> Result<Vec<PathBuf>, Error> {
-    shard_files(&out_dir.join(STAGING), table)
-}
-
-/// The finished shards `{name}-…-NNNNN-of-NNNNN.parquet` in `dir`, in name order (none
-/// when `dir` is missing).
-pub fn shard_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>, Error> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            })
-        }
-    };
-    let prefix = format!("{name}-");
-    let mut files: Vec<_> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with(&prefix)
-                    && n.ends_with(".parquet")
-                    && n[prefix.len()..].contains("-of-")
-            })
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    Ok(shard_files(&out_dir.join(STAGING), table)?)
 }
 
 /// The chunk markers of every rank, in rank and chunk order.
 pub fn chunk_markers(out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let dir = out_dir.join(STAGING);
-    let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
-        path: dir.clone(),
-        source,
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("chunk-") && n.ends_with(".json"))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    Ok(codemine_schemas::list_files(&dir, |n| {
+        n.starts_with("chunk-") && n.ends_with(".json")
+    })?)
 }
 
 /// `FunctionRow`s with their band hashes, as the workers hand them to the writer.

@@ -1,0 +1,872 @@
+//! Inputs of `codemine eval`: the dataset's Parquet shards, the predictions, and their join
+//! by row id; [`evaluate`] runs the metrics on the joined examples.
+//!
+//! - Dataset: a codemine output folder (`csn/{split}-*.parquet` for summarization, the
+//!   `test` split unless `split` says otherwise; `yabloco/*.parquet` for generation), a
+//!   folder of Parquet files, or Parquet files. The shape is read from the schema.
+//! - Row id: CodeSearchNet rows by `url` (unique per function and commit; empty when a plain
+//!   folder was mined), YABLoCo rows by `meta.original_id`; any column (`a.b` for a struct
+//!   field) or `@index` (the row number across the files in name order, as CodeXGLUE's
+//!   `idx`) instead.
+//! - Reference: CodeSearchNet `docstring_tokens` joined by spaces (what CodeXGLUE's
+//!   Code-Text scores against), YABLoCo `outputs`.
+//! - Predictions: JSONL (`{"id": ..., "prediction": "..."}`, the id a string or an
+//!   integer), Parquet (an id and a prediction column), or text lines `id<TAB>prediction`
+//!   (a line without a tab is an id with an empty prediction, as CodeXGLUE reads it); or a
+//!   column of the dataset itself.
+//!
+//! ```no_run
+//! use codemine_eval::dataset::read_predictions;
+//! let p = read_predictions(std::path::Path::new("preds.jsonl"), "id", "prediction")?;
+//! println!("{} predictions", p.ids.len());
+//! # Ok::<(), codemine_eval::Error>(())
+//! ```
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_schema::{DataType, Schema};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+
+use crate::metric::{self, Batch, MetricScores};
+use crate::{Error, Task};
+
+/// The id pseudo-column: the row number across the files, in name order.
+pub const INDEX_ID: &str = "@index";
+/// The derived YABLoCo column: the function's category from the `meta` counts.
+pub const CATEGORY: &str = "category";
+
+/// What `codemine eval` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct EvalOptions {
+    /// Output folders, folders of Parquet files, or Parquet files.
+    pub data: Vec<PathBuf>,
+    /// Inferred from the data when there is only one kind of table.
+    pub task: Option<Task>,
+    /// The predictions file; `None` takes `prediction_column` from the dataset itself.
+    pub predictions: Option<PathBuf>,
+    /// The prediction column or JSON field (default `prediction`).
+    pub prediction_column: Option<String>,
+    /// The id column or JSON field of the predictions (default `id`).
+    pub prediction_id_column: Option<String>,
+    /// The dataset's id column (default by shape; `@index` for row numbers).
+    pub id_column: Option<String>,
+    /// The dataset's reference column (default by shape).
+    pub reference_column: Option<String>,
+    /// The CodeSearchNet split of an output folder (`train`, `valid`, `test`, `all`).
+    pub split: Option<String>,
+    /// Metric names; empty means the task's defaults.
+    pub metrics: Vec<String>,
+    /// Columns to break the aggregates down by.
+    pub by: Vec<String>,
+    /// Score the ids present on both sides instead of failing on a mismatch.
+    pub intersection: bool,
+}
+
+/// The shape of a table, from its schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Csn,
+    Yabloco,
+    Other,
+}
+
+impl Shape {
+    fn of(schema: &Schema) -> Shape {
+        let has = |n: &str| schema.field_with_name(n).is_ok();
+        if has("meta") && has("outputs") {
+            Shape::Yabloco
+        } else if has("docstring_tokens") && has("url") {
+            Shape::Csn
+        } else {
+            Shape::Other
+        }
+    }
+}
+
+/// How the join of dataset and predictions went.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct JoinReport {
+    pub dataset_rows: usize,
+    pub predictions: usize,
+    pub scored: usize,
+    /// Dataset rows without a prediction.
+    pub missing_predictions: usize,
+    /// Predictions whose id is not in the dataset.
+    pub extra_predictions: usize,
+    pub intersection: bool,
+}
+
+/// The groups of one `--by` column: (value, indices of its examples), values sorted.
+pub type Groups = Vec<(String, Vec<usize>)>;
+
+/// A scored evaluation: what was read, the join, and each metric's scores.
+pub struct Evaluation {
+    pub task: Task,
+    pub files: Vec<PathBuf>,
+    pub id_column: String,
+    pub reference_column: String,
+    pub join: JoinReport,
+    /// The ids of the scored examples, in dataset order.
+    pub ids: Vec<String>,
+    /// (metric name, scores), in the order asked.
+    pub metrics: Vec<(String, MetricScores)>,
+    /// Per `--by` column: (column, [(value, example indices)]) with values sorted.
+    pub groups: Vec<(String, Groups)>,
+}
+
+/// Normalizes a dataset's language label to `python`, `java`, `c` or `cpp` (others are
+/// lowercased).
+pub fn normalize_language(s: &str) -> String {
+    let l = s.trim().to_lowercase();
+    match l.as_str() {
+        "c++" | "cxx" | "cc" => "cpp".to_string(),
+        _ => l,
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn parquet_files_in(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(io_err(dir))? {
+        let p = e.map_err(io_err(dir))?.path();
+        if p.extension().is_some_and(|x| x == "parquet") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn schema_of(path: &Path) -> Result<Schema, Error> {
+    let f = File::open(path).map_err(io_err(path))?;
+    let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|source| Error::Parquet {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(b.schema().as_ref().clone())
+}
+
+/// The Parquet files to read and the task, from the data arguments.
+fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
+    if opts.data.is_empty() {
+        return Err(Error::Usage(
+            "no dataset given (--data DIR or FILE.parquet)".into(),
+        ));
+    }
+    let mut files = Vec::new();
+    let mut task = opts.task;
+    for d in &opts.data {
+        if d.is_dir() {
+            let csn = d.join("csn");
+            let yab = d.join("yabloco");
+            if csn.is_dir() || yab.is_dir() {
+                let t = match (task, csn.is_dir(), yab.is_dir()) {
+                    (Some(t), _, _) => t,
+                    (None, true, false) => Task::Summarization,
+                    (None, false, true) => Task::Generation,
+                    _ => {
+                        return Err(Error::Usage(format!(
+                            "{} has both csn/ and yabloco/: say --task summarization or --task generation",
+                            d.display()
+                        )))
+                    }
+                };
+                task = Some(t);
+                match t {
+                    Task::Summarization => {
+                        let split = opts.split.as_deref().unwrap_or("test");
+                        let all = parquet_files_in(&csn)?;
+                        let n = all.len();
+                        let picked: Vec<PathBuf> = all
+                            .into_iter()
+                            .filter(|p| {
+                                split == "all"
+                                    || p.file_name()
+                                        .and_then(|n| n.to_str())
+                                        .is_some_and(|n| n.starts_with(&format!("{split}-")))
+                            })
+                            .collect();
+                        if picked.is_empty() {
+                            return Err(Error::Usage(format!(
+                                "{} has no `{split}` shards ({n} shards in all; --split train|valid|test|all)",
+                                csn.display()
+                            )));
+                        }
+                        files.extend(picked);
+                    }
+                    Task::Generation => files.extend(parquet_files_in(&yab)?),
+                }
+            } else {
+                let mut fs = parquet_files_in(d)?;
+                if let Some(split) = opts.split.as_deref().filter(|s| *s != "all") {
+                    fs.retain(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with(&format!("{split}-")))
+                    });
+                }
+                files.extend(fs);
+            }
+        } else if d.exists() {
+            files.push(d.clone());
+        } else {
+            return Err(Error::Usage(format!(
+                "{}: no such file or folder",
+                d.display()
+            )));
+        }
+    }
+    if files.is_empty() {
+        return Err(Error::Usage(
+            "no Parquet files in the dataset arguments".into(),
+        ));
+    }
+    let task = match task {
+        Some(t) => t,
+        None => match Shape::of(&schema_of(&files[0])?) {
+            Shape::Csn => Task::Summarization,
+            Shape::Yabloco => Task::Generation,
+            Shape::Other => {
+                return Err(Error::Usage(format!(
+                    "{} is neither CodeSearchNet- nor YABLoCo-shaped: say --task",
+                    files[0].display()
+                )))
+            }
+        },
+    };
+    Ok((files, task))
+}
+
+/// Where a logical column comes from.
+#[derive(Debug, Clone)]
+enum Source {
+    /// A (possibly nested) column path.
+    Path(Vec<String>),
+    Index,
+    /// YABLoCo's function category from `meta`.
+    Category,
+}
+
+/// Every column name a schema offers, struct fields as `a.b`.
+fn column_names(schema: &Schema) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in schema.fields() {
+        out.push(f.name().clone());
+        if let DataType::Struct(children) = f.data_type() {
+            for c in children {
+                out.push(format!("{}.{}", f.name(), c.name()));
+            }
+        }
+    }
+    out
+}
+
+/// Resolves a column name: `@index`, an exact (dotted) name, `category` on YABLoCo, or the
+/// unique struct field of that name (`repository` → `meta.repository`).
+fn resolve(schema: &Schema, name: &str) -> Result<Source, Error> {
+    if name == INDEX_ID {
+        return Ok(Source::Index);
+    }
+    let names = column_names(schema);
+    if names.iter().any(|n| n == name) {
+        return Ok(Source::Path(name.split('.').map(str::to_string).collect()));
+    }
+    if Shape::of(schema) == Shape::Yabloco {
+        match name {
+            CATEGORY => return Ok(Source::Category),
+            // The CSN name of the same thing.
+            "repo" => return Ok(Source::Path(vec!["meta".into(), "repository".into()])),
+            _ => {}
+        }
+    }
+    let suffix = format!(".{name}");
+    let hits: Vec<&String> = names.iter().filter(|n| n.ends_with(&suffix)).collect();
+    match hits[..] {
+        [one] => Ok(Source::Path(one.split('.').map(str::to_string).collect())),
+        _ => Err(Error::Usage(format!(
+            "no column `{name}`{}; columns: {}{}",
+            if hits.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (ambiguous: {})",
+                    hits.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            names.join(", "),
+            if Shape::of(schema) == Shape::Yabloco {
+                ", category, @index"
+            } else {
+                ", @index"
+            }
+        ))),
+    }
+}
+
+fn field_of<'a>(batch: &'a RecordBatch, path: &[String]) -> Option<&'a ArrayRef> {
+    let mut arr = batch.column_by_name(path.first()?)?;
+    for p in &path[1..] {
+        let s: &StructArray = arr.as_any().downcast_ref()?;
+        arr = s.column_by_name(p)?;
+    }
+    Some(arr)
+}
+
+/// The values of a column as strings (null → `None`); lists of strings are joined by
+/// spaces with newlines removed (as CodeXGLUE builds its references from
+/// `docstring_tokens`).
+fn strings(arr: &ArrayRef, name: &str) -> Result<Vec<Option<String>>, Error> {
+    macro_rules! prim {
+        ($t:ty) => {
+            arr.as_primitive::<$t>()
+                .iter()
+                .map(|v| v.map(|x| x.to_string()))
+                .collect()
+        };
+    }
+    Ok(match arr.data_type() {
+        DataType::Utf8 => arr
+            .as_string::<i32>()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect(),
+        DataType::LargeUtf8 => arr
+            .as_string::<i64>()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect(),
+        DataType::Utf8View => arr
+            .as_string_view()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect(),
+        DataType::Int8 => prim!(Int8Type),
+        DataType::Int16 => prim!(Int16Type),
+        DataType::Int32 => prim!(Int32Type),
+        DataType::Int64 => prim!(Int64Type),
+        DataType::UInt8 => prim!(UInt8Type),
+        DataType::UInt16 => prim!(UInt16Type),
+        DataType::UInt32 => prim!(UInt32Type),
+        DataType::UInt64 => prim!(UInt64Type),
+        DataType::Float32 => prim!(Float32Type),
+        DataType::Float64 => prim!(Float64Type),
+        DataType::Boolean => arr
+            .as_boolean()
+            .iter()
+            .map(|v| v.map(|b| b.to_string()))
+            .collect(),
+        DataType::Null => vec![None; arr.len()],
+        DataType::List(f) if matches!(f.data_type(), DataType::Utf8) => {
+            let l = arr.as_list::<i32>();
+            (0..l.len())
+                .map(|i| {
+                    if l.is_null(i) {
+                        return None;
+                    }
+                    let v = l.value(i);
+                    let s = v.as_string::<i32>();
+                    let words: Vec<&str> = s.iter().map(|x| x.unwrap_or("")).collect();
+                    Some(words.join(" ").replace('\n', ""))
+                })
+                .collect()
+        }
+        t => {
+            return Err(Error::Data(format!(
+                "column `{name}` has type {t}, which eval cannot read as text"
+            )))
+        }
+    })
+}
+
+/// YABLoCo's category of each row: the first non-zero of project > same_package >
+/// same_file > stdlib, else `none` (DESIGN.md).
+fn categories(batch: &RecordBatch) -> Result<Vec<Option<String>>, Error> {
+    let order = ["project", "same_package", "same_file", "stdlib"];
+    let mut cols = Vec::new();
+    for k in order {
+        let path = ["meta".to_string(), k.to_string()];
+        let a = field_of(batch, &path)
+            .ok_or_else(|| Error::Data(format!("no meta.{k} column for `category`")))?;
+        let v: Vec<i64> = strings(a, k)?
+            .into_iter()
+            .map(|s| s.and_then(|s| s.parse().ok()).unwrap_or(0))
+            .collect();
+        cols.push(v);
+    }
+    Ok((0..batch.num_rows())
+        .map(|i| {
+            let c = order
+                .iter()
+                .zip(&cols)
+                .find(|(_, v)| v[i] != 0)
+                .map(|(k, _)| *k)
+                .unwrap_or("none");
+            Some(c.to_string())
+        })
+        .collect())
+}
+
+/// The columns read from the dataset, one `Vec` per logical column.
+struct Table {
+    rows: usize,
+    columns: Vec<Vec<Option<String>>>,
+}
+
+/// Reads the logical columns `wanted` (resolved against the first file's schema) from
+/// every file, in order.
+fn read_columns(files: &[PathBuf], wanted: &[(String, Source)]) -> Result<Table, Error> {
+    let mut columns: Vec<Vec<Option<String>>> = vec![Vec::new(); wanted.len()];
+    let mut rows = 0;
+    for path in files {
+        let pq = |source| Error::Parquet {
+            path: path.clone(),
+            source,
+        };
+        let f = File::open(path).map_err(io_err(path))?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(pq)?;
+        let schema = builder.schema().clone();
+        let mut roots: Vec<usize> = Vec::new();
+        for (name, src) in wanted {
+            let top = match src {
+                Source::Path(p) => p[0].clone(),
+                Source::Category => "meta".to_string(),
+                Source::Index => continue,
+            };
+            let i = schema.index_of(&top).map_err(|_| {
+                Error::Data(format!(
+                    "{}: no column `{name}` (the files of one dataset must share a schema)",
+                    path.display()
+                ))
+            })?;
+            roots.push(i);
+        }
+        roots.sort_unstable();
+        roots.dedup();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        let reader = builder.with_projection(mask).build().map_err(pq)?;
+        for batch in reader {
+            let batch = batch.map_err(|source| Error::Arrow {
+                path: path.clone(),
+                source,
+            })?;
+            for ((name, src), col) in wanted.iter().zip(columns.iter_mut()) {
+                match src {
+                    Source::Index => {
+                        col.extend((rows..rows + batch.num_rows()).map(|i| Some(i.to_string())))
+                    }
+                    Source::Category => col.extend(categories(&batch)?),
+                    Source::Path(p) => {
+                        let a = field_of(&batch, p).ok_or_else(|| {
+                            Error::Data(format!("{}: no column `{name}`", path.display()))
+                        })?;
+                        col.extend(strings(a, name)?);
+                    }
+                }
+            }
+            rows += batch.num_rows();
+        }
+    }
+    Ok(Table { rows, columns })
+}
+
+/// Predictions: ids and texts, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Predictions {
+    pub ids: Vec<String>,
+    pub texts: Vec<String>,
+}
+
+fn pred_err(path: &Path, line: usize, message: impl Into<String>) -> Error {
+    Error::Predictions {
+        path: path.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// Reads a predictions file: `.jsonl`/`.json`/`.ndjson` as JSON lines, `.parquet` as a
+/// table, anything else as `id<TAB>prediction` lines.
+pub fn read_predictions(
+    path: &Path,
+    id_field: &str,
+    text_field: &str,
+) -> Result<Predictions, Error> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut p = Predictions::default();
+    match ext.as_str() {
+        "parquet" => {
+            let files = [path.to_path_buf()];
+            let schema = schema_of(path)?;
+            let wanted = vec![
+                (id_field.to_string(), resolve(&schema, id_field)?),
+                (text_field.to_string(), resolve(&schema, text_field)?),
+            ];
+            let t = read_columns(&files, &wanted)?;
+            let mut cols = t.columns.into_iter();
+            let (ids, texts) = (
+                cols.next().unwrap_or_default(),
+                cols.next().unwrap_or_default(),
+            );
+            for (i, (id, text)) in ids.into_iter().zip(texts).enumerate() {
+                p.ids.push(
+                    id.ok_or_else(|| pred_err(path, i + 1, format!("row {i}: null `{id_field}`")))?,
+                );
+                p.texts.push(text.unwrap_or_default());
+            }
+        }
+        "jsonl" | "json" | "ndjson" => {
+            let f = File::open(path).map_err(io_err(path))?;
+            for (i, line) in BufReader::new(f).lines().enumerate() {
+                let line = line.map_err(io_err(path))?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let v: serde_json::Value = serde_json::from_str(&line)
+                    .map_err(|e| pred_err(path, i + 1, format!("not JSON: {e}")))?;
+                let id = match v.get(id_field) {
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(serde_json::Value::Number(n)) => n.to_string(),
+                    Some(other) => {
+                        return Err(pred_err(
+                            path,
+                            i + 1,
+                            format!("`{id_field}` is {other}, not a string or an integer"),
+                        ))
+                    }
+                    None => return Err(pred_err(path, i + 1, format!("no `{id_field}` field"))),
+                };
+                let text = match v.get(text_field) {
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(other) => {
+                        return Err(pred_err(
+                            path,
+                            i + 1,
+                            format!("`{text_field}` is {other}, not a string"),
+                        ))
+                    }
+                    None => return Err(pred_err(path, i + 1, format!("no `{text_field}` field"))),
+                };
+                p.ids.push(id);
+                p.texts.push(text);
+            }
+        }
+        _ => {
+            let f = File::open(path).map_err(io_err(path))?;
+            for line in BufReader::new(f).lines() {
+                let line = line.map_err(io_err(path))?;
+                let line = line.strip_suffix('\r').unwrap_or(&line);
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let (id, text) = line.split_once('\t').unwrap_or((line, ""));
+                p.ids.push(id.trim().to_string());
+                p.texts.push(text.to_string());
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    let dups: Vec<&String> = p
+        .ids
+        .iter()
+        .filter(|id| !seen.insert(id.as_str()))
+        .collect();
+    if !dups.is_empty() {
+        return Err(pred_err(
+            path,
+            0,
+            format!(
+                "{} predictions repeat an id, e.g. {}",
+                dups.len(),
+                examples(dups.iter().copied())
+            ),
+        ));
+    }
+    Ok(p)
+}
+
+/// Up to five quoted examples.
+fn examples<'a>(ids: impl Iterator<Item = &'a String>) -> String {
+    let v: Vec<String> = ids.take(5).map(|s| format!("{s:?}")).collect();
+    v.join(", ")
+}
+
+/// Reads, joins and scores (see the module documentation).
+pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
+    let (files, task) = resolve_files(opts)?;
+    let schema = schema_of(&files[0])?;
+    let shape = Shape::of(&schema);
+    let id_column = match (&opts.id_column, shape) {
+        (Some(c), _) => c.clone(),
+        (None, Shape::Csn) => "url".to_string(),
+        (None, Shape::Yabloco) => "meta.original_id".to_string(),
+        (None, Shape::Other) => {
+            return Err(Error::Usage(
+                "this table has no known id column: say --id-column (or @index)".into(),
+            ))
+        }
+    };
+    let reference_column = match (&opts.reference_column, task) {
+        (Some(c), _) => c.clone(),
+        (None, Task::Summarization) if shape == Shape::Csn => "docstring_tokens".to_string(),
+        (None, Task::Generation) if shape == Shape::Yabloco => "outputs".to_string(),
+        _ => {
+            return Err(Error::Usage(format!(
+                "no default reference column for {} on this table: say --reference-column",
+                task.as_str()
+            )))
+        }
+    };
+    let language_column = match shape {
+        Shape::Csn => Some("language"),
+        Shape::Yabloco => Some("inputs.language"),
+        Shape::Other => None,
+    };
+    let metric_names: Vec<String> = if opts.metrics.is_empty() {
+        metric::default_metrics(task)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    } else {
+        opts.metrics.clone()
+    };
+    let mut scorers = Vec::new();
+    for m in &metric_names {
+        let s = metric::scorer(m).ok_or_else(|| {
+            let known: Vec<&str> = metric::METRICS.iter().map(|m| m.name).collect();
+            Error::Usage(format!(
+                "unknown metric `{m}`; metrics: {}",
+                known.join(", ")
+            ))
+        })?;
+        scorers.push(s);
+    }
+
+    let mut wanted: Vec<(String, Source)> = vec![
+        (id_column.clone(), resolve(&schema, &id_column)?),
+        (
+            reference_column.clone(),
+            resolve(&schema, &reference_column)?,
+        ),
+    ];
+    if let Some(l) = language_column {
+        wanted.push((l.to_string(), resolve(&schema, l)?));
+    }
+    let pred_col = opts
+        .prediction_column
+        .clone()
+        .unwrap_or_else(|| "prediction".to_string());
+    let in_dataset = opts.predictions.is_none();
+    if in_dataset {
+        if opts.prediction_column.is_none() {
+            return Err(Error::Usage(
+                "no predictions: give --predictions FILE, or --prediction-column COLUMN of the dataset".into(),
+            ));
+        }
+        wanted.push((pred_col.clone(), resolve(&schema, &pred_col)?));
+    }
+    let by_start = wanted.len();
+    for b in &opts.by {
+        wanted.push((b.clone(), resolve(&schema, b)?));
+    }
+    let table = read_columns(&files, &wanted)?;
+    let mut cols = table.columns;
+    let by_cols: Vec<Vec<Option<String>>> = cols.split_off(by_start);
+    let mut cols = cols.into_iter();
+    let ids_col = cols.next().unwrap_or_default();
+    let refs_col = cols.next().unwrap_or_default();
+    let langs_col = if language_column.is_some() {
+        cols.next().unwrap_or_default()
+    } else {
+        vec![None; table.rows]
+    };
+
+    // Dataset ids: present and unique.
+    let mut ids: Vec<String> = Vec::with_capacity(table.rows);
+    let mut nulls = 0;
+    for v in ids_col {
+        match v {
+            Some(s) if !s.is_empty() => ids.push(s),
+            _ => {
+                nulls += 1;
+                ids.push(String::new());
+            }
+        }
+    }
+    if nulls > 0 {
+        return Err(Error::Data(format!(
+            "{nulls} of {} dataset rows have an empty or null `{id_column}`{}; use --id-column (e.g. @index)",
+            table.rows,
+            if id_column == "url" {
+                " (a folder that is not a git repository was mined: no commit, so no URL)"
+            } else {
+                ""
+            }
+        )));
+    }
+    let mut row_of: HashMap<&str, usize> = HashMap::with_capacity(ids.len());
+    let mut dups = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        if row_of.insert(id.as_str(), i).is_some() {
+            dups.push(id);
+        }
+    }
+    if !dups.is_empty() {
+        return Err(Error::Data(format!(
+            "`{id_column}` is not unique in the dataset: {} rows repeat an id, e.g. {}; use --id-column (e.g. @index)",
+            dups.len(),
+            examples(dups.into_iter())
+        )));
+    }
+
+    // Join.
+    let preds = match &opts.predictions {
+        Some(p) => {
+            let id_field = opts.prediction_id_column.as_deref().unwrap_or("id");
+            Some(read_predictions(p, id_field, &pred_col)?)
+        }
+        None => None,
+    };
+    let (rows, predictions, join) = match preds {
+        None => {
+            let texts: Vec<String> = cols
+                .next()
+                .unwrap_or_default()
+                .into_iter()
+                .map(Option::unwrap_or_default)
+                .collect();
+            let n = texts.len();
+            (
+                (0..n).collect::<Vec<usize>>(),
+                texts,
+                JoinReport {
+                    dataset_rows: n,
+                    predictions: n,
+                    scored: n,
+                    ..JoinReport::default()
+                },
+            )
+        }
+        Some(p) => {
+            let mut pred_of: HashMap<&str, usize> = HashMap::with_capacity(p.ids.len());
+            for (i, id) in p.ids.iter().enumerate() {
+                pred_of.insert(id.as_str(), i);
+            }
+            let missing: Vec<&String> = ids
+                .iter()
+                .filter(|id| !pred_of.contains_key(id.as_str()))
+                .collect();
+            let extra: Vec<&String> = p
+                .ids
+                .iter()
+                .filter(|id| !row_of.contains_key(id.as_str()))
+                .collect();
+            if (!missing.is_empty() || !extra.is_empty()) && !opts.intersection {
+                let mut msg = format!(
+                    "the predictions do not match the dataset ({} rows, {} predictions, by `{id_column}`):",
+                    ids.len(),
+                    p.ids.len()
+                );
+                if !missing.is_empty() {
+                    msg.push_str(&format!(
+                        "\n  {} dataset rows have no prediction, e.g. {}",
+                        missing.len(),
+                        examples(missing.iter().copied())
+                    ));
+                }
+                if !extra.is_empty() {
+                    msg.push_str(&format!(
+                        "\n  {} predictions match no dataset row, e.g. {}",
+                        extra.len(),
+                        examples(extra.iter().copied())
+                    ));
+                }
+                msg.push_str(&format!(
+                    "\n  pass --intersection to score only the {} rows on both sides",
+                    ids.len() - missing.len()
+                ));
+                return Err(Error::Mismatch(msg));
+            }
+            let mut rows = Vec::new();
+            let mut texts = Vec::new();
+            for (i, id) in ids.iter().enumerate() {
+                if let Some(&k) = pred_of.get(id.as_str()) {
+                    rows.push(i);
+                    texts.push(p.texts[k].clone());
+                }
+            }
+            let join = JoinReport {
+                dataset_rows: ids.len(),
+                predictions: p.ids.len(),
+                scored: rows.len(),
+                missing_predictions: missing.len(),
+                extra_predictions: extra.len(),
+                intersection: opts.intersection,
+            };
+            (rows, texts, join)
+        }
+    };
+    if rows.is_empty() {
+        return Err(Error::Mismatch(
+            "no dataset row has a prediction: nothing to score".into(),
+        ));
+    }
+    let references: Vec<String> = rows
+        .iter()
+        .map(|&i| refs_col[i].clone().unwrap_or_default())
+        .collect();
+    let languages: Vec<Option<String>> = rows
+        .iter()
+        .map(|&i| langs_col[i].as_deref().map(normalize_language))
+        .collect();
+    let batch = Batch {
+        predictions: &predictions,
+        references: &references,
+        languages: &languages,
+    };
+    let mut metrics = Vec::new();
+    for s in scorers {
+        metrics.push((s.name().to_string(), s.score(&batch)?));
+    }
+    let mut groups = Vec::new();
+    for (b, col) in opts.by.iter().zip(by_cols) {
+        let mut g: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (k, &i) in rows.iter().enumerate() {
+            let v = col[i].clone().unwrap_or_else(|| "null".to_string());
+            g.entry(v).or_default().push(k);
+        }
+        groups.push((b.clone(), g.into_iter().collect()));
+    }
+    Ok(Evaluation {
+        task,
+        files,
+        id_column,
+        reference_column,
+        join,
+        ids: rows.iter().map(|&i| ids[i].clone()).collect(),
+        metrics,
+        groups,
+    })
+}

@@ -1,0 +1,412 @@
+//! End to end: `codemine eval` on a dataset mined from a fixture repository, its numbers
+//! against the reference implementations (tests/harness/eval_reference.py `score`: nltk,
+//! rouge-score, pycocoevalcap, rapidfuzz, CodeXGLUE's algorithm) on the same examples read
+//! independently with pyarrow; prediction formats (JSONL, Parquet, id<TAB>text with row
+//! numbers), `--by`, per-example output, and the id-mismatch error.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use harness::*;
+use serde_json::{json, Value};
+
+const PY: &str = r#"import os
+
+
+def add(a, b):
+    """Return the sum of a and b.
+
+    Both arguments must be numbers.
+    """
+    return a + b
+
+
+def parse_config(path):
+    """Parses the configuration file at path and returns a dict."""
+    with open(path) as f:
+        return dict(line.split("=", 1) for line in f)
+
+
+def normalize_path(p):
+    """Normalizes a file-system path: collapses `..` and `.` segments."""
+    return os.path.normpath(p)
+
+
+class Cache:
+    def get(self, key):
+        """Gets the cached value for key, or None."""
+        return self.data.get(key)
+
+    def put(self, key, value):
+        """Stores value under key (überschreibt alte Werte)."""
+        self.data[key] = value
+
+
+def retry(fn, times=3):
+    """Calls fn up to `times` times until it succeeds; re-raises the last error."""
+    for i in range(times):
+        try:
+            return fn()
+        except Exception:
+            if i == times - 1:
+                raise
+"#;
+
+const JAVA: &str = r#"package util;
+
+public class Strings {
+    /**
+     * Reverses a string.
+     * @param s the string
+     */
+    public static String reverse(String s) {
+        return new StringBuilder(s).reverse().toString();
+    }
+
+    /** Returns true when s is null or empty. */
+    public static boolean isEmpty(String s) {
+        return s == null || s.isEmpty();
+    }
+
+    /** Joins the parts with a separator, e.g. join(",", a, b) gives "a,b". */
+    public static String join(String sep, String... parts) {
+        return String.join(sep, parts);
+    }
+}
+"#;
+
+const C: &str = r#"#include <string.h>
+
+/* Returns the length of s, or 0 for NULL. */
+int safe_len(const char *s) {
+    return s ? (int)strlen(s) : 0;
+}
+
+/* Copies at most n bytes of src into dst and terminates it. */
+void copy_n(char *dst, const char *src, int n) {
+    strncpy(dst, src, n);
+    dst[n] = 0;
+    safe_len(dst);
+}
+"#;
+
+fn mined() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("evalfx"));
+    r.write("pkg/util.py", PY);
+    r.write("src/util/Strings.java", JAVA);
+    r.write("c/str.c", C);
+    r.commit("fixture");
+    // Every repository in the test split, so the default `--split test` has all rows.
+    let out = mine_into(&r.path, tmp.path(), &["--split", "0,0,100"]);
+    (tmp, out)
+}
+
+/// Runs the reference aggregates on `cases` with `groups`.
+fn reference_scores(tmp: &Path, task: &str, cases: &[(String, String)], groups: &Value) -> Value {
+    let spec = json!({"task": task, "cases": cases, "groups": groups});
+    let f = tmp.join(format!("{task}-spec.json"));
+    std::fs::write(&f, serde_json::to_vec(&spec).unwrap()).unwrap();
+    let out = Command::new(python())
+        .arg(workspace_root().join("tests/harness/eval_reference.py"))
+        .arg("score")
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "eval_reference.py failed (run ./scripts/test.sh):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn eval_json(args: &[&str], tmp: &Path) -> Value {
+    let mut a = vec!["eval"];
+    a.extend_from_slice(args);
+    a.push("--json");
+    let res = codemine(&a, &tmp.join("cache"));
+    assert_success(&res);
+    serde_json::from_slice(&res.stdout).unwrap()
+}
+
+fn assert_close(got: &Value, want: &Value, what: &str) {
+    let want = want.as_object().unwrap();
+    for (k, w) in want {
+        let g = got[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{what}: no {k} in {got}"));
+        let w = w.as_f64().unwrap();
+        assert!(
+            (g - w).abs() < 1e-6,
+            "{what} {k}: codemine {g}, reference {w}"
+        );
+    }
+}
+
+/// A prediction for example `i` of reference `r`: identical, edited, unrelated, or empty.
+fn predict(i: usize, r: &str) -> String {
+    match i % 4 {
+        0 => r.to_string(),
+        1 => {
+            let mut w: Vec<&str> = r.split_whitespace().collect();
+            w.pop();
+            w.push("value");
+            w.join(" ")
+        }
+        2 => "Gibt den Wert zurück — 返回值 .".to_string(),
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn summarization_scores_match_the_references() {
+    let (tmp, out) = mined();
+    let rows = shard_rows(&out.join("csn"));
+    assert!(rows.len() >= 10, "{} CSN rows", rows.len());
+    let mut preds = String::new();
+    let mut cases = Vec::new();
+    let mut by_lang: serde_json::Map<String, Value> = serde_json::Map::new();
+    for (i, row) in rows.iter().enumerate() {
+        let toks: Vec<&str> = row["docstring_tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let reference = toks.join(" ").replace('\n', "");
+        let p = predict(i, &reference);
+        preds.push_str(&format!("{}\n", json!({"id": row["url"], "prediction": p})));
+        cases.push((p, reference));
+        let lang = row["language"].as_str().unwrap().to_string();
+        by_lang
+            .entry(lang)
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .unwrap()
+            .push(json!(i));
+    }
+    let pf = tmp.path().join("preds.jsonl");
+    std::fs::write(&pf, preds).unwrap();
+    let per = tmp.path().join("per-example.jsonl");
+    let got = eval_json(
+        &[
+            out.to_str().unwrap(),
+            "--task",
+            "summarization",
+            "--predictions",
+            pf.to_str().unwrap(),
+            "--by",
+            "language",
+            "--per-example",
+            per.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let want = reference_scores(
+        tmp.path(),
+        "summarization",
+        &cases,
+        &Value::Object(by_lang.clone()),
+    );
+    assert_eq!(got["task"], "summarization");
+    assert_eq!(got["examples"], rows.len());
+    assert_close(&got["metrics"], &want["all"], "all");
+    for (lang, _) in by_lang {
+        let g = &got["by"]["language"][&lang];
+        assert_close(&g["metrics"], &want["groups"][&lang], &lang);
+    }
+    // Per-example: one line per example, per-example metrics only.
+    let lines: Vec<Value> = std::fs::read_to_string(&per)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), rows.len());
+    assert!(lines[0]["smoothed_bleu"].is_number() && lines[0]["corpus_bleu"].is_null());
+    assert_eq!(lines[0]["id"], rows[0]["url"]);
+
+    // The same predictions as id<TAB>text lines keyed by row number (CodeXGLUE's layout).
+    let tsv: String = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| format!("{i}\t{p}\n"))
+        .collect();
+    let tf = tmp.path().join("preds.txt");
+    std::fs::write(&tf, tsv).unwrap();
+    let by_index = eval_json(
+        &[
+            out.join("csn").to_str().unwrap(),
+            "-p",
+            tf.to_str().unwrap(),
+            "--id-column",
+            "@index",
+            "--metrics",
+            "smoothed_bleu,corpus_bleu",
+        ],
+        tmp.path(),
+    );
+    for m in ["smoothed_bleu", "corpus_bleu"] {
+        assert_eq!(
+            by_index["metrics"][m], got["metrics"][m],
+            "{m} by row number"
+        );
+    }
+}
+
+#[test]
+fn generation_scores_match_the_references_with_parquet_predictions() {
+    let (tmp, out) = mined();
+    let rows = shard_rows(&out.join("yabloco"));
+    assert!(rows.len() >= 10, "{} YABLoCo rows", rows.len());
+    let mut ids = Vec::new();
+    let mut texts = Vec::new();
+    let mut cases = Vec::new();
+    let mut by_cat: serde_json::Map<String, Value> = serde_json::Map::new();
+    for (i, row) in rows.iter().enumerate() {
+        let reference = row["outputs"].as_str().unwrap().to_string();
+        let p = match i % 3 {
+            0 => format!("  {}\n", reference.replace("    ", "  ")),
+            1 => reference.replacen("return", "yield", 1),
+            _ => "pass".to_string(),
+        };
+        ids.push(row["meta"]["original_id"].clone());
+        texts.push(p.clone());
+        cases.push((p, reference));
+        let m = &row["meta"];
+        let cat = ["project", "same_package", "same_file", "stdlib"]
+            .into_iter()
+            .find(|k| m[*k].as_i64().unwrap() != 0)
+            .unwrap_or("none");
+        by_cat
+            .entry(cat)
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .unwrap()
+            .push(json!(i));
+    }
+    // Predictions as Parquet, written by pyarrow.
+    let pf = tmp.path().join("preds.parquet");
+    let spec = tmp.path().join("preds.json");
+    std::fs::write(
+        &spec,
+        serde_json::to_vec(&json!({"id": ids, "prediction": texts})).unwrap(),
+    )
+    .unwrap();
+    python_json(
+        "import json, sys, pyarrow as pa, pyarrow.parquet as pq\n\
+         d = json.load(open(sys.argv[1]))\n\
+         pq.write_table(pa.table(d), sys.argv[2])\n\
+         print('{}')",
+        &[spec.to_str().unwrap(), pf.to_str().unwrap()],
+    );
+    let per = tmp.path().join("per.parquet");
+    let got = eval_json(
+        &[
+            out.to_str().unwrap(),
+            "--task",
+            "generation",
+            "-p",
+            pf.to_str().unwrap(),
+            "--by",
+            "category",
+            "--by",
+            "repository",
+            "--per-example",
+            per.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let want = reference_scores(
+        tmp.path(),
+        "generation",
+        &cases,
+        &Value::Object(by_cat.clone()),
+    );
+    assert_eq!(got["task"], "generation");
+    assert_close(&got["metrics"], &want["all"], "all");
+    for (cat, _) in by_cat {
+        assert_close(
+            &got["by"]["category"][&cat]["metrics"],
+            &want["groups"][&cat],
+            &cat,
+        );
+    }
+    assert_eq!(got["by"]["repository"]["evalfx"]["examples"], rows.len());
+    let per_rows = python_json(
+        "import json, sys, pyarrow.parquet as pq\n\
+         print(json.dumps(pq.read_table(sys.argv[1]).to_pylist()))",
+        &[per.to_str().unwrap()],
+    );
+    assert_eq!(per_rows.as_array().unwrap().len(), rows.len());
+    assert!(per_rows[0]["edit_sim"].is_number() && per_rows[0]["exact_match"].is_number());
+}
+
+#[test]
+fn mismatched_ids_are_counted_and_named() {
+    let (tmp, out) = mined();
+    let rows = shard_rows(&out.join("csn"));
+    let mut preds = String::new();
+    for row in &rows[1..] {
+        preds.push_str(&format!(
+            "{}\n",
+            json!({"id": row["url"], "prediction": "x"})
+        ));
+    }
+    preds.push_str(&format!(
+        "{}\n",
+        json!({"id": "no-such-row", "prediction": "y"})
+    ));
+    let pf = tmp.path().join("preds.jsonl");
+    std::fs::write(&pf, preds).unwrap();
+    let res = codemine(
+        &[
+            "eval",
+            out.join("csn").to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_eq!(res.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(err.contains("1 dataset rows have no prediction"), "{err}");
+    assert!(err.contains(rows[0]["url"].as_str().unwrap()), "{err}");
+    assert!(
+        err.contains("1 predictions match no dataset row, e.g. \"no-such-row\""),
+        "{err}"
+    );
+    assert!(err.contains("--intersection"), "{err}");
+
+    let got = eval_json(
+        &[
+            out.join("csn").to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+            "--intersection",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(got["join"]["scored"], rows.len() - 1);
+    assert_eq!(got["join"]["missing_predictions"], 1);
+    assert_eq!(got["join"]["extra_predictions"], 1);
+
+    // Usage errors exit with 2.
+    let res = codemine(
+        &[
+            "eval",
+            out.join("csn").to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+            "--metrics",
+            "bleurt",
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_eq!(
+        res.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+}
