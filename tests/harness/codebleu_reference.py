@@ -11,7 +11,8 @@
 #               "groups": [scores of calc_codebleu over each group's cases],
 #               "hash_seed": PYTHONHASHSEED, "versions": {...}, "seconds": corpus time}
 # where scores = {codebleu, ngram_match_score, weighted_ngram_match_score,
-# syntax_match_score, dataflow_match_score}. With --debug each example also carries the
+# syntax_match_score, dataflow_match_score}; each example also has parse_errors, the number
+# of the trees parsed for it that have syntax errors. With --debug each example also carries the
 # inputs of the syntax and data-flow matches (subtree s-expressions, normalised data flows).
 #
 # The package's data-flow match depends on the iteration order of Python sets of strings, so
@@ -46,6 +47,28 @@ def score(idx):
     refs = [cases[i]["refs"] for i in idx]
     preds = [cases[i]["pred"] for i in idx]
     return calc_codebleu(refs, preds, lang)
+
+
+def parse_errors(case):
+    # How many of the trees the package parses for one case have syntax errors (the
+    # prediction, cleaned once more for every reference as the package does, and each
+    # reference): there the match depends on the tree-sitter version's error recovery.
+    parser = Parser()
+    parser.language = get_tree_sitter_language(lang)
+    cand, n = case["pred"].strip(), 0
+    for ref in case["refs"]:
+        ref = ref.strip()
+        try:
+            cand = remove_comments_and_docstrings(cand, lang)
+        except Exception:
+            pass
+        try:
+            ref = remove_comments_and_docstrings(ref, lang)
+        except Exception:
+            pass
+        for code in (cand, ref):
+            n += parser.parse(bytes(code, "utf8")).root_node.has_error
+    return n
 
 
 def subtrees(parser, code):
@@ -92,11 +115,13 @@ result = {
     "python": sys.version.split()[0],
     "versions": {
         p: version(p)
-        for p in ["codebleu", "tree-sitter", "tree-sitter-" + {"cpp": "cpp", "c": "c"}.get(lang, lang)]
+        for p in ["codebleu", "tree-sitter", "tree-sitter-" + lang]
     },
 }
 if "--no-examples" not in sys.argv:
     result["examples"] = [score([i]) for i in range(len(cases))]
+    for ex, case in zip(result["examples"], cases):
+        ex["parse_errors"] = parse_errors(case)
     if debug:
         for ex, case in zip(result["examples"], cases):
             ex["debug"] = debug_info(case)

@@ -89,8 +89,11 @@ impl Tokenized {
     }
 }
 
+/// N-grams with their counts in order of first occurrence, and where each one is in it.
+type NgramCounts<'a> = (Vec<(&'a [u32], u32)>, FxHashMap<&'a [u32], usize>);
+
 /// The n-grams of `tokens` with their counts, in order of first occurrence.
-fn ngram_counts(tokens: &[u32], n: usize) -> (Vec<(&[u32], u32)>, FxHashMap<&[u32], usize>) {
+fn ngram_counts(tokens: &[u32], n: usize) -> NgramCounts<'_> {
     let mut order: Vec<(&[u32], u32)> = Vec::new();
     let mut index: FxHashMap<&[u32], usize> = FxHashMap::default();
     if tokens.len() >= n {

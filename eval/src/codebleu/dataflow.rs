@@ -23,6 +23,7 @@
 
 use tree_sitter::{Node, Tree};
 
+use super::compat;
 use super::pyrt::{self, FxHashMap, FxHashSet, HashKey};
 use super::Language;
 
@@ -97,10 +98,11 @@ struct Tokens<'a> {
     ids: FxHashMap<String, Sym>,
     by_key: FxHashMap<Key, (u32, Sym)>,
     hash_key: &'a HashKey,
+    lang: Language,
 }
 
 impl<'a> Tokens<'a> {
-    fn new(root: Node<'_>, code: &str, hash_key: &'a HashKey) -> Self {
+    fn new(root: Node<'_>, code: &str, lang: Language, hash_key: &'a HashKey) -> Self {
         let lines: Vec<&str> = code.split('\n').collect();
         let mut t = Tokens {
             texts: Vec::new(),
@@ -108,6 +110,7 @@ impl<'a> Tokens<'a> {
             ids: FxHashMap::default(),
             by_key: FxHashMap::default(),
             hash_key,
+            lang,
         };
         let mut idx = 0u32;
         tokens_under(root, |n| {
@@ -146,7 +149,7 @@ impl<'a> Tokens<'a> {
         let mut missing = false;
         tokens_under(node, |n| match self.by_key.get(&key(n)) {
             Some(&(idx, sym)) => {
-                if n.kind() != self.text(sym) {
+                if compat::kind(n, self.lang) != self.text(sym) {
                     out.push((idx, sym));
                 }
             }
@@ -256,7 +259,7 @@ pub(crate) fn data_flow(
     hash_key: &HashKey,
 ) -> Vec<NormFlow> {
     let root = tree.root_node();
-    let tokens = Tokens::new(root, code, hash_key);
+    let tokens = Tokens::new(root, code, lang, hash_key);
     let mut dfg = walk(root, lang, &tokens).unwrap_or_default();
     dfg.sort_by_key(|d| d.idx);
     let mut used: FxHashSet<u32> = FxHashSet::default();
@@ -511,7 +514,7 @@ fn start<'t>(
 ) -> Result<Start<'t>, Abort> {
     if is_token(node) {
         let (idx, code) = tokens.lookup(node)?;
-        let kind = node.kind();
+        let kind = compat::kind(node, lang);
         if kind == tokens.text(code) {
             return Ok(Start::Done(Vec::new(), states));
         }
@@ -591,8 +594,7 @@ fn python_sides<'t>(left: Node<'t>, right: Node<'t>) -> (Vec<Node<'t>>, Vec<Node
 fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
     let kids = children(node);
     let mut steps = Vec::new();
-    let finish;
-    match node.kind() {
+    let finish = match node.kind() {
         "default_parameter" => {
             let name = field(node, "name")?;
             match node.child_by_field_name("value") {
@@ -606,7 +608,7 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
                     });
                 }
             }
-            finish = Finish::Sort;
+            Finish::Sort
         }
         "assignment" | "augmented_assignment" | "for_in_clause" => {
             let (lefts, rights) = if node.kind() == "for_in_clause" {
@@ -625,7 +627,7 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
                     .zip(&rights)
                     .map(|(&left, &right)| Step::AllRight { left, right }),
             );
-            finish = Finish::Sort;
+            Finish::Sort
         }
         "if_statement" => {
             let mut tag = node.kind().contains("else");
@@ -638,7 +640,7 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
                 };
                 steps.push(Step::Call(c, mode));
             }
-            finish = Finish::If { tag };
+            Finish::If { tag }
         }
         "for_statement" => {
             let (lefts, rights) = python_sides(field(node, "left")?, field(node, "right")?);
@@ -655,13 +657,13 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
                     steps.push(Step::Call(b, Mode::Thread));
                 }
             }
-            finish = Finish::Loop;
+            Finish::Loop
         }
         "while_statement" => {
             for _ in 0..2 {
                 steps.extend(kids.iter().map(|&c| Step::Call(c, Mode::Thread)));
             }
-            finish = Finish::Loop;
+            Finish::Loop
         }
         _ => {
             // Comprehension clauses first.
@@ -675,9 +677,9 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
                     .chain(rest)
                     .map(|c| Step::Call(c, Mode::Thread)),
             );
-            finish = Finish::Sort;
+            Finish::Sort
         }
-    }
+    };
     Ok(Some((steps, finish)))
 }
 

@@ -34,6 +34,7 @@
 //! changed between them change the syntax and data-flow matches.
 
 mod bleu;
+mod compat;
 mod dataflow;
 mod keywords;
 mod preprocess;
@@ -172,6 +173,7 @@ pub struct CodeBleuStats {
     syntax_total: u64,
     dataflow_matches: u64,
     dataflow_total: u64,
+    parse_errors: u64,
     examples: u64,
 }
 
@@ -184,6 +186,7 @@ impl CodeBleuStats {
         self.syntax_total += other.syntax_total;
         self.dataflow_matches += other.dataflow_matches;
         self.dataflow_total += other.dataflow_total;
+        self.parse_errors += other.parse_errors;
         self.examples += other.examples;
     }
 
@@ -209,6 +212,13 @@ impl CodeBleuStats {
     /// Matched and total reference data-flow edges of the data-flow match.
     pub fn dataflow_counts(&self) -> (u64, u64) {
         (self.dataflow_matches, self.dataflow_total)
+    }
+
+    /// How many of the parsed codes had syntax errors (a prediction is parsed once per
+    /// reference, as the package does). On those the syntax and data-flow matches compare
+    /// error-recovery trees, which depend on the tree-sitter version.
+    pub fn parse_errors(&self) -> u64 {
+        self.parse_errors
     }
 
     /// CodeBLEU of the examples these statistics cover. [`CodeBleuError::Empty`] for none
@@ -249,12 +259,14 @@ pub struct Scorer {
     parser: tree_sitter::Parser,
     keywords: FxHashSet<&'static str>,
     hash_key: HashKey,
+    subtree_ids: syntax::Interner,
 }
 
 /// What the syntax and data-flow matches need of one piece of code.
 struct Analysis {
-    subtrees: Vec<String>,
+    subtrees: Vec<u32>,
     flows: Vec<dataflow::NormFlow>,
+    has_error: bool,
 }
 
 impl Scorer {
@@ -268,6 +280,7 @@ impl Scorer {
             parser,
             keywords: lang.keywords().iter().copied().collect(),
             hash_key: HashKey::from_seed(0),
+            subtree_ids: syntax::Interner::default(),
         })
     }
 
@@ -304,6 +317,7 @@ impl Scorer {
             ..CodeBleuStats::default()
         };
 
+        self.subtree_ids.clear();
         let mut candidate = hyp.to_string();
         let mut analysed: Option<(String, Analysis)> = None;
         for reference in refs {
@@ -319,11 +333,12 @@ impl Scorer {
             };
             let refa = self.analyse(index, &reference)?;
 
-            let cand_subtrees: FxHashSet<&str> = cand.subtrees.iter().map(String::as_str).collect();
+            stats.parse_errors += u64::from(cand.has_error) + u64::from(refa.has_error);
+            let cand_subtrees: FxHashSet<u32> = cand.subtrees.iter().copied().collect();
             stats.syntax_matches += refa
                 .subtrees
                 .iter()
-                .filter(|s| cand_subtrees.contains(s.as_str()))
+                .filter(|s| cand_subtrees.contains(s))
                 .count() as u64;
             stats.syntax_total += refa.subtrees.len() as u64;
 
@@ -341,8 +356,9 @@ impl Scorer {
             .parse(code, None)
             .ok_or(CodeBleuError::Parse { index })?;
         Ok(Analysis {
-            subtrees: syntax::subtrees(&tree),
+            subtrees: syntax::subtrees(&tree, self.lang, &mut self.subtree_ids),
             flows: dataflow::data_flow(&tree, code, self.lang, &self.hash_key),
+            has_error: tree.root_node().has_error(),
         })
     }
 }

@@ -168,8 +168,8 @@ pub(crate) fn set_order<T: Copy + Eq>(items: &[T], hash: impl Fn(T) -> u64) -> V
             } else {
                 0
             };
-            for j in i..=i + probes {
-                match table[j] {
+            for (j, entry) in table.iter().enumerate().skip(i).take(probes + 1) {
+                match *entry {
                     None => break 'probe Some(j),
                     Some((eh, ek)) if eh == h && ek == item => break 'probe None,
                     Some(_) => {}
@@ -208,11 +208,9 @@ fn insert_clean<T: Copy>(table: &mut [Option<(u64, T)>], h: u64, item: T) {
         } else {
             0
         };
-        for j in i..=i + probes {
-            if table[j].is_none() {
-                table[j] = Some((h, item));
-                return;
-            }
+        if let Some(entry) = table[i..=i + probes].iter_mut().find(|e| e.is_none()) {
+            *entry = Some((h, item));
+            return;
         }
         perturb >>= PERTURB_SHIFT;
         i = i.wrapping_mul(5).wrapping_add(1).wrapping_add(perturb) & mask;
