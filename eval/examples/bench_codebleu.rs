@@ -7,6 +7,10 @@
 //!
 //! Defaults: 20,000 examples per language, 1,000 of them for the Python package. Python is
 //! `$CODEMINE_PYTHON`, else the workspace's `.venv/bin/python`, else `python3`.
+//!
+//! Rates are examples per second of wall-clock time and, in brackets, per second of CPU time
+//! of the scoring thread (ours, from /proc/thread-self/schedstat) or process (the package's
+//! `time.process_time`), which a busy machine does not distort.
 
 #[path = "../tests/codebleu_cases/mod.rs"]
 mod codebleu_cases;
@@ -30,6 +34,17 @@ fn python() -> PathBuf {
     }
 }
 
+/// CPU time of the calling thread (Linux), if known.
+fn thread_cpu() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
+fn rate(n: usize, seconds: Option<f64>) -> String {
+    seconds.map_or("?".to_string(), |s| format!("{:.0}", n as f64 / s))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -44,8 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rayon::current_num_threads()
     );
     println!(
-        "{:<7} {:>10} {:>14} {:>14} {:>14} {:>9}  corpus CodeBLEU (ours / package on the subset)",
-        "lang", "tokens/ex", "ours 1 thread", "ours parallel", "package", "speed-up"
+        "{:<7} {:>9} {:>20} {:>13} {:>18} {:>16}  corpus CodeBLEU on the subset",
+        "lang", "tokens/ex", "ours, 1 thread [CPU]", "ours, all", "package [CPU]", "speed-up [CPU]"
     );
     for (k, lang) in [Language::Python, Language::Java, Language::C, Language::Cpp]
         .into_iter()
@@ -60,12 +75,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .sum();
 
         let start = Instant::now();
+        let cpu = thread_cpu();
         let mut scorer = Scorer::new(lang)?;
         let mut sequential = Vec::with_capacity(n);
         for (i, c) in cases.iter().enumerate() {
             sequential.push(scorer.example(i, &c.refs, &c.pred)?);
         }
         let one_thread = n as f64 / start.elapsed().as_secs_f64();
+        let one_thread_cpu = thread_cpu().zip(cpu).map(|(b, a)| b - a);
 
         let start = Instant::now();
         let parallel = codebleu_stats(&refs, &preds, lang)?;
@@ -96,14 +113,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let theirs: serde_json::Value = serde_json::from_slice(&out.stdout)?;
         let seconds = theirs["seconds"].as_f64().unwrap_or(f64::NAN);
         let package = n_py as f64 / seconds;
+        let package_cpu = theirs["cpu_seconds"].as_f64();
+        let speedup_cpu = one_thread_cpu
+            .zip(package_cpu)
+            .map_or("?".to_string(), |(ours, theirs)| {
+                format!("{:.0}", (n as f64 / ours) / (n_py as f64 / theirs))
+            });
         println!(
-            "{:<7} {:>10.1} {:>12.0}/s {:>12.0}/s {:>12.1}/s {:>8.0}x  {:.6} / {:.6}",
+            "{:<7} {:>9.1} {:>11.0}/s [{:>5}] {:>11.0}/s {:>8.1}/s [{:>5}] {:>8.0}x [{:>4}x]  ours {:.6}, package {:.6}",
             lang.name(),
             tokens as f64 / n as f64,
             one_thread,
+            rate(n, one_thread_cpu),
             all_threads,
             package,
+            rate(n_py, package_cpu),
             one_thread / package,
+            speedup_cpu,
             ours_subset.codebleu,
             theirs["corpus"]["codebleu"].as_f64().unwrap_or(f64::NAN),
         );

@@ -9,7 +9,8 @@
 # Prints JSON: {"examples": [scores of calc_codebleu([refs], [pred]) per case],
 #               "corpus": scores of calc_codebleu over all cases,
 #               "groups": [scores of calc_codebleu over each group's cases],
-#               "hash_seed": PYTHONHASHSEED, "versions": {...}, "seconds": corpus time}
+#               "hash_seed": PYTHONHASHSEED, "versions": {...},
+#               "seconds" / "cpu_seconds": wall / CPU time of the corpus call}
 # where scores = {codebleu, ngram_match_score, weighted_ngram_match_score,
 # syntax_match_score, dataflow_match_score}; each example also has parse_errors, the number
 # of the trees parsed for it that have syntax errors. With --debug each example also carries the
@@ -125,8 +126,9 @@ if "--no-examples" not in sys.argv:
     if debug:
         for ex, case in zip(result["examples"], cases):
             ex["debug"] = debug_info(case)
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 result["corpus"] = score(range(len(cases)))
 result["seconds"] = time.perf_counter() - start
+result["cpu_seconds"] = time.process_time() - cpu
 result["groups"] = [score(g) for g in spec.get("groups", [])]
 json.dump(result, sys.stdout)

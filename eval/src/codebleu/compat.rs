@@ -16,37 +16,42 @@
 //! `x = 1`), Python generic types in some positions and `except*` clauses. Error recovery
 //! also differs between versions, so code that does not parse can score differently.
 
-use tree_sitter::Node;
-
+use super::tree::{Flat, FlatNode, NONE};
 use super::Language;
 
 /// Python's two-keyword comparison operators.
-fn is_composite_operator(node: Node<'_>) -> bool {
-    !node.is_named() && matches!(node.kind(), "not in" | "is not")
+fn is_composite_operator(n: &FlatNode<'_>) -> bool {
+    !n.named && matches!(n.kind, "not in" | "is not")
 }
 
-/// The node's type as the package's grammar named it.
-pub(crate) fn kind(node: Node<'_>, lang: Language) -> &str {
-    let kind = node.kind();
-    if lang == Language::Python && !node.is_named() && matches!(kind, "not" | "in" | "is") {
-        if let Some(parent) = node.parent().filter(|p| is_composite_operator(*p)) {
-            return parent.kind();
+/// The type the package's grammar gave node `i` (which differs for the keywords of Python's
+/// composite operators).
+pub(crate) fn kind<'t>(flat: &Flat<'t>, i: u32, lang: Language) -> &'t str {
+    let n = flat.get(i);
+    if lang == Language::Python
+        && !n.named
+        && matches!(n.kind, "not" | "in" | "is")
+        && n.parent != NONE
+    {
+        let parent = flat.get(n.parent);
+        if is_composite_operator(parent) {
+            return parent.kind;
         }
     }
-    kind
+    n.kind
 }
 
 /// A node that the package's grammar did not have (its children were the parent's).
-pub(crate) fn is_transparent(node: Node<'_>, lang: Language) -> bool {
-    lang == Language::Python && is_composite_operator(node)
+pub(crate) fn is_transparent(n: &FlatNode<'_>, lang: Language) -> bool {
+    lang == Language::Python && is_composite_operator(n)
 }
 
 /// Whether the node appears in s-expressions (named or missing, or named in the old grammar).
-pub(crate) fn is_printed(node: Node<'_>, lang: Language) -> bool {
-    node.is_named() || node.is_missing() || (lang == Language::Cpp && node.kind() == "virtual")
+pub(crate) fn is_printed(n: &FlatNode<'_>, lang: Language) -> bool {
+    n.named || n.missing || (lang == Language::Cpp && n.kind == "virtual")
 }
 
 /// Whether the node's children are printed without their field names.
-pub(crate) fn drops_fields(node: Node<'_>, lang: Language) -> bool {
-    lang == Language::Python && matches!(node.kind(), "except_clause" | "type_alias_statement")
+pub(crate) fn drops_fields(n: &FlatNode<'_>, lang: Language) -> bool {
+    lang == Language::Python && matches!(n.kind, "except_clause" | "type_alias_statement")
 }

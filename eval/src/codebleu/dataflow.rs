@@ -21,14 +21,18 @@
 //!   set under the configured `PYTHONHASHSEED` (see [`super::pyrt::set_order`]); the
 //!   normalised variable names, hence the matches, depend on it.
 
-use tree_sitter::{Node, Tree};
+use std::borrow::Cow;
 
 use super::compat;
 use super::pyrt::{self, FxHashMap, FxHashSet, HashKey};
+use super::tree::Flat;
 use super::Language;
 
 /// Interned token text.
 type Sym = u32;
+
+/// A node: its index in the flattened tree.
+type Ix = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Rel {
@@ -42,8 +46,67 @@ struct Entry {
     name: Sym,
     idx: u32,
     rel: Rel,
-    names: Vec<Sym>,
-    idxs: Vec<u32>,
+    names: List,
+    idxs: List,
+}
+
+/// A list of numbers kept inline while it has at most three (most edges have one parent),
+/// sparing an allocation per edge.
+#[derive(Clone, Debug, Default)]
+struct List {
+    len: u32,
+    inline: [u32; 3],
+    heap: Vec<u32>,
+}
+
+impl List {
+    fn one(x: u32) -> Self {
+        List {
+            len: 1,
+            inline: [x, 0, 0],
+            heap: Vec::new(),
+        }
+    }
+
+    fn from_slice(xs: &[u32]) -> Self {
+        let mut l = List::default();
+        l.extend(xs);
+        l
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        if self.len as usize <= self.inline.len() {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.heap
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn extend(&mut self, xs: &[u32]) {
+        let len = self.len as usize;
+        if len + xs.len() <= self.inline.len() {
+            self.inline[len..len + xs.len()].copy_from_slice(xs);
+        } else {
+            if len <= self.inline.len() {
+                self.heap.clear();
+                self.heap.extend_from_slice(&self.inline[..len]);
+            }
+            self.heap.extend_from_slice(xs);
+        }
+        self.len += xs.len() as u32;
+    }
+
+    /// Sorted, without duplicates (`sorted(set(...))` of numbers).
+    fn sort_dedup(&mut self) {
+        let mut v = self.as_slice().to_vec();
+        v.sort_unstable();
+        v.dedup();
+        *self = List::from_slice(&v);
+    }
 }
 
 /// A normalised data flow: (variable, relation, parent variables), names replaced by their
@@ -53,107 +116,113 @@ pub(crate) type NormFlow = (u32, Rel, Vec<u32>);
 /// (start row, start column, end row, end column), columns in bytes.
 type Key = (usize, usize, usize, usize);
 
-fn key(node: Node<'_>) -> Key {
-    let (s, e) = (node.start_position(), node.end_position());
-    (s.row, s.column, e.row, e.column)
-}
-
-/// What the reference treats as a token: a leaf, or a whole string or character literal,
-/// but not a comment.
-fn is_token(node: Node<'_>) -> bool {
-    let kind = node.kind();
-    (node.child_count() == 0 || matches!(kind, "string_literal" | "string" | "character_literal"))
-        && kind != "comment"
-}
-
-/// The tokens under `node` in order (`tree_to_token_index`), without recursion.
-fn tokens_under<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
-    let mut cursor = node.walk();
-    let mut depth = 0usize;
-    loop {
-        let n = cursor.node();
-        if is_token(n) {
-            visit(n);
-        } else if cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if depth == 0 {
-                return;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            cursor.goto_parent();
-            depth -= 1;
-        }
-    }
-}
-
-/// The code's tokens: text (interned) and index by position.
-struct Tokens<'a> {
+/// The code's tree with its tokens: what the walker reads.
+struct Code<'a, 't> {
+    flat: &'a Flat<'t>,
+    lang: Language,
+    /// Each token node's (token index, text), as looked up by its position (so a later token
+    /// at the same position stands for both).
+    token: Vec<Option<(u32, Sym)>>,
+    by_key: FxHashMap<Key, (u32, Sym)>,
     texts: Vec<String>,
     hashes: Vec<u64>,
-    ids: FxHashMap<String, Sym>,
-    by_key: FxHashMap<Key, (u32, Sym)>,
-    hash_key: &'a HashKey,
-    lang: Language,
 }
 
-impl<'a> Tokens<'a> {
-    fn new(root: Node<'_>, code: &str, lang: Language, hash_key: &'a HashKey) -> Self {
+impl<'a, 't> Code<'a, 't> {
+    fn new(flat: &'a Flat<'t>, code: &str, lang: Language, hash_key: &HashKey) -> Self {
         let lines: Vec<&str> = code.split('\n').collect();
-        let mut t = Tokens {
+        let mut c = Code {
+            flat,
+            lang,
+            token: vec![None; flat.nodes.len()],
+            by_key: FxHashMap::default(),
             texts: Vec::new(),
             hashes: Vec::new(),
-            ids: FxHashMap::default(),
-            by_key: FxHashMap::default(),
-            hash_key,
-            lang,
         };
-        let mut idx = 0u32;
-        tokens_under(root, |n| {
-            let k = key(n);
+        let mut ids: FxHashMap<String, Sym> = FxHashMap::default();
+        let mut by_key: FxHashMap<Key, (u32, Sym)> = FxHashMap::default();
+        let mut tokens: Vec<(Ix, Key)> = Vec::new();
+        c.tokens_under(0, |i| tokens.push((i, key(flat, i))));
+        for (idx, &(_, k)) in tokens.iter().enumerate() {
             let text = token_text(&lines, k);
-            let sym = t.intern(text);
-            t.by_key.insert(k, (idx, sym));
-            idx += 1;
-        });
-        t
+            let sym = match ids.get(text.as_ref()) {
+                Some(&s) => s,
+                None => {
+                    let s = c.texts.len() as Sym;
+                    let text = text.into_owned();
+                    c.hashes.push(hash_key.hash_str(&text));
+                    c.texts.push(text.clone());
+                    ids.insert(text, s);
+                    s
+                }
+            };
+            by_key.insert(k, (idx as u32, sym));
+        }
+        for (i, k) in tokens {
+            c.token[i as usize] = by_key.get(&k).copied();
+        }
+        c.by_key = by_key;
+        c
     }
 
-    fn intern(&mut self, text: String) -> Sym {
-        if let Some(&s) = self.ids.get(&text) {
-            return s;
+    /// `index_to_code[(start, end)]` for node `i`. The walker can reach leaves that are not
+    /// tokens (inside a string literal, when a Python assignment pairs the elements of its
+    /// sides): the reference then raises `KeyError`, unless another token has the same
+    /// position.
+    fn lookup(&self, i: Ix) -> Result<(u32, Sym), Abort> {
+        match self.token[i as usize] {
+            Some(t) => Ok(t),
+            None => self.by_key.get(&key(self.flat, i)).copied().ok_or(Abort),
         }
-        let s = self.texts.len() as Sym;
-        self.hashes.push(self.hash_key.hash_str(&text));
-        self.texts.push(text.clone());
-        self.ids.insert(text, s);
-        s
+    }
+
+    fn kind(&self, i: Ix) -> &'t str {
+        self.flat.get(i).kind
+    }
+
+    /// What the reference treats as a token: a leaf, or a whole string or character
+    /// literal, but not a comment.
+    fn is_token(&self, i: Ix) -> bool {
+        let n = self.flat.get(i);
+        (n.child_count == 0 || matches!(n.kind, "string_literal" | "string" | "character_literal"))
+            && n.kind != "comment"
+    }
+
+    /// The type the package's grammar gave the token (see [`super::compat`]).
+    fn token_kind(&self, i: Ix) -> &'t str {
+        compat::kind(self.flat, i, self.lang)
+    }
+
+    /// The tokens under node `i` in order (`tree_to_token_index`).
+    fn tokens_under(&self, i: Ix, mut visit: impl FnMut(Ix)) {
+        let end = self.flat.get(i).end;
+        let mut j = i;
+        while j < end {
+            if self.is_token(j) {
+                visit(j);
+                j = self.flat.get(j).end;
+            } else {
+                j += 1;
+            }
+        }
     }
 
     fn text(&self, s: Sym) -> &str {
         &self.texts[s as usize]
     }
 
-    fn lookup(&self, node: Node<'_>) -> Result<(u32, Sym), Abort> {
-        self.by_key.get(&key(node)).copied().ok_or(Abort)
-    }
-
-    /// `tree_to_variable_index` + lookups: the tokens under `node` whose text differs from
-    /// their node type (so not keywords or punctuation).
-    fn variables(&self, node: Node<'_>) -> Result<Vec<(u32, Sym)>, Abort> {
+    /// `tree_to_variable_index` + lookups: the tokens under node `i` whose text differs
+    /// from their type (so not keywords or punctuation).
+    fn variables(&self, i: Ix) -> Result<Vec<(u32, Sym)>, Abort> {
         let mut out = Vec::new();
         let mut missing = false;
-        tokens_under(node, |n| match self.by_key.get(&key(n)) {
-            Some(&(idx, sym)) => {
-                if compat::kind(n, self.lang) != self.text(sym) {
+        self.tokens_under(i, |j| match self.lookup(j) {
+            Ok((idx, sym)) => {
+                if self.token_kind(j) != self.text(sym) {
                     out.push((idx, sym));
                 }
             }
-            None => missing = true,
+            Err(Abort) => missing = true,
         });
         if missing {
             Err(Abort)
@@ -166,27 +235,42 @@ impl<'a> Tokens<'a> {
     fn set_order(&self, names: &[Sym]) -> Vec<Sym> {
         pyrt::set_order(names, |s| self.hashes[s as usize])
     }
+
+    fn children(&self, i: Ix) -> Vec<Ix> {
+        self.flat.children(i).collect()
+    }
+
+    fn field(&self, i: Ix, name: &str) -> Result<Ix, Abort> {
+        self.flat.field(i, name).ok_or(Abort)
+    }
+}
+
+/// Node `i`'s (start row, start column, end row, end column).
+fn key(flat: &Flat<'_>, i: Ix) -> Key {
+    let node = flat.get(i).node;
+    let (s, e) = (node.start_position(), node.end_position());
+    (s.row, s.column, e.row, e.column)
 }
 
 /// `index_to_code_token`: the lines sliced by the points' columns as character indexes.
-fn token_text(lines: &[&str], (sr, sc, er, ec): Key) -> String {
+fn token_text<'c>(lines: &[&'c str], (sr, sc, er, ec): Key) -> Cow<'c, str> {
     let line = |r: usize| lines.get(r).copied().unwrap_or("");
     if sr == er {
-        return pyrt::char_slice(line(sr), sc, Some(ec)).to_string();
+        return Cow::Borrowed(pyrt::char_slice(line(sr), sc, Some(ec)));
     }
     let mut s = pyrt::char_slice(line(sr), sc, None).to_string();
     for r in sr + 1..er {
         s.push_str(line(r));
     }
     s.push_str(pyrt::char_slice(line(er), 0, Some(ec)));
-    s
+    Cow::Owned(s)
 }
 
 /// The reference's walk raised: the code gets no data flow.
 #[derive(Debug)]
 struct Abort;
 
-type States = FxHashMap<Sym, Vec<u32>>;
+type States = FxHashMap<Sym, List>;
 
 /// Which of a frame's state maps a child call reads and replaces.
 #[derive(Clone, Copy)]
@@ -200,25 +284,25 @@ enum Mode {
     Branch,
 }
 
-enum Step<'t> {
-    Call(Node<'t>, Mode),
+enum Step {
+    Call(Ix, Mode),
     /// Each variable of `left` comes from / is computed from each variable of `right`, one
     /// edge per pair (Java and C# declarators and assignments, for-each loops).
     Pairwise {
-        left: Node<'t>,
-        right: Node<'t>,
+        left: Ix,
+        right: Ix,
         rel: Rel,
     },
     /// Each variable of `left` is computed from all variables of `right` (Python
     /// assignments and for loops).
     AllRight {
-        left: Node<'t>,
-        right: Node<'t>,
+        left: Ix,
+        right: Ix,
     },
     /// Each variable of `name` is declared with no parent.
-    Declare(Node<'t>),
+    Declare(Ix),
     /// Each variable of the node is computed from each (`i++`).
-    Increment(Node<'t>),
+    Increment(Ix),
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -233,41 +317,42 @@ enum Finish {
     Loop,
 }
 
-struct Frame<'t> {
-    steps: Vec<Step<'t>>,
+#[derive(Default)]
+struct Frame {
+    steps: Vec<Step>,
     next: usize,
-    finish: Finish,
+    finish: Option<Finish>,
     dfg: Vec<Entry>,
     states: States,
     current: States,
     others: Vec<States>,
     /// The mode of the call in flight.
-    waiting: Mode,
+    waiting: Option<Mode>,
 }
 
-/// What calling the walker on a node gives: a finished result or a frame to run.
-enum Start<'t> {
-    Done(Vec<Entry>, States),
-    Frame(Box<Frame<'t>>),
+/// What calling the walker on a node gives: a token is handled at once (its edge added to
+/// the caller's list), anything else needs a frame.
+enum Start {
+    Done(States),
+    Frame,
 }
 
 /// `get_data_flow` followed by `normalize_dataflow`.
 pub(crate) fn data_flow(
-    tree: &Tree,
+    flat: &Flat<'_>,
     code: &str,
     lang: Language,
     hash_key: &HashKey,
 ) -> Vec<NormFlow> {
-    let root = tree.root_node();
-    let tokens = Tokens::new(root, code, lang, hash_key);
-    let mut dfg = walk(root, lang, &tokens).unwrap_or_default();
+    let tokens = Code::new(flat, code, lang, hash_key);
+    let mut dfg = walk(&tokens).unwrap_or_default();
     dfg.sort_by_key(|d| d.idx);
     let mut used: FxHashSet<u32> = FxHashSet::default();
     for d in &dfg {
         if !d.idxs.is_empty() {
             used.insert(d.idx);
         }
-        used.extend(d.idxs.iter().copied());
+        used.extend(d.idxs.as_slice().iter().copied());
     }
     // Keep the edges that touch another token; merge those of the same token.
     let mut merged: Vec<Entry> = Vec::new();
@@ -280,10 +365,10 @@ pub(crate) fn data_flow(
             }
             Some(&i) => {
                 let prev = &mut merged[i];
-                let mut names = std::mem::take(&mut prev.names);
-                names.extend_from_slice(&d.names);
-                prev.names = tokens.set_order(&names);
-                prev.idxs.extend_from_slice(&d.idxs);
+                let mut names = prev.names.as_slice().to_vec();
+                names.extend_from_slice(d.names.as_slice());
+                prev.names = List::from_slice(&tokens.set_order(&names));
+                prev.idxs.extend(d.idxs.as_slice());
                 prev.name = d.name;
                 prev.rel = d.rel;
             }
@@ -301,7 +386,7 @@ fn normalize(dfg: &[Entry]) -> Vec<NormFlow> {
     };
     dfg.iter()
         .map(|d| {
-            let parents: Vec<u32> = d.names.iter().map(|&n| var(n)).collect();
+            let parents: Vec<u32> = d.names.as_slice().iter().map(|&n| var(n)).collect();
             (var(d.name), d.rel, parents)
         })
         .collect()
@@ -326,38 +411,40 @@ pub(crate) fn matches(candidate: &[NormFlow], reference: &[NormFlow]) -> u64 {
 }
 
 /// The language's walker on the whole tree.
-fn walk(root: Node<'_>, lang: Language, tokens: &Tokens<'_>) -> Result<Vec<Entry>, Abort> {
-    let mut stack: Vec<Box<Frame<'_>>> = Vec::new();
-    let mut result = match start(root, States::default(), lang, tokens)? {
-        Start::Done(dfg, _) => return Ok(dfg),
-        Start::Frame(f) => {
-            stack.push(f);
-            None
-        }
-    };
+fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
+    let mut top: Vec<Entry> = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    // Finished frames, kept for their buffers.
+    let mut pool: Vec<Frame> = Vec::new();
+    match start(0, States::default(), code, &mut top, &mut stack, &mut pool)? {
+        Start::Done(_) => return Ok(top),
+        Start::Frame => {}
+    }
+    // The states a finished call hands back to the frame below it.
+    let mut result: Option<States> = None;
     loop {
         let Some(frame) = stack.last_mut() else {
-            return Ok(result.map(|(dfg, _)| dfg).unwrap_or_default());
+            return Ok(top);
         };
-        if let Some((dfg, states)) = result.take() {
-            frame.dfg.extend(dfg);
-            match frame.waiting {
-                Mode::Thread => frame.states = states,
-                Mode::Current => frame.current = states,
-                Mode::Branch => frame.others.push(states),
+        if let Some(states) = result.take() {
+            match frame.waiting.take() {
+                Some(Mode::Thread) | None => frame.states = states,
+                Some(Mode::Current) => frame.current = states,
+                Some(Mode::Branch) => frame.others.push(states),
             }
         }
         if frame.next == frame.steps.len() {
-            let done = stack.pop().ok_or(Abort)?;
-            result = Some(finish(*done, tokens));
-            if stack.is_empty() {
-                return Ok(result.map(|(dfg, _)| dfg).unwrap_or_default());
-            }
+            let mut done = stack.pop().ok_or(Abort)?;
+            let states = finish(&mut done, code);
+            let below = stack.last_mut().map_or(&mut top, |f| &mut f.dfg);
+            below.append(&mut done.dfg);
+            result = Some(states);
+            pool.push(done);
             continue;
         }
-        let step_index = frame.next;
+        let step = frame.next;
         frame.next += 1;
-        match frame.steps[step_index] {
+        match frame.steps[step] {
             Step::Call(child, mode) => {
                 // The callee works on a copy of the states; a Thread or Current call's
                 // result replaces the map it was given, so that one can be moved.
@@ -366,31 +453,40 @@ fn walk(root: Node<'_>, lang: Language, tokens: &Tokens<'_>) -> Result<Vec<Entry
                     Mode::Current => std::mem::take(&mut frame.current),
                     Mode::Branch => frame.states.clone(),
                 };
-                frame.waiting = mode;
-                match start(child, given, lang, tokens)? {
-                    Start::Done(dfg, states) => result = Some((dfg, states)),
-                    Start::Frame(f) => stack.push(f),
+                frame.waiting = Some(mode);
+                let mut dfg = std::mem::take(&mut frame.dfg);
+                let started = start(child, given, code, &mut dfg, &mut stack, &mut pool);
+                // `start` may have pushed a frame: put the list back on the caller's.
+                let caller = if matches!(started, Ok(Start::Frame)) {
+                    let at = stack.len() - 2;
+                    &mut stack[at]
+                } else {
+                    stack.last_mut().ok_or(Abort)?
+                };
+                caller.dfg = dfg;
+                if let Start::Done(states) = started? {
+                    result = Some(states);
                 }
             }
             Step::Pairwise { left, right, rel } => {
-                let names = tokens.variables(left)?;
-                let values = tokens.variables(right)?;
+                let names = code.variables(left)?;
+                let values = code.variables(right)?;
                 for &(idx1, code1) in &names {
                     for &(idx2, code2) in &values {
                         frame.dfg.push(Entry {
                             name: code1,
                             idx: idx1,
                             rel,
-                            names: vec![code2],
-                            idxs: vec![idx2],
+                            names: List::one(code2),
+                            idxs: List::one(idx2),
                         });
                     }
-                    frame.states.insert(code1, vec![idx1]);
+                    frame.states.insert(code1, List::one(idx1));
                 }
             }
             Step::AllRight { left, right } => {
-                let names = tokens.variables(left)?;
-                let values = tokens.variables(right)?;
+                let names = code.variables(left)?;
+                let values = code.variables(right)?;
                 let value_names: Vec<Sym> = values.iter().map(|v| v.1).collect();
                 let value_idxs: Vec<u32> = values.iter().map(|v| v.0).collect();
                 for &(idx1, code1) in &names {
@@ -398,81 +494,76 @@ fn walk(root: Node<'_>, lang: Language, tokens: &Tokens<'_>) -> Result<Vec<Entry
                         name: code1,
                         idx: idx1,
                         rel: Rel::ComputedFrom,
-                        names: value_names.clone(),
-                        idxs: value_idxs.clone(),
+                        names: List::from_slice(&value_names),
+                        idxs: List::from_slice(&value_idxs),
                     });
-                    frame.states.insert(code1, vec![idx1]);
+                    frame.states.insert(code1, List::one(idx1));
                 }
             }
             Step::Declare(name) => {
-                for (idx, code) in tokens.variables(name)? {
+                for (idx, sym) in code.variables(name)? {
                     frame.dfg.push(Entry {
-                        name: code,
+                        name: sym,
                         idx,
                         rel: Rel::ComesFrom,
-                        names: Vec::new(),
-                        idxs: Vec::new(),
+                        names: List::default(),
+                        idxs: List::default(),
                     });
-                    frame.states.insert(code, vec![idx]);
+                    frame.states.insert(sym, List::one(idx));
                 }
             }
             Step::Increment(node) => {
-                let vars = tokens.variables(node)?;
+                let vars = code.variables(node)?;
                 for &(idx1, code1) in &vars {
                     for &(idx2, code2) in &vars {
                         frame.dfg.push(Entry {
                             name: code1,
                             idx: idx1,
                             rel: Rel::ComputedFrom,
-                            names: vec![code2],
-                            idxs: vec![idx2],
+                            names: List::one(code2),
+                            idxs: List::one(idx2),
                         });
                     }
-                    frame.states.insert(code1, vec![idx1]);
+                    frame.states.insert(code1, List::one(idx1));
                 }
             }
         }
     }
 }
 
-/// The end of a walker call: sort its edges by token index (stably), merging states or
-/// duplicate edges first where the reference does.
-fn finish(frame: Frame<'_>, tokens: &Tokens<'_>) -> (Vec<Entry>, States) {
-    let Frame {
-        finish,
-        mut dfg,
-        states,
-        current,
-        mut others,
-        ..
-    } = frame;
-    match finish {
-        Finish::Sort => {
+/// The end of a walker call: its edges sorted by token index (stably), after merging
+/// states or duplicate edges where the reference does; gives the states it returns.
+fn finish(frame: &mut Frame, code: &Code<'_, '_>) -> States {
+    let states = std::mem::take(&mut frame.states);
+    let dfg = &mut frame.dfg;
+    match frame.finish.take() {
+        Some(Finish::Sort) | None => {
             dfg.sort_by_key(|d| d.idx);
-            (dfg, states)
+            states
         }
-        Finish::If { tag } => {
-            others.push(current);
+        Some(Finish::If { tag }) => {
+            let mut others = std::mem::take(&mut frame.others);
+            others.push(std::mem::take(&mut frame.current));
             if !tag {
                 others.push(states);
             }
             let mut merged: States = States::default();
-            for branch in others {
+            for branch in others.drain(..) {
                 for (k, v) in branch {
-                    merged.entry(k).or_default().extend(v);
+                    merged.entry(k).or_default().extend(v.as_slice());
                 }
             }
+            frame.others = others;
             for v in merged.values_mut() {
-                v.sort_unstable();
-                v.dedup();
+                v.sort_dedup();
             }
             dfg.sort_by_key(|d| d.idx);
-            (dfg, merged)
+            merged
         }
-        Finish::Loop => {
-            let mut out: Vec<Entry> = Vec::new();
+        Some(Finish::Loop) => {
+            let mut out: Vec<Entry> = Vec::with_capacity(dfg.len());
             let mut at: FxHashMap<(Sym, u32, Rel), usize> = FxHashMap::default();
-            for d in dfg {
+            for d in dfg.drain(..) {
                 match at.get(&(d.name, d.idx, d.rel)) {
                     None => {
                         at.insert((d.name, d.idx, d.rel), out.len());
@@ -480,100 +571,96 @@ fn finish(frame: Frame<'_>, tokens: &Tokens<'_>) -> (Vec<Entry>, States) {
                     }
                     Some(&i) => {
                         let prev = &mut out[i];
-                        let mut names = std::mem::take(&mut prev.names);
-                        names.extend_from_slice(&d.names);
-                        prev.names = tokens.set_order(&names);
-                        prev.idxs.extend_from_slice(&d.idxs);
-                        prev.idxs.sort_unstable();
-                        prev.idxs.dedup();
+                        let mut names = prev.names.as_slice().to_vec();
+                        names.extend_from_slice(d.names.as_slice());
+                        prev.names = List::from_slice(&code.set_order(&names));
+                        prev.idxs.extend(d.idxs.as_slice());
+                        prev.idxs.sort_dedup();
                     }
                 }
             }
             out.sort_by_key(|d| d.idx);
-            (out, states)
+            *dfg = out;
+            states
         }
     }
 }
 
-fn children(node: Node<'_>) -> Vec<Node<'_>> {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).collect()
-}
-
-fn field<'t>(node: Node<'t>, name: &str) -> Result<Node<'t>, Abort> {
-    node.child_by_field_name(name).ok_or(Abort)
-}
-
-/// The walker's entry into `node` with `states`: a token is handled at once, anything else
-/// becomes a frame whose steps follow the language's function.
-fn start<'t>(
-    node: Node<'t>,
+/// The walker's entry into `node` with `states`: a token's edge goes to `out` at once;
+/// anything else gets a frame (from `pool`) on `stack` whose steps follow the language's
+/// function.
+fn start(
+    node: Ix,
     mut states: States,
-    lang: Language,
-    tokens: &Tokens<'_>,
-) -> Result<Start<'t>, Abort> {
-    if is_token(node) {
-        let (idx, code) = tokens.lookup(node)?;
-        let kind = compat::kind(node, lang);
-        if kind == tokens.text(code) {
-            return Ok(Start::Done(Vec::new(), states));
+    code: &Code<'_, '_>,
+    out: &mut Vec<Entry>,
+    stack: &mut Vec<Frame>,
+    pool: &mut Vec<Frame>,
+) -> Result<Start, Abort> {
+    if code.is_token(node) {
+        let (idx, sym) = code.lookup(node)?;
+        let kind = code.token_kind(node);
+        if kind == code.text(sym) {
+            return Ok(Start::Done(states));
         }
-        let entry = if let Some(prev) = states.get(&code) {
+        let entry = if let Some(prev) = states.get(&sym) {
             Entry {
-                name: code,
+                name: sym,
                 idx,
                 rel: Rel::ComesFrom,
-                names: vec![code],
+                names: List::one(sym),
                 idxs: prev.clone(),
             }
         } else {
             if kind == "identifier" {
-                states.insert(code, vec![idx]);
+                states.insert(sym, List::one(idx));
             }
             Entry {
-                name: code,
+                name: sym,
                 idx,
                 rel: Rel::ComesFrom,
-                names: Vec::new(),
-                idxs: Vec::new(),
+                names: List::default(),
+                idxs: List::default(),
             }
         };
-        return Ok(Start::Done(vec![entry], states));
+        out.push(entry);
+        return Ok(Start::Done(states));
     }
-    let plan = match lang {
-        Language::Python => plan_python(node)?,
-        Language::Java | Language::C | Language::Cpp => plan_java_like(node, lang)?,
+    let mut frame = pool.pop().unwrap_or_default();
+    frame.steps.clear();
+    frame.next = 0;
+    frame.dfg.clear();
+    frame.others.clear();
+    frame.waiting = None;
+    let finish = match code.lang {
+        Language::Python => plan_python(node, code, &mut frame.steps)?,
+        Language::Java | Language::C | Language::Cpp => {
+            plan_java_like(node, code, &mut frame.steps)?
+        }
     };
-    let Some((steps, finish)) = plan else {
+    let Some(finish) = finish else {
         // An assignment with no right-hand side (`x: int`).
-        return Ok(Start::Done(Vec::new(), states));
+        pool.push(frame);
+        return Ok(Start::Done(states));
     };
-    let current = if matches!(finish, Finish::If { .. }) {
+    frame.current = if matches!(finish, Finish::If { .. }) {
         states.clone()
     } else {
         States::default()
     };
-    Ok(Start::Frame(Box::new(Frame {
-        steps,
-        next: 0,
-        finish,
-        dfg: Vec::new(),
-        states,
-        current,
-        others: Vec::new(),
-        waiting: Mode::Thread,
-    })))
+    frame.states = states;
+    frame.finish = Some(finish);
+    stack.push(frame);
+    Ok(Start::Frame)
 }
-
-type Plan<'t> = Option<(Vec<Step<'t>>, Finish)>;
 
 /// Python's left/right node lists of an assignment or a for loop: the comma-separated
 /// elements when both sides have as many, else the two sides whole.
-fn python_sides<'t>(left: Node<'t>, right: Node<'t>) -> (Vec<Node<'t>>, Vec<Node<'t>>) {
-    let elements = |n: Node<'t>| -> Vec<Node<'t>> {
-        children(n)
-            .into_iter()
-            .filter(|c| c.kind() != ",")
+fn python_sides(left: Ix, right: Ix, code: &Code<'_, '_>) -> (Vec<Ix>, Vec<Ix>) {
+    let elements = |n: Ix| -> Vec<Ix> {
+        code.flat
+            .children(n)
+            .filter(|&c| code.kind(c) != ",")
             .collect()
     };
     let (mut l, mut r) = (elements(left), elements(right));
@@ -591,13 +678,16 @@ fn python_sides<'t>(left: Node<'t>, right: Node<'t>) -> (Vec<Node<'t>>, Vec<Node
 }
 
 /// `DFG_python`.
-fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
-    let kids = children(node);
-    let mut steps = Vec::new();
-    let finish = match node.kind() {
+fn plan_python(
+    node: Ix,
+    code: &Code<'_, '_>,
+    steps: &mut Vec<Step>,
+) -> Result<Option<Finish>, Abort> {
+    let kids = code.children(node);
+    let finish = match code.kind(node) {
         "default_parameter" => {
-            let name = field(node, "name")?;
-            match node.child_by_field_name("value") {
+            let name = code.field(node, "name")?;
+            match code.flat.field(node, "value") {
                 None => steps.push(Step::Declare(name)),
                 Some(value) => {
                     steps.push(Step::Call(value, Mode::Thread));
@@ -611,14 +701,14 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
             Finish::Sort
         }
         "assignment" | "augmented_assignment" | "for_in_clause" => {
-            let (lefts, rights) = if node.kind() == "for_in_clause" {
+            let (lefts, rights) = if code.kind(node) == "for_in_clause" {
                 let last = *kids.last().ok_or(Abort)?;
-                (vec![field(node, "left")?], vec![last])
+                (vec![code.field(node, "left")?], vec![last])
             } else {
-                let Some(right) = node.child_by_field_name("right") else {
+                let Some(right) = code.flat.field(node, "right") else {
                     return Ok(None);
                 };
-                python_sides(field(node, "left")?, right)
+                python_sides(code.field(node, "left")?, right, code)
             };
             steps.extend(rights.iter().map(|&r| Step::Call(r, Mode::Thread)));
             steps.extend(
@@ -630,10 +720,10 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
             Finish::Sort
         }
         "if_statement" => {
-            let mut tag = node.kind().contains("else");
+            let mut tag = code.kind(node).contains("else");
             for &c in &kids {
-                tag |= c.kind().contains("else");
-                let mode = if matches!(c.kind(), "elif_clause" | "else_clause") {
+                tag |= code.kind(c).contains("else");
+                let mode = if matches!(code.kind(c), "elif_clause" | "else_clause") {
                     Mode::Branch
                 } else {
                     Mode::Current
@@ -643,8 +733,9 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
             Finish::If { tag }
         }
         "for_statement" => {
-            let (lefts, rights) = python_sides(field(node, "left")?, field(node, "right")?);
-            let body = kids.last().copied().filter(|b| b.kind() == "block");
+            let (lefts, rights) =
+                python_sides(code.field(node, "left")?, code.field(node, "right")?, code);
+            let body = kids.last().copied().filter(|&b| code.kind(b) == "block");
             for _ in 0..2 {
                 steps.extend(rights.iter().map(|&r| Step::Call(r, Mode::Thread)));
                 steps.extend(
@@ -667,10 +758,10 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
         }
         _ => {
             // Comprehension clauses first.
-            let (first, rest): (Vec<Node<'_>>, Vec<Node<'_>>) = kids
+            let (first, rest): (Vec<Ix>, Vec<Ix>) = kids
                 .iter()
                 .copied()
-                .partition(|c| c.kind() == "for_in_clause");
+                .partition(|&c| code.kind(c) == "for_in_clause");
             steps.extend(
                 first
                     .into_iter()
@@ -680,17 +771,20 @@ fn plan_python(node: Node<'_>) -> Result<Plan<'_>, Abort> {
             Finish::Sort
         }
     };
-    Ok(Some((steps, finish)))
+    Ok(Some(finish))
 }
 
 /// `DFG_java`, and `DFG_csharp` for C and C++ (which differs in the node types and in
 /// reading a declarator's name and value as its two children).
-fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
-    let java = lang == Language::Java;
-    let kids = children(node);
-    let mut steps = Vec::new();
+fn plan_java_like(
+    node: Ix,
+    code: &Code<'_, '_>,
+    steps: &mut Vec<Step>,
+) -> Result<Option<Finish>, Abort> {
+    let java = code.lang == Language::Java;
+    let kids = code.children(node);
     let finish;
-    let kind = node.kind();
+    let kind = code.kind(node);
     let increment = if java {
         "update_expression"
     } else {
@@ -703,7 +797,7 @@ fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
     };
     if kind == "variable_declarator" {
         let (name, value) = if java {
-            (field(node, "name")?, node.child_by_field_name("value"))
+            (code.field(node, "name")?, code.flat.field(node, "value"))
         } else if kids.len() == 2 {
             (kids[0], Some(kids[1]))
         } else {
@@ -722,7 +816,7 @@ fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
         }
         finish = Finish::Sort;
     } else if kind == "assignment_expression" {
-        let (left, right) = (field(node, "left")?, field(node, "right")?);
+        let (left, right) = (code.field(node, "left")?, code.field(node, "right")?);
         steps.push(Step::Call(right, Mode::Thread));
         steps.push(Step::Pairwise {
             left,
@@ -737,8 +831,8 @@ fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
         let mut tag = kind.contains("else");
         let mut branching = false;
         for &c in &kids {
-            tag |= c.kind().contains("else");
-            let mode = if !matches!(c.kind(), "if_statement" | "else") && !branching {
+            tag |= code.kind(c).contains("else");
+            let mode = if !matches!(code.kind(c), "if_statement" | "else") && !branching {
                 Mode::Current
             } else {
                 branching = true;
@@ -754,7 +848,7 @@ fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
         for &c in &kids {
             if after {
                 steps.push(Step::Call(c, Mode::Thread));
-            } else if c.kind() == "local_variable_declaration" {
+            } else if code.kind(c) == "local_variable_declaration" {
                 after = true;
             }
         }
@@ -765,9 +859,9 @@ fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
         } else {
             ("left", "right")
         };
-        let value = field(node, value_field)?;
-        let name = field(node, name_field)?;
-        let body = field(node, "body")?;
+        let value = code.field(node, value_field)?;
+        let name = code.field(node, name_field)?;
+        let body = code.field(node, "body")?;
         for _ in 0..2 {
             steps.push(Step::Call(value, Mode::Thread));
             steps.push(Step::Pairwise {
@@ -787,5 +881,5 @@ fn plan_java_like(node: Node<'_>, lang: Language) -> Result<Plan<'_>, Abort> {
         steps.extend(kids.iter().map(|&c| Step::Call(c, Mode::Thread)));
         finish = Finish::Sort;
     }
-    Ok(Some((steps, finish)))
+    Ok(Some(finish))
 }

@@ -40,6 +40,7 @@ mod keywords;
 mod preprocess;
 mod pyrt;
 mod syntax;
+mod tree;
 
 use std::fmt;
 use std::str::FromStr;
@@ -355,9 +356,10 @@ impl Scorer {
             .parser
             .parse(code, None)
             .ok_or(CodeBleuError::Parse { index })?;
+        let flat = tree::Flat::new(&tree, self.lang);
         Ok(Analysis {
-            subtrees: syntax::subtrees(&tree, self.lang, &mut self.subtree_ids),
-            flows: dataflow::data_flow(&tree, code, self.lang, &self.hash_key),
+            subtrees: syntax::subtrees(&flat, self.lang, &mut self.subtree_ids),
+            flows: dataflow::data_flow(&flat, code, self.lang, &self.hash_key),
             has_error: tree.root_node().has_error(),
         })
     }

@@ -5,17 +5,17 @@
 //! The reference builds the s-expression string of every subtree, which costs the subtree's
 //! size each time (quadratic in the depth). Here each subtree gets an id instead: nodes are
 //! hash-consed bottom-up on (label, [(field, child id)]), the structure `ts_node_string`
-//! prints, so two ids are equal exactly when the strings are. The printing rules followed:
+//! prints (type and field ids stand for their names), so two ids are equal exactly when the
+//! strings are. The printing rules followed:
 //! only named nodes are printed; the children of an unprinted node are spliced into its
 //! parent's list and inherit its field name. Subtrees with syntax errors (which print
 //! things the public API does not show, such as missing hidden tokens) and unprinted nodes
 //! with children (which print in their own way as a root) take their string from
 //! `Node::to_sexp`; they are rare in code that parses.
 
-use tree_sitter::{Node, Tree};
-
 use super::compat;
 use super::pyrt::FxHashMap;
+use super::tree::Flat;
 use super::Language;
 
 /// Marks a key whose label is a whole s-expression from `Node::to_sexp`.
@@ -24,24 +24,15 @@ const RAW: u32 = u32::MAX;
 /// Subtree ids shared by the codes of one example (so they can be compared).
 #[derive(Default)]
 pub(crate) struct Interner {
-    labels: FxHashMap<String, u32>,
+    raw: FxHashMap<String, u32>,
     nodes: FxHashMap<Vec<u32>, u32>,
     key: Vec<u32>,
 }
 
 impl Interner {
     pub(crate) fn clear(&mut self) {
-        self.labels.clear();
+        self.raw.clear();
         self.nodes.clear();
-    }
-
-    fn label(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.labels.get(s) {
-            return id;
-        }
-        let id = self.labels.len() as u32;
-        self.labels.insert(s.to_string(), id);
-        id
     }
 
     /// The id of the node whose key is in `self.key`.
@@ -54,129 +45,74 @@ impl Interner {
         id
     }
 
-    fn raw(&mut self, sexp: &str) -> u32 {
-        let label = self.label(sexp);
+    /// The id of a subtree known by its s-expression.
+    fn raw(&mut self, sexp: String) -> u32 {
+        let n = self.raw.len() as u32;
+        let label = *self.raw.entry(sexp).or_insert(n);
         self.key.clear();
         self.key.extend([RAW, label]);
         self.node()
     }
 }
 
-/// A node being walked: its field name (label id + 1, 0 for none) and what its children put
-/// in its s-expression, as (field, id) pairs.
-struct Frame<'t> {
-    node: Node<'t>,
-    field: u32,
-    items: Vec<(u32, u32)>,
-}
-
 /// `get_all_sub_trees` of the reference: one id per subtree (the root, and every node with
 /// children), in no particular order.
-pub(crate) fn subtrees(tree: &Tree, lang: Language, ids: &mut Interner) -> Vec<u32> {
+pub(crate) fn subtrees(flat: &Flat<'_>, lang: Language, ids: &mut Interner) -> Vec<u32> {
     let mut out = Vec::new();
-    walk(tree, lang, ids, |_, id| out.push(id));
+    walk(flat, lang, ids, |_, id| out.push(id));
     out
 }
 
-/// Calls `subtree` with every subtree's node and id.
-fn walk<'t>(
-    tree: &'t Tree,
-    lang: Language,
-    ids: &mut Interner,
-    mut subtree: impl FnMut(Node<'t>, u32),
-) {
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    let mut frames = vec![Frame {
-        node: root,
-        field: 0,
-        items: Vec::new(),
-    }];
-    'walk: loop {
-        if cursor.goto_first_child() {
-            let field = cursor.field_name().map_or(0, |f| ids.label(f) + 1);
-            frames.push(Frame {
-                node: cursor.node(),
-                field,
-                items: Vec::new(),
-            });
-            continue;
+/// Calls `subtree` with every subtree's node index and id. Children come before their
+/// parent (reverse preorder); each node leaves what it puts in its parent's s-expression,
+/// (field, id) pairs, in `items` at `placed[node]`.
+fn walk(flat: &Flat<'_>, lang: Language, ids: &mut Interner, mut subtree: impl FnMut(u32, u32)) {
+    let count = flat.nodes.len();
+    let mut items: Vec<(u32, u32)> = Vec::with_capacity(count);
+    let mut placed: Vec<(usize, usize)> = vec![(0, 0); count];
+    let mut inner: Vec<(u32, u32)> = Vec::new();
+    for i in (0..count as u32).rev() {
+        let n = flat.get(i);
+        inner.clear();
+        for c in flat.children(i) {
+            let (from, to) = placed[c as usize];
+            inner.extend_from_slice(&items[from..to]);
         }
-        loop {
-            let Some(frame) = frames.pop() else {
-                break 'walk;
-            };
-            let is_root = frames.is_empty();
-            let items = close(frame, lang, ids, is_root, &mut subtree);
-            let Some(parent) = frames.last_mut() else {
-                break 'walk;
-            };
-            parent.items.extend(items);
-            if cursor.goto_next_sibling() {
-                let field = cursor.field_name().map_or(0, |f| ids.label(f) + 1);
-                frames.push(Frame {
-                    node: cursor.node(),
-                    field,
-                    items: Vec::new(),
-                });
-                continue 'walk;
-            }
-            cursor.goto_parent();
-        }
-    }
-}
-
-/// A node whose children are done: records its subtree id and gives what it puts in its
-/// parent's s-expression.
-fn close<'t>(
-    frame: Frame<'t>,
-    lang: Language,
-    ids: &mut Interner,
-    is_root: bool,
-    subtree: &mut impl FnMut(Node<'t>, u32),
-) -> Vec<(u32, u32)> {
-    let Frame {
-        node,
-        field,
-        mut items,
-    } = frame;
-    let has_children = node.child_count() != 0;
-    if compat::is_printed(node, lang) {
-        let id = if node.has_error() {
-            // Error recovery prints things the public API does not show (missing hidden
-            // tokens, the character an error leaf stopped at): take the string itself. No
-            // error-free subtree prints the same, since its string has no ERROR, MISSING or
-            // UNEXPECTED in it.
-            ids.raw(&node.to_sexp())
-        } else {
-            let label = ids.label(node.kind());
-            if compat::drops_fields(node, lang) {
-                for item in &mut items {
-                    item.0 = 0;
+        let from = items.len();
+        if compat::is_printed(n, lang) {
+            let id = if n.has_error {
+                // Error recovery prints things the public API does not show (missing hidden
+                // tokens, the character an error leaf stopped at): take the string itself.
+                // No error-free subtree prints the same, since its string has no ERROR,
+                // MISSING or UNEXPECTED in it.
+                ids.raw(n.node.to_sexp())
+            } else {
+                let drop = compat::drops_fields(n, lang);
+                ids.key.clear();
+                ids.key.push(u32::from(n.kind_id));
+                for &(f, c) in &inner {
+                    ids.key.extend([if drop { 0 } else { f }, c]);
                 }
+                ids.node()
+            };
+            if n.child_count != 0 || i == 0 {
+                subtree(i, id);
             }
-            ids.key.clear();
-            ids.key.push(label);
-            for &(f, c) in &items {
-                ids.key.extend([f, c]);
+            items.push((u32::from(n.field), id));
+        } else {
+            if n.child_count != 0 && !compat::is_transparent(n, lang) {
+                let id = ids.raw(n.node.to_sexp());
+                subtree(i, id);
             }
-            ids.node()
-        };
-        if has_children || is_root {
-            subtree(node, id);
+            // Spliced into the parent, inheriting this node's field.
+            let field = u32::from(n.field);
+            items.extend(
+                inner
+                    .iter()
+                    .map(|&(f, c)| (if f == 0 { field } else { f }, c)),
+            );
         }
-        vec![(field, id)]
-    } else {
-        if has_children && !compat::is_transparent(node, lang) {
-            let id = ids.raw(&node.to_sexp());
-            subtree(node, id);
-        }
-        for item in &mut items {
-            if item.0 == 0 {
-                item.0 = field;
-            }
-        }
-        items
+        placed[i as usize] = (from, items.len());
     }
 }
 
@@ -222,10 +158,11 @@ mod tests {
                 let tree = parser
                     .parse(&code[..cut], None)
                     .unwrap_or_else(|| panic!("no tree"));
+                let flat = Flat::new(&tree, lang);
                 let mut count = 0;
-                walk(&tree, lang, &mut ids, |node, id| {
+                walk(&flat, lang, &mut ids, |i, id| {
                     count += 1;
-                    let sexp = node.to_sexp();
+                    let sexp = flat.get(i).node.to_sexp();
                     let prev = by_id.entry(id).or_insert_with(|| sexp.clone());
                     assert_eq!(*prev, sexp, "one id, two strings");
                     let prev = by_sexp.entry(sexp.clone()).or_insert(id);

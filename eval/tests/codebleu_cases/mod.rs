@@ -504,9 +504,14 @@ impl Render {
             }
             Stmt::StrDecl(v, text) => {
                 let s = match self.lang {
-                    Language::Python if text.len() % 3 == 0 => format!("{v} = '{text}'"),
-                    Language::Python if text.len() % 3 == 1 => format!("{v} = f\"{{{v}}} {text}\""),
-                    Language::Python => format!("{v} = \"{text}\""),
+                    Language::Python => match text.len() % 4 {
+                        0 => format!("{v} = '{text}'"),
+                        1 => format!("{v} = f\"{{{v}}} {text}\""),
+                        // An attribute and a string both have three children: the package
+                        // pairs them up and gives up on the data flow.
+                        2 => format!("self.{v} = \"{text}\""),
+                        _ => format!("{v} = \"{text}\""),
+                    },
                     Language::Java => format!("String {v} = \"{text}\";"),
                     Language::C => format!("const char *{v} = \"{text}\";"),
                     Language::Cpp => format!("std::string {v} = \"{text}\";"),
