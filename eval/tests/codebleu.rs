@@ -334,33 +334,58 @@ fn errors() {
     assert_eq!("C++".parse::<Language>().ok(), Some(Language::Cpp));
 }
 
-/// Deep trees: the reference recurses (and gives up past Python's recursion limit); the port
-/// must not overflow its stack.
+/// Deep trees: the reference recurses (and, past Python's recursion limit, gives up on the
+/// data flow); the port has no depth limit and must not overflow its stack, nor take
+/// quadratic time in the depth (the s-expressions of nested subtrees).
 #[test]
 fn deep_trees_do_not_overflow() {
-    let deep = format!("x = {}1{}\n", "(".repeat(2_000), ")".repeat(2_000));
-    let chain = format!("y = {}\n", vec!["a"; 2_000].join(" + "));
-    for code in [&deep, &chain] {
+    let depth = 20_000;
+    let deep = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+    let chain = format!("y = {}\n", vec!["a"; depth].join(" + "));
+    let nested_c = format!(
+        "int f(int a) {{ {} a = a + 1; {} return a; }}",
+        "if (a) {".repeat(depth / 4),
+        "}".repeat(depth / 4)
+    );
+    let nested_java = format!(
+        "class A {{ int f(int a) {{ {} a++; {} return a; }} }}",
+        "if (a > 0) {".repeat(depth / 4),
+        "}".repeat(depth / 4)
+    );
+    for (lang, code) in [
+        (Language::Python, &deep),
+        (Language::Python, &chain),
+        (Language::C, &nested_c),
+        (Language::Java, &nested_java),
+    ] {
+        let start = std::time::Instant::now();
         let s = codebleu(
             &[[code.as_str()]],
             &[code.as_str()],
-            Language::Python,
+            lang,
             Weights::default(),
         )
         .expect("score");
-        assert_eq!(s.syntax_match, 1.0);
+        assert_eq!(s.syntax_match, 1.0, "{lang}");
+        assert!(s.dataflow_match > 0.0, "{lang}");
+        eprintln!("{lang}: depth {depth}-ish scored in {:?}", start.elapsed());
     }
-    let nested = format!(
-        "int f() {{ {} return 0; {} }}",
-        "if (a) {".repeat(2_000),
-        "}".repeat(2_000)
+}
+
+/// The data-flow walk goes through every loop twice (2^depth visits for nested loops, in the
+/// package too): past a limit the code's data flow is abandoned rather than taking hours.
+#[test]
+fn nested_loops_are_cut_short() {
+    let loops = 40;
+    let code = format!(
+        "int f(int a) {{ {} a = a + 1; {} return a; }}",
+        "while (a) {".repeat(loops),
+        "}".repeat(loops)
     );
-    let s = codebleu(
-        &[[nested.as_str()]],
-        &[nested.as_str()],
-        Language::C,
-        Weights::default(),
-    )
-    .expect("score");
-    assert_eq!(s.syntax_match, 1.0);
+    let mut scorer = Scorer::new(Language::C).expect("scorer");
+    let stats = scorer.example(0, &[code.as_str()], &code).expect("example");
+    assert_eq!(stats.dataflow_given_up(), 2, "prediction and reference");
+    let score = stats.score(Weights::default()).expect("score");
+    assert_eq!(score.dataflow_match, 0.0);
+    assert_eq!(score.syntax_match, 1.0);
 }

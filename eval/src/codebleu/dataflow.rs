@@ -130,7 +130,7 @@ struct Code<'a, 't> {
 
 impl<'a, 't> Code<'a, 't> {
     fn new(flat: &'a Flat<'t>, code: &str, lang: Language, hash_key: &HashKey) -> Self {
-        let lines: Vec<&str> = code.split('\n').collect();
+        let lines: Vec<pyrt::CharLine<'_>> = code.split('\n').map(pyrt::CharLine::new).collect();
         let mut c = Code {
             flat,
             lang,
@@ -172,7 +172,11 @@ impl<'a, 't> Code<'a, 't> {
     fn lookup(&self, i: Ix) -> Result<(u32, Sym), Abort> {
         match self.token[i as usize] {
             Some(t) => Ok(t),
-            None => self.by_key.get(&key(self.flat, i)).copied().ok_or(Abort),
+            None => self
+                .by_key
+                .get(&key(self.flat, i))
+                .copied()
+                .ok_or(Abort::Raised),
         }
     }
 
@@ -222,10 +226,10 @@ impl<'a, 't> Code<'a, 't> {
                     out.push((idx, sym));
                 }
             }
-            Err(Abort) => missing = true,
+            Err(_) => missing = true,
         });
         if missing {
-            Err(Abort)
+            Err(Abort::Raised)
         } else {
             Ok(out)
         }
@@ -241,7 +245,7 @@ impl<'a, 't> Code<'a, 't> {
     }
 
     fn field(&self, i: Ix, name: &str) -> Result<Ix, Abort> {
-        self.flat.field(i, name).ok_or(Abort)
+        self.flat.field(i, name).ok_or(Abort::Raised)
     }
 }
 
@@ -253,22 +257,28 @@ fn key(flat: &Flat<'_>, i: Ix) -> Key {
 }
 
 /// `index_to_code_token`: the lines sliced by the points' columns as character indexes.
-fn token_text<'c>(lines: &[&'c str], (sr, sc, er, ec): Key) -> Cow<'c, str> {
-    let line = |r: usize| lines.get(r).copied().unwrap_or("");
+fn token_text<'c>(lines: &[pyrt::CharLine<'c>], (sr, sc, er, ec): Key) -> Cow<'c, str> {
+    let empty = pyrt::CharLine::new("");
+    let line = |r: usize| lines.get(r).unwrap_or(&empty);
     if sr == er {
-        return Cow::Borrowed(pyrt::char_slice(line(sr), sc, Some(ec)));
+        return Cow::Borrowed(line(sr).slice(sc, Some(ec)));
     }
-    let mut s = pyrt::char_slice(line(sr), sc, None).to_string();
+    let mut s = line(sr).slice(sc, None).to_string();
     for r in sr + 1..er {
-        s.push_str(line(r));
+        s.push_str(line(r).text());
     }
-    s.push_str(pyrt::char_slice(line(er), 0, Some(ec)));
+    s.push_str(line(er).slice(0, Some(ec)));
     Cow::Owned(s)
 }
 
-/// The reference's walk raised: the code gets no data flow.
-#[derive(Debug)]
-struct Abort;
+/// Why the walk stopped: the code gets no data flow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Abort {
+    /// The reference's walk raises here (a missing field or token).
+    Raised,
+    /// More than [`WALK_LIMIT`] node visits.
+    Limit,
+}
 
 type States = FxHashMap<Sym, List>;
 
@@ -322,12 +332,29 @@ struct Frame {
     steps: Vec<Step>,
     next: usize,
     finish: Option<Finish>,
-    dfg: Vec<Entry>,
+    /// Where this call's edges start in the walk's edge list (a call's edges are the list's
+    /// tail while it runs).
+    start: usize,
+    /// Whether its edges are in token order so far, and the last one's token: the reference
+    /// sorts at the end of every call, which is quadratic on deep trees unless most sorts
+    /// can be skipped.
+    sorted: bool,
+    last: u32,
     states: States,
     current: States,
     others: Vec<States>,
     /// The mode of the call in flight.
     waiting: Option<Mode>,
+}
+
+impl Frame {
+    /// Notes edges from token `first` to token `last` appended in order.
+    fn appended(&mut self, first: u32, last: u32) {
+        if first < self.last {
+            self.sorted = false;
+        }
+        self.last = self.last.max(last);
+    }
 }
 
 /// What calling the walker on a node gives: a token is handled at once (its edge added to
@@ -337,15 +364,24 @@ enum Start {
     Frame,
 }
 
+/// A code's normalised data flow.
+pub(crate) struct DataFlow {
+    pub(crate) flows: Vec<NormFlow>,
+    /// The walk hit [`WALK_LIMIT`] (the flows are then empty).
+    pub(crate) gave_up: bool,
+}
+
 /// `get_data_flow` followed by `normalize_dataflow`.
 pub(crate) fn data_flow(
     flat: &Flat<'_>,
     code: &str,
     lang: Language,
     hash_key: &HashKey,
-) -> Vec<NormFlow> {
+) -> DataFlow {
     let tokens = Code::new(flat, code, lang, hash_key);
-    let mut dfg = walk(&tokens).unwrap_or_default();
+    let walked = walk(&tokens);
+    let gave_up = walked.as_ref().err() == Some(&Abort::Limit);
+    let mut dfg = walked.unwrap_or_default();
     dfg.sort_by_key(|d| d.idx);
     let mut used: FxHashSet<u32> = FxHashSet::default();
     for d in &dfg {
@@ -374,7 +410,10 @@ pub(crate) fn data_flow(
             }
         }
     }
-    normalize(&merged)
+    DataFlow {
+        flows: normalize(&merged),
+        gave_up,
+    }
 }
 
 /// `normalize_dataflow`: variables renamed `var_0, var_1, …` in order of appearance.
@@ -410,21 +449,28 @@ pub(crate) fn matches(candidate: &[NormFlow], reference: &[NormFlow]) -> u64 {
     n
 }
 
+/// How many node visits the walk may make before giving up on the code's data flow. The
+/// walk goes through each loop twice, so nested loops cost 2^depth: 18 nested `while`s take
+/// seconds here and minutes in the reference (which has no limit and would finish).
+const WALK_LIMIT: usize = 1 << 22;
+
 /// The language's walker on the whole tree.
 fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
-    let mut top: Vec<Entry> = Vec::new();
+    let mut visits = 0usize;
+    let mut out: Vec<Entry> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     // Finished frames, kept for their buffers.
     let mut pool: Vec<Frame> = Vec::new();
-    match start(0, States::default(), code, &mut top, &mut stack, &mut pool)? {
-        Start::Done(_) => return Ok(top),
+    match start(0, States::default(), code, &mut out, &mut stack, &mut pool)? {
+        Start::Done(_) => return Ok(out),
         Start::Frame => {}
     }
     // The states a finished call hands back to the frame below it.
     let mut result: Option<States> = None;
     loop {
+        let depth = stack.len();
         let Some(frame) = stack.last_mut() else {
-            return Ok(top);
+            return Ok(out);
         };
         if let Some(states) = result.take() {
             match frame.waiting.take() {
@@ -434,18 +480,26 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
             }
         }
         if frame.next == frame.steps.len() {
-            let mut done = stack.pop().ok_or(Abort)?;
-            let states = finish(&mut done, code);
-            let below = stack.last_mut().map_or(&mut top, |f| &mut f.dfg);
-            below.append(&mut done.dfg);
+            let mut done = stack.pop().ok_or(Abort::Raised)?;
+            let states = finish(&mut done, code, &mut out);
+            if let (Some(below), Some(first), Some(last)) =
+                (stack.last_mut(), out.get(done.start), out.last())
+            {
+                below.appended(first.idx, last.idx);
+            }
             result = Some(states);
             pool.push(done);
             continue;
         }
         let step = frame.next;
         frame.next += 1;
+        let from = out.len();
         match frame.steps[step] {
             Step::Call(child, mode) => {
+                visits += 1;
+                if visits > WALK_LIMIT {
+                    return Err(Abort::Limit);
+                }
                 // The callee works on a copy of the states; a Thread or Current call's
                 // result replaces the map it was given, so that one can be moved.
                 let given = match mode {
@@ -454,17 +508,9 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
                     Mode::Branch => frame.states.clone(),
                 };
                 frame.waiting = Some(mode);
-                let mut dfg = std::mem::take(&mut frame.dfg);
-                let started = start(child, given, code, &mut dfg, &mut stack, &mut pool);
-                // `start` may have pushed a frame: put the list back on the caller's.
-                let caller = if matches!(started, Ok(Start::Frame)) {
-                    let at = stack.len() - 2;
-                    &mut stack[at]
-                } else {
-                    stack.last_mut().ok_or(Abort)?
-                };
-                caller.dfg = dfg;
-                if let Start::Done(states) = started? {
+                if let Start::Done(states) =
+                    start(child, given, code, &mut out, &mut stack, &mut pool)?
+                {
                     result = Some(states);
                 }
             }
@@ -473,7 +519,7 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
                 let values = code.variables(right)?;
                 for &(idx1, code1) in &names {
                     for &(idx2, code2) in &values {
-                        frame.dfg.push(Entry {
+                        out.push(Entry {
                             name: code1,
                             idx: idx1,
                             rel,
@@ -490,7 +536,7 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
                 let value_names: Vec<Sym> = values.iter().map(|v| v.1).collect();
                 let value_idxs: Vec<u32> = values.iter().map(|v| v.0).collect();
                 for &(idx1, code1) in &names {
-                    frame.dfg.push(Entry {
+                    out.push(Entry {
                         name: code1,
                         idx: idx1,
                         rel: Rel::ComputedFrom,
@@ -502,7 +548,7 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
             }
             Step::Declare(name) => {
                 for (idx, sym) in code.variables(name)? {
-                    frame.dfg.push(Entry {
+                    out.push(Entry {
                         name: sym,
                         idx,
                         rel: Rel::ComesFrom,
@@ -516,7 +562,7 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
                 let vars = code.variables(node)?;
                 for &(idx1, code1) in &vars {
                     for &(idx2, code2) in &vars {
-                        frame.dfg.push(Entry {
+                        out.push(Entry {
                             name: code1,
                             idx: idx1,
                             rel: Rel::ComputedFrom,
@@ -528,17 +574,29 @@ fn walk(code: &Code<'_, '_>) -> Result<Vec<Entry>, Abort> {
                 }
             }
         }
+        // Edges this step added itself (a token's, or the steps that make edges), unless it
+        // started a call that is still running.
+        if stack.len() == depth {
+            if let Some(frame) = stack.last_mut() {
+                for e in &out[from..] {
+                    frame.appended(e.idx, e.idx);
+                }
+            }
+        }
     }
 }
 
-/// The end of a walker call: its edges sorted by token index (stably), after merging
-/// states or duplicate edges where the reference does; gives the states it returns.
-fn finish(frame: &mut Frame, code: &Code<'_, '_>) -> States {
+/// The end of a walker call, whose edges are `out[frame.start..]`: they are sorted by token
+/// index (stably), after merging states or duplicate edges where the reference does; gives
+/// the states it returns.
+fn finish(frame: &mut Frame, code: &Code<'_, '_>, out: &mut Vec<Entry>) -> States {
     let states = std::mem::take(&mut frame.states);
-    let dfg = &mut frame.dfg;
+    let start = frame.start;
     match frame.finish.take() {
         Some(Finish::Sort) | None => {
-            dfg.sort_by_key(|d| d.idx);
+            if !frame.sorted {
+                out[start..].sort_by_key(|d| d.idx);
+            }
             states
         }
         Some(Finish::If { tag }) => {
@@ -557,20 +615,22 @@ fn finish(frame: &mut Frame, code: &Code<'_, '_>) -> States {
             for v in merged.values_mut() {
                 v.sort_dedup();
             }
-            dfg.sort_by_key(|d| d.idx);
+            if !frame.sorted {
+                out[start..].sort_by_key(|d| d.idx);
+            }
             merged
         }
         Some(Finish::Loop) => {
-            let mut out: Vec<Entry> = Vec::with_capacity(dfg.len());
+            let mut merged: Vec<Entry> = Vec::with_capacity(out.len() - start);
             let mut at: FxHashMap<(Sym, u32, Rel), usize> = FxHashMap::default();
-            for d in dfg.drain(..) {
+            for d in out.drain(start..) {
                 match at.get(&(d.name, d.idx, d.rel)) {
                     None => {
-                        at.insert((d.name, d.idx, d.rel), out.len());
-                        out.push(d);
+                        at.insert((d.name, d.idx, d.rel), merged.len());
+                        merged.push(d);
                     }
                     Some(&i) => {
-                        let prev = &mut out[i];
+                        let prev = &mut merged[i];
                         let mut names = prev.names.as_slice().to_vec();
                         names.extend_from_slice(d.names.as_slice());
                         prev.names = List::from_slice(&code.set_order(&names));
@@ -579,8 +639,8 @@ fn finish(frame: &mut Frame, code: &Code<'_, '_>) -> States {
                     }
                 }
             }
-            out.sort_by_key(|d| d.idx);
-            *dfg = out;
+            merged.sort_by_key(|d| d.idx);
+            out.extend(merged);
             states
         }
     }
@@ -629,7 +689,9 @@ fn start(
     let mut frame = pool.pop().unwrap_or_default();
     frame.steps.clear();
     frame.next = 0;
-    frame.dfg.clear();
+    frame.start = out.len();
+    frame.sorted = true;
+    frame.last = 0;
     frame.others.clear();
     frame.waiting = None;
     let finish = match code.lang {
@@ -702,7 +764,7 @@ fn plan_python(
         }
         "assignment" | "augmented_assignment" | "for_in_clause" => {
             let (lefts, rights) = if code.kind(node) == "for_in_clause" {
-                let last = *kids.last().ok_or(Abort)?;
+                let last = *kids.last().ok_or(Abort::Raised)?;
                 (vec![code.field(node, "left")?], vec![last])
             } else {
                 let Some(right) = code.flat.field(node, "right") else {
@@ -801,7 +863,7 @@ fn plan_java_like(
         } else if kids.len() == 2 {
             (kids[0], Some(kids[1]))
         } else {
-            (*kids.first().ok_or(Abort)?, None)
+            (*kids.first().ok_or(Abort::Raised)?, None)
         };
         match value {
             None => steps.push(Step::Declare(name)),

@@ -175,6 +175,7 @@ pub struct CodeBleuStats {
     dataflow_matches: u64,
     dataflow_total: u64,
     parse_errors: u64,
+    dataflow_given_up: u64,
     examples: u64,
 }
 
@@ -188,6 +189,7 @@ impl CodeBleuStats {
         self.dataflow_matches += other.dataflow_matches;
         self.dataflow_total += other.dataflow_total;
         self.parse_errors += other.parse_errors;
+        self.dataflow_given_up += other.dataflow_given_up;
         self.examples += other.examples;
     }
 
@@ -220,6 +222,14 @@ impl CodeBleuStats {
     /// error-recovery trees, which depend on the tree-sitter version.
     pub fn parse_errors(&self) -> u64 {
         self.parse_errors
+    }
+
+    /// How many of the parsed codes had their data flow abandoned: the walk visits every loop
+    /// twice, so nested loops cost 2^depth node visits, and past 4 million (about 18 nested
+    /// loops) the code is given no data flow. The package has no limit (it would take
+    /// minutes on such code).
+    pub fn dataflow_given_up(&self) -> u64 {
+        self.dataflow_given_up
     }
 
     /// CodeBLEU of the examples these statistics cover. [`CodeBleuError::Empty`] for none
@@ -266,7 +276,7 @@ pub struct Scorer {
 /// What the syntax and data-flow matches need of one piece of code.
 struct Analysis {
     subtrees: Vec<u32>,
-    flows: Vec<dataflow::NormFlow>,
+    flows: dataflow::DataFlow,
     has_error: bool,
 }
 
@@ -335,6 +345,8 @@ impl Scorer {
             let refa = self.analyse(index, &reference)?;
 
             stats.parse_errors += u64::from(cand.has_error) + u64::from(refa.has_error);
+            stats.dataflow_given_up +=
+                u64::from(cand.flows.gave_up) + u64::from(refa.flows.gave_up);
             let cand_subtrees: FxHashSet<u32> = cand.subtrees.iter().copied().collect();
             stats.syntax_matches += refa
                 .subtrees
@@ -343,9 +355,9 @@ impl Scorer {
                 .count() as u64;
             stats.syntax_total += refa.subtrees.len() as u64;
 
-            if !refa.flows.is_empty() {
-                stats.dataflow_total += refa.flows.len() as u64;
-                stats.dataflow_matches += dataflow::matches(&cand.flows, &refa.flows);
+            if !refa.flows.flows.is_empty() {
+                stats.dataflow_total += refa.flows.flows.len() as u64;
+                stats.dataflow_matches += dataflow::matches(&cand.flows.flows, &refa.flows.flows);
             }
         }
         Ok(stats)

@@ -35,20 +35,42 @@ pub(crate) fn split(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_space).filter(|t| !t.is_empty())
 }
 
-/// `s[start:end]` for a string indexed by characters, with Python's clamping (`start` past
-/// the end or after `end` gives the empty string).
-pub(crate) fn char_slice(s: &str, start: usize, end: Option<usize>) -> &str {
-    if s.is_ascii() {
-        let end = end.unwrap_or(s.len()).min(s.len());
-        return if start >= end { "" } else { &s[start..end] };
+/// A line of text sliced by character indexes, as a Python `str` is.
+pub(crate) struct CharLine<'a> {
+    text: &'a str,
+    /// Byte offset of each character and of the end, for a line that is not ASCII.
+    offsets: Option<Vec<usize>>,
+}
+
+impl<'a> CharLine<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        let offsets = (!text.is_ascii()).then(|| {
+            text.char_indices()
+                .map(|(b, _)| b)
+                .chain([text.len()])
+                .collect()
+        });
+        Self { text, offsets }
     }
-    let byte_at = |n: usize| s.char_indices().nth(n).map_or(s.len(), |(b, _)| b);
-    let from = byte_at(start);
-    let to = end.map_or(s.len(), byte_at);
-    if from >= to {
-        ""
-    } else {
-        &s[from..to]
+
+    /// `line[start:end]` (`end` `None` for the rest), with Python's clamping: a start past
+    /// the end or after `end` gives the empty string.
+    pub(crate) fn slice(&self, start: usize, end: Option<usize>) -> &'a str {
+        let byte = |n: usize| match &self.offsets {
+            None => n.min(self.text.len()),
+            Some(o) => o.get(n).copied().unwrap_or(self.text.len()),
+        };
+        let from = byte(start);
+        let to = end.map_or(self.text.len(), byte);
+        if from >= to {
+            ""
+        } else {
+            &self.text[from..to]
+        }
+    }
+
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
     }
 }
 
@@ -298,8 +320,10 @@ mod tests {
     fn strip_and_split_use_python_whitespace() {
         assert_eq!(strip("\u{1c} a b\u{a0}"), "a b");
         assert_eq!(split(" a\u{1f}b  c ").collect::<Vec<_>>(), ["a", "b", "c"]);
-        assert_eq!(char_slice("héllo", 1, Some(3)), "él");
-        assert_eq!(char_slice("héllo", 4, Some(2)), "");
-        assert_eq!(char_slice("abc", 5, None), "");
+        assert_eq!(CharLine::new("héllo").slice(1, Some(3)), "él");
+        assert_eq!(CharLine::new("héllo").slice(4, Some(2)), "");
+        assert_eq!(CharLine::new("héllo").slice(3, Some(9)), "lo");
+        assert_eq!(CharLine::new("abc").slice(5, None), "");
+        assert_eq!(CharLine::new("abc").slice(1, None), "bc");
     }
 }
