@@ -6,8 +6,8 @@
 //! hypothesis count and divides by the reference counts, summed over references (not the
 //! maximum). Unigram counts are weighted (1 for a keyword, 0.2 otherwise). Its brevity
 //! penalty takes `len()` of a `[tokens, weights]` pair for the reference length, which is 2
-//! for every reference: the hypothesis is only penalised when the corpus has at most two
-//! tokens per example. Both quirks are reproduced.
+//! for every reference: the hypotheses are only penalised when they have at most two tokens
+//! per example on average. Both quirks are reproduced.
 //!
 //! Sums are accumulated in the reference's order (first occurrence of each n-gram), so the
 //! floating-point weighted counts come out bit for bit the same.

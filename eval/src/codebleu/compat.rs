@@ -10,11 +10,14 @@
 //!   `type_alias_statement` children `left` and `right`; the s-expressions leave them out.
 //! - C++ `virtual` became an anonymous keyword; it is printed as the named leaf it was.
 //!
-//! Differences that are changes of tree shape are not reproduced; measured on real functions
-//! (`codebleu_survey` in the tests' documentation) they are rare: C and C++ `unsigned const
-//! int` (`sized_type_specifier` now holds the qualifier), C++ lambda captures (`&x`,
-//! `x = 1`), Python generic types in some positions and `except*` clauses. Error recovery
-//! also differs between versions, so code that does not parse can score differently.
+//! Differences that change the tree's shape are not reproduced: C and C++ `short const`
+//! (`sized_type_specifier` now holds the qualifier), C++ lambda captures (`&x`, `x = 1`),
+//! Python union types such as `type[E] | None` and `except*` clauses. On 1,500 real
+//! functions per language (CPython's standard library, the JDK, C crates' sources,
+//! libstdc++ headers) predicted identically, renamed or with a line deleted, they made
+//! 1 Python and 1 C example of those that parse score differently, and none in Java and C++.
+//! Error recovery also differs between versions, so code that does not parse can score
+//! differently (2–5% of those examples there).
 
 use super::tree::{Flat, FlatNode, NONE};
 use super::Language;

@@ -15,11 +15,18 @@
 //!   lines is glued without its newlines;
 //! - tokens are keyed by their (start, end) points; a later token with the same points
 //!   overwrites an earlier one;
-//! - any error in the walk (in the reference, an exception such as a missing field) leaves
-//!   the code with no data flow at all;
+//! - any error in the walk (in the reference, an exception such as a missing field, or a
+//!   `KeyError` when a Python assignment pairs `a.b = "s"` element by element and reaches the
+//!   leaves inside the string) leaves the code with no data flow at all;
 //! - merged parent lists are `list(set(...))` of strings, whose order is that of a CPython
 //!   set under the configured `PYTHONHASHSEED` (see [`super::pyrt::set_order`]); the
 //!   normalised variable names, hence the matches, depend on it.
+//!
+//! Differences: the reference recurses (one Python frame per tree level) and so gives no
+//! data flow for trees deeper than Python's recursion limit (about 990 levels, depending on
+//! the caller's stack); this walk has no depth limit. It does have a limit on work
+//! ([`WALK_LIMIT`] node visits), which only nested loops reach since each loop is walked
+//! twice.
 
 use std::borrow::Cow;
 

@@ -3,18 +3,18 @@
 //!
 //! `codebleu = α·ngram + β·weighted_ngram + γ·syntax + θ·(dataflow or 1)`
 //!
-//! - **n-gram match**: nltk-style corpus BLEU-4 on whitespace tokens ([`bleu`]);
-//! - **weighted n-gram match**: the same with keyword-weighted unigrams, as a recall, with
-//!   the package's brevity-penalty quirk ([`bleu`]);
-//! - **syntax match**: share of the reference's tree-sitter subtrees found in the
-//!   prediction ([`syntax`]);
-//! - **data-flow match**: share of the reference's normalised data-flow edges found in the
-//!   prediction ([`dataflow`]); C and C++ use the package's C# extractor, as it does.
+//! - n-gram match: nltk-style corpus BLEU-4 on whitespace tokens (`bleu`);
+//! - weighted n-gram match: the same with keyword-weighted unigrams, as a recall, with the
+//!   package's brevity-penalty quirk (`bleu`, keyword lists in `keywords`);
+//! - syntax match: share of the reference's tree-sitter subtrees found in the prediction
+//!   (`syntax`), after the package's comment and docstring removal (`preprocess`);
+//! - data-flow match: share of the reference's normalised data-flow edges found in the
+//!   prediction (`dataflow`); C and C++ use the package's C# extractor, as it does.
 //!
 //! All four are corpus-level: statistics are summed over examples before dividing. A
 //! per-example score is the corpus score of that example alone (what the package returns for
 //! a one-example call). [`CodeBleuStats`] are the summable statistics, so any grouping of
-//! examples can be scored without re-parsing.
+//! examples can be scored without parsing again.
 //!
 //! Quirks of the package reproduced on purpose:
 //! - a data-flow score of 0 (no reference data flow in the corpus, or no match) enters the
@@ -22,16 +22,26 @@
 //!   as 0;
 //! - with several references, the prediction's comment removal is re-applied once per
 //!   reference, cumulatively;
+//! - Python docstrings and comments are removed by re-tokenising with CPython 3.11's
+//!   `tokenize` (ported in `preprocess`), which rebuilds indentation from token columns:
+//!   tab-indented code comes out with broken indentation, and so with syntax errors;
 //! - the data-flow match depends on CPython's set iteration order, so on `PYTHONHASHSEED`:
 //!   the package gives different data-flow scores from run to run unless the seed is fixed.
 //!   [`Scorer::with_hash_seed`] picks the seed to reproduce (default 0, i.e.
 //!   `PYTHONHASHSEED=0`, CPython 3.11 or later).
 //!
-//! Known differences (see the module docs of each part): the reference recurses over the
-//! tree in Python and gives no data flow at all for trees deeper than about 990 levels
-//! (`RecursionError`, caught); this port has no depth limit. The package's pinned grammar
-//! versions differ from the workspace's (see `tests/requirements.txt`); node types that
-//! changed between them change the syntax and data-flow matches.
+//! Known differences:
+//! - grammars: the package can only run with older tree-sitter grammars than the
+//!   workspace's (see `tests/requirements.txt`); `compat` reproduces the old node names, and
+//!   lists the changes of tree shape it does not. Error recovery differs between versions
+//!   too, so on code with syntax errors ([`CodeBleuStats::parse_errors`]) the syntax and
+//!   data-flow matches can differ;
+//! - depth: the reference recurses in Python and gives no data flow for trees deeper than
+//!   its recursion limit (about 990 levels); this port has no depth limit (and no
+//!   recursion). It gives up on the data flow of code with about 18 nested loops
+//!   ([`CodeBleuStats::dataflow_given_up`]), where the package would take minutes;
+//! - Unicode: the Python tokenizer's `\w` follows this build's Unicode tables, CPython 3.11
+//!   its Unicode 14 ones.
 
 mod bleu;
 mod compat;
@@ -136,8 +146,8 @@ pub struct CodeBleuScore {
     pub ngram_match: f64,
     pub weighted_ngram_match: f64,
     pub syntax_match: f64,
-    /// 0 when the references have no data flow at all (the package then warns), in which
-    /// case `codebleu` counts it as 1.
+    /// 0 when the references have no data flow at all (the package then warns) or none of
+    /// it is matched; `codebleu` then counts it as 1.
     pub dataflow_match: f64,
 }
 
@@ -281,6 +291,7 @@ struct Analysis {
 }
 
 impl Scorer {
+    /// A scorer reproducing the package under `PYTHONHASHSEED=0`.
     pub fn new(lang: Language) -> Result<Self, CodeBleuError> {
         let mut parser = tree_sitter::Parser::new();
         parser
@@ -302,6 +313,7 @@ impl Scorer {
         self
     }
 
+    /// The language this scorer parses.
     pub fn language(&self) -> Language {
         self.lang
     }
@@ -396,7 +408,8 @@ where
             predictions: predictions.len(),
         });
     }
-    // Fail on the grammar once, before the workers.
+    // Fail on the grammar once, before the workers (which then cannot fail on it, but the
+    // error is not `Clone`, so a worker that did would make its own).
     Scorer::new(lang)?;
     references
         .par_iter()
@@ -406,7 +419,7 @@ where
             || Scorer::new(lang),
             |scorer, (i, (r, p))| match scorer {
                 Ok(s) => s.example(i, r.as_ref(), p.as_ref()),
-                Err(_) => Scorer::new(lang).and_then(|mut s| s.example(i, r.as_ref(), p.as_ref())),
+                Err(_) => Scorer::new(lang)?.example(i, r.as_ref(), p.as_ref()),
             },
         )
         .collect()
