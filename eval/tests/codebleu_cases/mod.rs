@@ -386,7 +386,13 @@ impl Render {
             },
             Stmt::Assign(v, e) => {
                 let e = self.expr(e);
-                self.line(d, format!("{v} = {e}{end}"));
+                // Python: long lines continued with a backslash.
+                if py && e.contains(" + ") && v.len() % 2 == 0 {
+                    let e = e.replacen(" + ", " + \\\n        ", 1);
+                    self.line(d, format!("{v} = {e}"));
+                } else {
+                    self.line(d, format!("{v} = {e}{end}"));
+                }
             }
             Stmt::AugAssign(v, op, e) => {
                 let e = self.expr(e);
@@ -510,6 +516,10 @@ impl Render {
                         // An attribute and a string both have three children: the package
                         // pairs them up and gives up on the data flow.
                         2 => format!("self.{v} = \"{text}\""),
+                        // A triple-quoted string over two lines (not a docstring).
+                        _ if text.len() % 8 == 3 => {
+                            format!("{v} = x + \"\"\"{text}\n  second line\"\"\"")
+                        }
                         _ => format!("{v} = \"{text}\""),
                     },
                     Language::Java => format!("String {v} = \"{text}\";"),
