@@ -55,8 +55,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let script =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/harness/codebleu_reference.py");
     println!(
-        "CodeBLEU on {n} generated examples per language ({} threads); the codebleu package on the first {n_py}",
-        rayon::current_num_threads()
+        "CodeBLEU on {n} generated examples per language ({} threads, load average {}); the codebleu package on the first {n_py}",
+        rayon::current_num_threads(),
+        std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|l| l.split_whitespace().next().map(str::to_string))
+            .unwrap_or_else(|| "?".to_string())
     );
     println!(
         "{:<7} {:>9} {:>20} {:>13} {:>18} {:>16}  corpus CodeBLEU on the subset",
