@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use codemine_eval::codebleu::{codebleu_stats, CodeBleuStats, Language, Scorer, Weights};
+use codemine_eval::codebleu::{codebleu_stats, CodeBleuScorer, CodeBleuStats, Language, Weights};
 use serde_json::json;
 
 fn python() -> PathBuf {
@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
         let start = Instant::now();
         let cpu = thread_cpu();
-        let mut scorer = Scorer::new(lang)?;
+        let mut scorer = CodeBleuScorer::new(lang)?;
         let mut sequential = Vec::with_capacity(n);
         for (i, c) in cases.iter().enumerate() {
             sequential.push(scorer.example(i, &c.refs, &c.pred)?);

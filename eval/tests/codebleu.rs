@@ -13,8 +13,8 @@ use std::process::Command;
 
 use codebleu_cases::{cases, Case, Rng};
 use codemine_eval::codebleu::{
-    codebleu, codebleu_per_example, codebleu_stats, CodeBleuError, CodeBleuScore, CodeBleuStats,
-    Language, Scorer, Weights,
+    codebleu, codebleu_per_example, codebleu_stats, CodeBleuError, CodeBleuScore, CodeBleuScorer,
+    CodeBleuStats, Language, Weights,
 };
 use serde_json::{json, Value};
 
@@ -127,7 +127,7 @@ fn agrees_with_package(lang: Language, seed: u64) {
     let stats = codebleu_stats(&refs, &preds, lang).expect("stats");
     let per_example =
         codebleu_per_example(&refs, &preds, lang, weights).expect("per-example scores");
-    let mut scorer = Scorer::new(lang).expect("scorer");
+    let mut scorer = CodeBleuScorer::new(lang).expect("scorer");
     let mut failures = Vec::new();
     let mut clean = Vec::new();
     let mut error_differences = Vec::new();
@@ -269,7 +269,7 @@ fn other_hash_seeds_are_reproduced() {
     let lang = Language::Java;
     let all = cases(lang, 7, 150);
     let first = reference(lang, &all, &[], 0, true);
-    let mut scorer = Scorer::new(lang).expect("scorer");
+    let mut scorer = CodeBleuScorer::new(lang).expect("scorer");
     let cases: Vec<Case> = all
         .into_iter()
         .enumerate()
@@ -285,7 +285,9 @@ fn other_hash_seeds_are_reproduced() {
     let mut scores = Vec::new();
     for seed in [0u32, 1, 4242] {
         let want = reference(lang, &cases, &[], seed, false);
-        let mut scorer = Scorer::new(lang).expect("scorer").with_hash_seed(seed);
+        let mut scorer = CodeBleuScorer::new(lang)
+            .expect("scorer")
+            .with_hash_seed(seed);
         let mut total = CodeBleuStats::default();
         for (i, c) in cases.iter().enumerate() {
             total.merge(&scorer.example(i, &c.refs, &c.pred).expect("example"));
@@ -382,7 +384,7 @@ fn nested_loops_are_cut_short() {
         "while (a) {".repeat(loops),
         "}".repeat(loops)
     );
-    let mut scorer = Scorer::new(Language::C).expect("scorer");
+    let mut scorer = CodeBleuScorer::new(Language::C).expect("scorer");
     let stats = scorer.example(0, &[code.as_str()], &code).expect("example");
     assert_eq!(stats.dataflow_given_up(), 2, "prediction and reference");
     let score = stats.score(Weights::default()).expect("score");

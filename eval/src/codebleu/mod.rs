@@ -27,7 +27,7 @@
 //!   tab-indented code comes out with broken indentation, and so with syntax errors;
 //! - the data-flow match depends on CPython's set iteration order, so on `PYTHONHASHSEED`:
 //!   the package gives different data-flow scores from run to run unless the seed is fixed.
-//!   [`Scorer::with_hash_seed`] picks the seed to reproduce (default 0, i.e.
+//!   [`CodeBleuScorer::with_hash_seed`] picks the seed to reproduce (default 0, i.e.
 //!   `PYTHONHASHSEED=0`, CPython 3.11 or later).
 //!
 //! Known differences:
@@ -275,7 +275,7 @@ impl CodeBleuStats {
 }
 
 /// Scores examples of one language. Holds a tree-sitter parser, so one per thread.
-pub struct Scorer {
+pub struct CodeBleuScorer {
     lang: Language,
     parser: tree_sitter::Parser,
     keywords: FxHashSet<&'static str>,
@@ -290,7 +290,7 @@ struct Analysis {
     has_error: bool,
 }
 
-impl Scorer {
+impl CodeBleuScorer {
     /// A scorer reproducing the package under `PYTHONHASHSEED=0`.
     pub fn new(lang: Language) -> Result<Self, CodeBleuError> {
         let mut parser = tree_sitter::Parser::new();
@@ -410,16 +410,16 @@ where
     }
     // Fail on the grammar once, before the workers (which then cannot fail on it, but the
     // error is not `Clone`, so a worker that did would make its own).
-    Scorer::new(lang)?;
+    CodeBleuScorer::new(lang)?;
     references
         .par_iter()
         .zip(predictions.par_iter())
         .enumerate()
         .map_init(
-            || Scorer::new(lang),
+            || CodeBleuScorer::new(lang),
             |scorer, (i, (r, p))| match scorer {
                 Ok(s) => s.example(i, r.as_ref(), p.as_ref()),
-                Err(_) => Scorer::new(lang)?.example(i, r.as_ref(), p.as_ref()),
+                Err(_) => CodeBleuScorer::new(lang)?.example(i, r.as_ref(), p.as_ref()),
             },
         )
         .collect()
