@@ -410,3 +410,233 @@ fn mismatched_ids_are_counted_and_named() {
         String::from_utf8_lossy(&res.stderr)
     );
 }
+
+/// The `codebleu` package's scores (tests/harness/codebleu_reference.py) of `cases`
+/// (reference, prediction) in one language: per example and over all of them.
+fn codebleu_reference(tmp: &Path, lang: &str, cases: &[(String, String)]) -> Value {
+    let spec = json!({
+        "lang": lang,
+        "cases": cases.iter().map(|(r, p)| json!({"refs": [r], "pred": p})).collect::<Vec<_>>(),
+    });
+    let f = tmp.join(format!("codebleu-{lang}.json"));
+    std::fs::write(&f, serde_json::to_vec(&spec).unwrap()).unwrap();
+    let out = Command::new(python())
+        .arg(workspace_root().join("tests/harness/codebleu_reference.py"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "codebleu_reference.py failed (run ./scripts/test.sh):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Our metric names for the package's keys.
+const CODEBLEU_KEYS: [(&str, &str); 5] = [
+    ("codebleu", "codebleu"),
+    ("codebleu_ngram", "ngram_match_score"),
+    ("codebleu_weighted_ngram", "weighted_ngram_match_score"),
+    ("codebleu_syntax", "syntax_match_score"),
+    ("codebleu_dataflow", "dataflow_match_score"),
+];
+
+fn assert_codebleu(got: &Value, want: &Value, what: &str) {
+    for (ours, theirs) in CODEBLEU_KEYS {
+        let g = got[ours]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{what}: no {ours} in {got}"));
+        let w = want[theirs].as_f64().unwrap();
+        assert!(
+            (g - w).abs() < 1e-6,
+            "{what} {ours}: codemine {g}, codebleu package {w}"
+        );
+    }
+}
+
+#[test]
+fn codebleu_matches_the_package_per_language_and_per_example() {
+    let (tmp, out) = mined();
+    let rows = shard_rows(&out.join("yabloco"));
+    let mut preds = String::new();
+    // (language, [(row index, reference, prediction)]) in dataset order.
+    let mut by_lang: Vec<(String, Vec<(usize, String, String)>)> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let reference = row["outputs"].as_str().unwrap().to_string();
+        let p = match i % 3 {
+            0 => reference.clone(),
+            1 => reference.replacen("return", "return 1 +", 1),
+            _ => "x = 0".to_string(),
+        };
+        preds.push_str(&format!(
+            "{}\n",
+            json!({"id": row["meta"]["original_id"], "prediction": p})
+        ));
+        let lang = row["inputs"]["language"].as_str().unwrap().to_lowercase();
+        match by_lang.iter_mut().find(|(l, _)| *l == lang) {
+            Some((_, v)) => v.push((i, reference, p)),
+            None => by_lang.push((lang, vec![(i, reference, p)])),
+        }
+    }
+    assert!(by_lang.len() >= 3, "languages: {by_lang:?}");
+    let pf = tmp.path().join("preds.jsonl");
+    std::fs::write(&pf, preds).unwrap();
+    let per = tmp.path().join("per.jsonl");
+    let metrics = CODEBLEU_KEYS.map(|(k, _)| k).join(",");
+    let got = eval_json(
+        &[
+            out.to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+            "--metrics",
+            &metrics,
+            "--by",
+            "inputs.language",
+            "--per-example",
+            per.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let per_rows: Vec<Value> = std::fs::read_to_string(&per)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(per_rows.len(), rows.len());
+    for (lang, cases) in &by_lang {
+        let pairs: Vec<(String, String)> = cases
+            .iter()
+            .map(|(_, r, p)| (r.clone(), p.clone()))
+            .collect();
+        let want = codebleu_reference(tmp.path(), lang, &pairs);
+        let label = row_label(&rows, lang);
+        assert_codebleu(
+            &got["by"]["inputs.language"][&label]["metrics"],
+            &want["corpus"],
+            lang,
+        );
+        for ((i, _, _), w) in cases.iter().zip(want["examples"].as_array().unwrap()) {
+            let row = &per_rows[*i];
+            assert_eq!(row["id"], rows[*i]["meta"]["original_id"]);
+            assert_codebleu(row, w, &format!("{lang} example {i}"));
+        }
+    }
+
+    // Other weights: the combination of the package's components by the spec's formula
+    // (a data-flow match of 0 counts as 1).
+    let weighted = eval_json(
+        &[
+            out.to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+            "--metrics",
+            &metrics,
+            "--codebleu-weights",
+            "0.1,0.2,0.3,0.4",
+        ],
+        tmp.path(),
+    );
+    let m = &weighted["metrics"];
+    let df = m["codebleu_dataflow"].as_f64().unwrap();
+    let want = 0.1 * m["codebleu_ngram"].as_f64().unwrap()
+        + 0.2 * m["codebleu_weighted_ngram"].as_f64().unwrap()
+        + 0.3 * m["codebleu_syntax"].as_f64().unwrap()
+        + 0.4 * if df == 0.0 { 1.0 } else { df };
+    assert!((m["codebleu"].as_f64().unwrap() - want).abs() < 1e-9, "{m}");
+    for bad in ["0.5,0.5", "a,b,c,d", "-1,1,1,1"] {
+        let res = codemine(
+            &[
+                "eval",
+                out.to_str().unwrap(),
+                "-p",
+                pf.to_str().unwrap(),
+                "--codebleu-weights",
+                bad,
+            ],
+            &tmp.path().join("cache"),
+        );
+        assert_eq!(res.status.code(), Some(2), "weights {bad}");
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(err.contains("--codebleu-weights"), "{err}");
+    }
+}
+
+/// The dataset's spelling of a normalized language (the `--by` groups use the column's
+/// values as they are).
+fn row_label(rows: &[Value], lang: &str) -> String {
+    rows.iter()
+        .map(|r| r["inputs"]["language"].as_str().unwrap().to_string())
+        .find(|l| l.to_lowercase() == lang)
+        .unwrap()
+}
+
+#[test]
+fn codebleu_needs_a_language_it_knows() {
+    // A plain table without a language column: CodeBLEU asks for --language, and with it
+    // scores as the package does.
+    let tmp = tempfile::tempdir().unwrap();
+    let refs = [
+        "def add(a, b):\n    return a + b\n",
+        "def first(xs):\n    for x in xs:\n        return x\n    return None\n",
+    ];
+    let preds = [
+        "def add(a, b):\n    return b + a\n",
+        "def first(xs):\n    return xs[0]\n",
+    ];
+    let data = tmp.path().join("table.parquet");
+    let pf = tmp.path().join("preds.parquet");
+    let spec = tmp.path().join("spec.json");
+    std::fs::write(
+        &spec,
+        serde_json::to_vec(&json!({"refs": refs, "preds": preds})).unwrap(),
+    )
+    .unwrap();
+    python_json(
+        "import json, sys, pyarrow as pa, pyarrow.parquet as pq\n\
+         d = json.load(open(sys.argv[1]))\n\
+         pq.write_table(pa.table({'key': ['a', 'b'], 'body': d['refs']}), sys.argv[2])\n\
+         pq.write_table(pa.table({'id': ['a', 'b'], 'prediction': d['preds']}), sys.argv[3])\n\
+         print('{}')",
+        &[
+            spec.to_str().unwrap(),
+            data.to_str().unwrap(),
+            pf.to_str().unwrap(),
+        ],
+    );
+    let base = [
+        "eval",
+        data.to_str().unwrap(),
+        "--task",
+        "generation",
+        "--id-column",
+        "key",
+        "--reference-column",
+        "body",
+        "-p",
+        pf.to_str().unwrap(),
+    ];
+    let res = codemine(&base, &tmp.path().join("cache"));
+    assert_eq!(res.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("2 of 2 examples") && err.contains("--language"),
+        "{err}"
+    );
+
+    let mut args: Vec<&str> = base[1..].to_vec();
+    args.extend([
+        "--language",
+        "Python",
+        "--metrics",
+        "codebleu,codebleu_syntax,codebleu_ngram,codebleu_weighted_ngram,codebleu_dataflow",
+    ]);
+    let got = eval_json(&args, tmp.path());
+    let cases: Vec<(String, String)> = refs
+        .iter()
+        .zip(preds)
+        .map(|(r, p)| (r.to_string(), p.to_string()))
+        .collect();
+    let want = codebleu_reference(tmp.path(), "python", &cases);
+    assert_codebleu(&got["metrics"], &want["corpus"], "python table");
+}

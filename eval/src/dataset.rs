@@ -70,6 +70,11 @@ pub struct EvalOptions {
     pub by: Vec<String>,
     /// Score the ids present on both sides instead of failing on a mismatch.
     pub intersection: bool,
+    /// The language of every example (`python`, `java`, `c`, `cpp`), for tables without a
+    /// language column; it overrides the dataset's.
+    pub language: Option<String>,
+    /// Metric settings (CodeBLEU's weights).
+    pub metric_config: metric::MetricConfig,
 }
 
 /// The shape of a table, from its schema.
@@ -170,7 +175,19 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         ));
     }
     let mut files = Vec::new();
-    let mut task = opts.task;
+    // Metrics of one task name it (`--metrics codebleu` is generation).
+    let mut task = opts.task.or_else(|| {
+        let tasks: Vec<Task> = opts
+            .metrics
+            .iter()
+            .filter_map(|m| metric::METRICS.iter().find(|i| i.name == m))
+            .map(|i| i.task)
+            .collect();
+        tasks
+            .first()
+            .copied()
+            .filter(|t| tasks.len() == opts.metrics.len() && tasks.iter().all(|u| u == t))
+    });
     for d in &opts.data {
         if d.is_dir() {
             let csn = d.join("csn");
@@ -652,17 +669,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     } else {
         opts.metrics.clone()
     };
-    let mut scorers = Vec::new();
-    for m in &metric_names {
-        let s = metric::scorer(m).ok_or_else(|| {
-            let known: Vec<&str> = metric::METRICS.iter().map(|m| m.name).collect();
-            Error::Usage(format!(
-                "unknown metric `{m}`; metrics: {}",
-                known.join(", ")
-            ))
-        })?;
-        scorers.push(s);
-    }
+    let scorers = metric::scorers(&metric_names, &opts.metric_config)?;
 
     let mut wanted: Vec<(String, Source)> = vec![
         (id_column.clone(), resolve(&schema, &id_column)?),
@@ -837,10 +844,13 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         .iter()
         .map(|&i| refs_col[i].clone().unwrap_or_default())
         .collect();
-    let languages: Vec<Option<String>> = rows
-        .iter()
-        .map(|&i| langs_col[i].as_deref().map(normalize_language))
-        .collect();
+    let languages: Vec<Option<String>> = match &opts.language {
+        Some(l) => vec![Some(normalize_language(l)); rows.len()],
+        None => rows
+            .iter()
+            .map(|&i| langs_col[i].as_deref().map(normalize_language))
+            .collect(),
+    };
     let batch = Batch {
         predictions: &predictions,
         references: &references,

@@ -2,9 +2,13 @@
 //! examples into [`MetricScores`] — per-example values where the metric has them, and an
 //! aggregate over any subset of examples (the whole set, or one `--by` group).
 //!
-//! Adding a metric (CodeBLEU, say) is one `impl Scorer` plus one arm in [`scorer`] and a
-//! line in [`METRICS`]; corpus-level metrics return [`Aggregate::Corpus`] with a closure
-//! over their per-example sufficient statistics.
+//! Adding a metric is one `impl Scorer` plus one arm in [`scorers`] and a line in
+//! [`METRICS`]; corpus-level metrics return [`Aggregate::Corpus`] with a closure over their
+//! per-example sufficient statistics (nltk corpus BLEU, CodeBLEU).
+//!
+//! CodeBLEU and its four components are five metrics that share one parse of the batch:
+//! the scorers [`scorers`] makes for them in one call compute the per-example statistics
+//! once.
 //!
 //! ```
 //! use codemine_eval::metric::{scorer, Batch};
@@ -16,6 +20,11 @@
 //! assert!(s.aggregate(&[0]) > 90.0);
 //! ```
 
+use std::collections::BTreeMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use crate::codebleu::{self, CodeBleuScore, CodeBleuStats, Language, Weights};
 use crate::summarization::{self as sum, MeteorStages};
 use crate::{generation as gen, Error, Task};
 
@@ -139,7 +148,44 @@ pub const METRICS: &[MetricInfo] = &[
         default: false,
         about: "the same with fuzzywuzzy's integer fuzz.ratio (Levenshtein backend), 0-100",
     },
+    MetricInfo {
+        name: "codebleu",
+        task: Task::Generation,
+        default: true,
+        about: "codebleu 0.7.0 calc_codebleu, corpus-level, PYTHONHASHSEED=0, 0-1",
+    },
+    MetricInfo {
+        name: "codebleu_ngram",
+        task: Task::Generation,
+        default: false,
+        about: "CodeBLEU's n-gram match (BLEU-4 on whitespace tokens), 0-1",
+    },
+    MetricInfo {
+        name: "codebleu_weighted_ngram",
+        task: Task::Generation,
+        default: false,
+        about: "CodeBLEU's keyword-weighted n-gram match, 0-1",
+    },
+    MetricInfo {
+        name: "codebleu_syntax",
+        task: Task::Generation,
+        default: false,
+        about: "CodeBLEU's syntax match (reference subtrees found), 0-1",
+    },
+    MetricInfo {
+        name: "codebleu_dataflow",
+        task: Task::Generation,
+        default: false,
+        about: "CodeBLEU's data-flow match (0 when there is none; CodeBLEU counts 1), 0-1",
+    },
 ];
+
+/// Settings of the metrics that have any.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MetricConfig {
+    /// CodeBLEU's component weights (α, β, γ, θ; 0.25 each by default).
+    pub codebleu_weights: Weights,
+}
 
 /// The metrics a task reports when none are named.
 pub fn default_metrics(task: Task) -> Vec<&'static str> {
@@ -150,8 +196,43 @@ pub fn default_metrics(task: Task) -> Vec<&'static str> {
         .collect()
 }
 
-/// The metric called `name`.
+/// The metric called `name`, with default settings.
 pub fn scorer(name: &str) -> Option<Box<dyn Scorer>> {
+    let mut s = scorers(&[name], &MetricConfig::default()).ok()?;
+    s.pop()
+}
+
+/// The metrics called `names`, in order. The CodeBLEU family among them shares its
+/// per-example statistics, so they should score one batch (another batch is detected by
+/// its contents and parsed again). [`Error::Usage`] names an unknown metric.
+pub fn scorers<S: AsRef<str>>(
+    names: &[S],
+    config: &MetricConfig,
+) -> Result<Vec<Box<dyn Scorer>>, Error> {
+    let shared = SharedCodeBleu::default();
+    names
+        .iter()
+        .map(|n| {
+            let n = n.as_ref();
+            match CodeBleuPart::of(n) {
+                Some(part) => Ok(Box::new(CodeBleuMetric {
+                    part,
+                    weights: config.codebleu_weights,
+                    shared: shared.clone(),
+                }) as Box<dyn Scorer>),
+                None => simple_scorer(n).ok_or_else(|| {
+                    let known: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
+                    Error::Usage(format!(
+                        "unknown metric `{n}`; metrics: {}",
+                        known.join(", ")
+                    ))
+                }),
+            }
+        })
+        .collect()
+}
+
+fn simple_scorer(name: &str) -> Option<Box<dyn Scorer>> {
     let s: Box<dyn Scorer> = match name {
         "smoothed_bleu" => Box::new(PerExample("smoothed_bleu", 1.0, |p, r| {
             Ok(sum::smoothed_bleu(p, r))
@@ -219,4 +300,169 @@ impl Scorer for CorpusBleu {
             })),
         })
     }
+}
+
+/// Which number of CodeBLEU a metric reports.
+#[derive(Clone, Copy)]
+enum CodeBleuPart {
+    Combined,
+    Ngram,
+    WeightedNgram,
+    Syntax,
+    Dataflow,
+}
+
+impl CodeBleuPart {
+    fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "codebleu" => Self::Combined,
+            "codebleu_ngram" => Self::Ngram,
+            "codebleu_weighted_ngram" => Self::WeightedNgram,
+            "codebleu_syntax" => Self::Syntax,
+            "codebleu_dataflow" => Self::Dataflow,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Combined => "codebleu",
+            Self::Ngram => "codebleu_ngram",
+            Self::WeightedNgram => "codebleu_weighted_ngram",
+            Self::Syntax => "codebleu_syntax",
+            Self::Dataflow => "codebleu_dataflow",
+        }
+    }
+
+    fn pick(self, s: &CodeBleuScore) -> f64 {
+        match self {
+            Self::Combined => s.codebleu,
+            Self::Ngram => s.ngram_match,
+            Self::WeightedNgram => s.weighted_ngram_match,
+            Self::Syntax => s.syntax_match,
+            Self::Dataflow => s.dataflow_match,
+        }
+    }
+}
+
+/// The per-example statistics of the last batch the CodeBLEU family scored, with a
+/// fingerprint of its contents.
+type CodeBleuCache = Option<(u64, Arc<Vec<CodeBleuStats>>)>;
+
+#[derive(Clone, Default)]
+struct SharedCodeBleu(Arc<Mutex<CodeBleuCache>>);
+
+struct CodeBleuMetric {
+    part: CodeBleuPart,
+    weights: Weights,
+    shared: SharedCodeBleu,
+}
+
+impl Scorer for CodeBleuMetric {
+    fn name(&self) -> &'static str {
+        self.part.name()
+    }
+
+    /// Per example: the CodeBLEU of that example alone (NaN where the package would divide
+    /// by zero: a reference without any syntax subtree). Aggregate: the corpus CodeBLEU of
+    /// the examples' summed statistics, so a single-language set gets exactly the package's
+    /// `calc_codebleu` over it; a mixed set pools the languages' statistics.
+    fn score(&self, batch: &Batch<'_>) -> Result<MetricScores, Error> {
+        let stats = self.shared.stats(batch)?;
+        let (part, weights) = (self.part, self.weights);
+        let per_example = stats
+            .iter()
+            .map(|s| s.score(weights).map_or(f64::NAN, |s| part.pick(&s)))
+            .collect();
+        Ok(MetricScores {
+            per_example: Some(per_example),
+            aggregate: Aggregate::Corpus(Box::new(move |rows| {
+                CodeBleuStats::sum(rows.iter().map(|&i| &stats[i]))
+                    .score(weights)
+                    .map_or(f64::NAN, |s| part.pick(&s))
+            })),
+        })
+    }
+}
+
+impl SharedCodeBleu {
+    fn stats(&self, batch: &Batch<'_>) -> Result<Arc<Vec<CodeBleuStats>>, Error> {
+        let key = fingerprint(batch);
+        let mut cache = self
+            .0
+            .lock()
+            .map_err(|_| Error::Data("codebleu: an earlier scorer panicked".into()))?;
+        if let Some((k, stats)) = cache.as_ref() {
+            if *k == key {
+                return Ok(stats.clone());
+            }
+        }
+        let stats = Arc::new(codebleu_batch(batch)?);
+        *cache = Some((key, stats.clone()));
+        Ok(stats)
+    }
+}
+
+fn fingerprint(batch: &Batch<'_>) -> u64 {
+    let mut h = foldhash::quality::FixedState::with_seed(0x636f_6465_626c_6575).build_hasher();
+    batch.predictions.hash(&mut h);
+    batch.references.hash(&mut h);
+    batch.languages.hash(&mut h);
+    h.finish()
+}
+
+/// Every example's CodeBLEU statistics, each parsed with its own language's grammar.
+fn codebleu_batch(batch: &Batch<'_>) -> Result<Vec<CodeBleuStats>, Error> {
+    let n = batch.predictions.len();
+    if batch.references.len() != n || batch.languages.len() != n {
+        return Err(Error::Data(format!(
+            "codebleu: {n} predictions, {} references and {} languages",
+            batch.references.len(),
+            batch.languages.len()
+        )));
+    }
+    let mut by_language: Vec<(Language, Vec<usize>)> = Vec::new();
+    let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, l) in batch.languages.iter().enumerate() {
+        match l.as_deref().map(str::parse::<Language>) {
+            Some(Ok(lang)) => match by_language.iter_mut().find(|(k, _)| *k == lang) {
+                Some((_, rows)) => rows.push(i),
+                None => by_language.push((lang, vec![i])),
+            },
+            Some(Err(_)) => {
+                *unsupported
+                    .entry(format!("`{}`", l.as_deref().unwrap_or_default()))
+                    .or_default() += 1
+            }
+            None => *unsupported.entry("no language".into()).or_default() += 1,
+        }
+    }
+    if !unsupported.is_empty() {
+        let bad: usize = unsupported.values().sum();
+        let what: Vec<String> = unsupported
+            .iter()
+            .map(|(l, c)| format!("{c} {l}"))
+            .collect();
+        return Err(Error::Data(format!(
+            "codebleu scores python, java, c and cpp, but {bad} of {n} examples are not one of them ({}); give the language with --language, or leave the codebleu metrics out",
+            what.join(", ")
+        )));
+    }
+    let mut out = vec![CodeBleuStats::default(); n];
+    for (lang, rows) in by_language {
+        let refs: Vec<[&str; 1]> = rows
+            .iter()
+            .map(|&i| [batch.references[i].as_str()])
+            .collect();
+        let preds: Vec<&str> = rows
+            .iter()
+            .map(|&i| batch.predictions[i].as_str())
+            .collect();
+        let stats = codebleu::codebleu_stats(&refs, &preds, lang)
+            .map_err(|e| Error::Data(format!("codebleu ({lang}): {e}")))?;
+        for (i, s) in rows.into_iter().zip(stats) {
+            out[i] = s;
+        }
+    }
+    Ok(out)
 }

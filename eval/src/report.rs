@@ -131,8 +131,26 @@ pub fn table(ev: &Evaluation) -> String {
 }
 
 /// Writes one record per scored example: its id and every per-example metric (corpus-level
-/// metrics have none). Parquet when `path` ends in `.parquet`, JSON lines otherwise.
+/// metrics have none; NaN, `null` in JSON, where a metric has no value for the example).
+/// Parquet when `path` ends in `.parquet`, JSON lines otherwise. The file appears complete or
+/// not at all: it is written next to `path` and renamed.
 pub fn write_per_example(ev: &Evaluation, path: &Path) -> Result<(), Error> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = path.with_file_name(name);
+    let written = write_per_example_to(ev, path, &tmp).and_then(|()| {
+        std::fs::rename(&tmp, path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+fn write_per_example_to(ev: &Evaluation, path: &Path, tmp: &Path) -> Result<(), Error> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -142,7 +160,7 @@ pub fn write_per_example(ev: &Evaluation, path: &Path) -> Result<(), Error> {
         .iter()
         .filter_map(|(n, s)| s.per_example.as_ref().map(|v| (n, v)))
         .collect();
-    let file = File::create(path).map_err(io)?;
+    let file = File::create(tmp).map_err(io)?;
     if path.extension().is_some_and(|e| e == "parquet") {
         let mut fields = vec![Field::new("id", DataType::Utf8, false)];
         let mut arrays: Vec<ArrayRef> = vec![Arc::new(StringArray::from_iter_values(&ev.ids))];

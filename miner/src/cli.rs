@@ -115,6 +115,14 @@ struct EvalArgs {
     /// Score only the ids on both sides (reported) instead of failing on a mismatch.
     #[arg(long)]
     intersection: bool,
+    /// The language of every example (python, java, c, cpp), for CodeBLEU on tables without
+    /// a language column; overrides the dataset's.
+    #[arg(long, value_name = "LANG")]
+    language: Option<String>,
+    /// CodeBLEU's weights of n-gram, weighted n-gram, syntax and data-flow match.
+    #[arg(long, value_name = "A,B,C,D", value_parser = parse_weights,
+          default_value = "0.25,0.25,0.25,0.25", allow_hyphen_values = true)]
+    codebleu_weights: codemine_eval::codebleu::Weights,
     /// Write per-example scores here (Parquet for *.parquet, JSON lines otherwise).
     #[arg(long, value_name = "FILE")]
     per_example: Option<PathBuf>,
@@ -124,6 +132,28 @@ struct EvalArgs {
     /// List the metrics and exit.
     #[arg(long, exclusive = true)]
     list_metrics: bool,
+}
+
+fn parse_weights(s: &str) -> Result<codemine_eval::codebleu::Weights, String> {
+    let w: Vec<f64> = s
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("`{x}` is not a non-negative number"))
+        })
+        .collect::<Result<_, _>>()?;
+    match w[..] {
+        [ngram, weighted_ngram, syntax, dataflow] => Ok(codemine_eval::codebleu::Weights {
+            ngram,
+            weighted_ngram,
+            syntax,
+            dataflow,
+        }),
+        _ => Err(format!("{} weights given, 4 expected", w.len())),
+    }
 }
 
 fn parse_task(s: &str) -> Result<codemine_eval::Task, String> {
@@ -403,7 +433,7 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     if args.list_metrics {
         for m in codemine_eval::metric::METRICS {
             println!(
-                "{:<20} {:<14} {}{}",
+                "{:<24} {:<14} {}{}",
                 m.name,
                 m.task.as_str(),
                 m.about,
@@ -424,6 +454,10 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         metrics: args.metrics,
         by: args.by,
         intersection: args.intersection,
+        language: args.language,
+        metric_config: codemine_eval::metric::MetricConfig {
+            codebleu_weights: args.codebleu_weights,
+        },
     };
     let ev = codemine_eval::evaluate(&opts)?;
     if let Some(p) = &args.per_example {
