@@ -455,13 +455,16 @@ fn assert_codebleu(got: &Value, want: &Value, what: &str) {
     }
 }
 
+/// A dataset row index, its reference and the prediction.
+type Case = (usize, String, String);
+
 #[test]
 fn codebleu_matches_the_package_per_language_and_per_example() {
     let (tmp, out) = mined();
     let rows = shard_rows(&out.join("yabloco"));
     let mut preds = String::new();
     // (language, [(row index, reference, prediction)]) in dataset order.
-    let mut by_lang: Vec<(String, Vec<(usize, String, String)>)> = Vec::new();
+    let mut by_lang: Vec<(String, Vec<Case>)> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let reference = row["outputs"].as_str().unwrap().to_string();
         let p = match i % 3 {
