@@ -222,7 +222,9 @@ pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
             x = hi;
         }
         partials.truncate(i);
-        partials.push(x);
+        if x != 0.0 {
+            partials.push(x);
+        }
     }
     // Sum the partials from the top, with CPython's half-way correction.
     let mut n = partials.len();
@@ -609,5 +611,11 @@ mod tests {
     fn fsum_is_exact() {
         assert_eq!(fsum([1e100, 1.0, -1e100, 1e-100]), 1.0);
         assert_eq!(fsum([0.1; 10]), 1.0);
+        assert_eq!(
+            fsum([1e100, 1.0, -1e100, 1e-100, 1e50, -1.0, -1e50]),
+            1e-100
+        );
+        assert_eq!(fsum([1e-16, 1.0, 1e16]), 10000000000000002.0);
+        assert_eq!(fsum([]), 0.0);
     }
 }

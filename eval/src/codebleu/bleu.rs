@@ -13,6 +13,7 @@
 //! floating-point weighted counts come out bit for bit the same.
 
 use super::pyrt::FxHashMap;
+use crate::summarization::fsum;
 
 /// Sufficient statistics of one BLEU variant: numerators and denominators of the four
 /// n-gram orders, hypothesis length and closest reference length, summed over examples.
@@ -57,7 +58,7 @@ impl BleuStats {
                 0.25 * (num / self.denominators[n]).ln()
             })
             .collect();
-        bp * fsum(&logs).exp()
+        bp * fsum(logs).exp()
     }
 }
 
@@ -190,74 +191,4 @@ pub(crate) fn weighted_ngram_stats(t: &Tokenized) -> BleuStats {
     // `len([tokens, weights])` of every reference.
     s.ref_len = closest_ref_len(t.refs.iter().map(|_| 2), t.hyp.len()) as u64;
     s
-}
-
-/// `math.fsum`: the correctly rounded sum (Shewchuk's partials, CPython's final
-/// half-even correction). The inputs here are finite.
-pub(crate) fn fsum(values: &[f64]) -> f64 {
-    let mut partials: Vec<f64> = Vec::new();
-    for &v in values {
-        let mut x = v;
-        let mut i = 0;
-        for j in 0..partials.len() {
-            let mut y = partials[j];
-            if x.abs() < y.abs() {
-                std::mem::swap(&mut x, &mut y);
-            }
-            let hi = x + y;
-            let lo = y - (hi - x);
-            if lo != 0.0 {
-                partials[i] = lo;
-                i += 1;
-            }
-            x = hi;
-        }
-        partials.truncate(i);
-        if x != 0.0 {
-            partials.push(x);
-        }
-    }
-    let mut n = partials.len();
-    if n == 0 {
-        return 0.0;
-    }
-    n -= 1;
-    let mut hi = partials[n];
-    let mut lo = 0.0;
-    while n > 0 {
-        let x = hi;
-        n -= 1;
-        let y = partials[n];
-        hi = x + y;
-        let yr = hi - x;
-        lo = y - yr;
-        if lo != 0.0 {
-            break;
-        }
-    }
-    if n > 0 && ((lo < 0.0 && partials[n - 1] < 0.0) || (lo > 0.0 && partials[n - 1] > 0.0)) {
-        let y = lo * 2.0;
-        let x = hi + y;
-        let yr = x - hi;
-        if y == yr {
-            hi = x;
-        }
-    }
-    hi
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fsum;
-
-    #[test]
-    fn fsum_rounds_correctly() {
-        assert_eq!(fsum(&[0.1; 10]), 1.0);
-        assert_eq!(
-            fsum(&[1e100, 1.0, -1e100, 1e-100, 1e50, -1.0, -1e50]),
-            1e-100
-        );
-        assert_eq!(fsum(&[1e-16, 1.0, 1e16]), 10000000000000002.0);
-        assert_eq!(fsum(&[]), 0.0);
-    }
 }
