@@ -2,7 +2,9 @@
 //! checked against an independent reference from the same run:
 //! - C: gcc `--coverage`, then `gcov --json-format`, gcovr's `--xml` (Cobertura) and
 //!   `--lcov`, all against the per-line counts of gcov's own text output (`*.gcov`);
-//! - Python: coverage.py's `lcov` and `xml` against its `json` (executed and missing lines);
+//! - C: gcovr's `--json` against the same;
+//! - Python: coverage.py's `lcov`, `xml` and `json` reports against its own analysis of the
+//!   data file (`Coverage.analysis2`: statements and missing lines);
 //! - Java: JaCoCo's agent and XML report writer (Debian's libjacoco-java) against the
 //!   lines the test's Java source marks as run or not run.
 //!
@@ -313,6 +315,8 @@ fn c_reports_from_gcov_and_gcovr_agree_with_gcov_text() {
             "../gcovr.xml",
             "--lcov",
             "../gcovr.info",
+            "--json",
+            "../gcovr.json",
             "build",
         ],
         PY_HINT,
@@ -322,6 +326,8 @@ fn c_reports_from_gcov_and_gcovr_agree_with_gcov_text() {
     let gcov_util = read(&build.join("util.gcov.json.gz"));
     let cobertura = read(&tmp.path().join("gcovr.xml"));
     let lcov = read(&tmp.path().join("gcovr.info"));
+    let gcovr_json = read(&tmp.path().join("gcovr.json"));
+    assert_eq!(gcovr_json.format, Format::GcovrJson);
     assert_eq!(gcov_prog.format, Format::GcovJson);
     assert_eq!(gcov_prog.roots.len(), 1);
     assert!(
@@ -339,6 +345,8 @@ fn c_reports_from_gcov_and_gcovr_agree_with_gcov_text() {
         (&cobertura, "src/util.c"),
         (&lcov, "src/prog.c"),
         (&lcov, "src/util.c"),
+        (&gcovr_json, "src/prog.c"),
+        (&gcovr_json, "src/util.c"),
     ] {
         assert_eq!(
             hits_of(report, file),
@@ -362,6 +370,7 @@ fn c_reports_from_gcov_and_gcovr_agree_with_gcov_text() {
         gcov_util.clone(),
         cobertura.clone(),
         lcov.clone(),
+        gcovr_json.clone(),
     ];
     for one in &reports {
         let cov = RepoCoverage::build(std::slice::from_ref(one), &repo, &[]);
@@ -382,16 +391,17 @@ fn c_reports_from_gcov_and_gcovr_agree_with_gcov_text() {
         }
         assert_eq!(cov.function("tests/prog.c", 1, 100), None);
     }
-    // All four together: every line counted once per format (three formats).
+    // All five together: every line counted once per format (four formats).
     let cov = RepoCoverage::build(&reports, &repo, &[]);
-    assert_eq!(cov.stats.reports, 4);
+    assert_eq!(cov.stats.reports, 5);
     assert_eq!(cov.stats.formats.get("gcov-json"), Some(&2));
+    assert_eq!(cov.stats.formats.get("gcovr-json"), Some(&1));
     assert_eq!(cov.stats.mapped_files, cov.stats.report_files);
     let collatz = expected(&reference["src/prog.c"], 6, 16);
     assert_eq!(
         cov.function("src/prog.c", 6, 16),
         Some(FunctionCoverage {
-            hits: 3 * collatz.hits,
+            hits: 4 * collatz.hits,
             ..collatz
         })
     );
@@ -492,7 +502,7 @@ const PY_FUNCTIONS: &[(&str, u32, u32)] = &[
 ];
 
 #[test]
-fn python_reports_from_coverage_py_agree_with_its_json() {
+fn python_reports_from_coverage_py_agree_with_its_analysis() {
     let tmp = tempfile::tempdir().unwrap();
     let proj = tmp.path().join("proj");
     write(&proj.join("pkg/__init__.py"), "");
@@ -525,15 +535,32 @@ fn python_reports_from_coverage_py_agree_with_its_json() {
         PY_HINT,
     );
 
-    let json: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(tmp.path().join("cov.json")).unwrap()).unwrap();
+    // The reference: coverage.py's own analysis of its data file (statements and the
+    // missing ones), read through its API, not through any report.
+    let analysis = run(
+        &proj,
+        &py,
+        &[
+            "-c",
+            "import coverage, json\n\
+             cov = coverage.Coverage()\n\
+             cov.load()\n\
+             _, statements, _, missing, _ = cov.analysis2('pkg/mod.py')\n\
+             print(json.dumps({'statements': statements, 'missing': missing}))",
+        ],
+        PY_HINT,
+    );
+    let analysis: serde_json::Value = serde_json::from_str(&analysis).unwrap();
+    let missing: Vec<u64> = analysis["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_u64().unwrap())
+        .collect();
     let mut reference: BTreeMap<u32, u64> = BTreeMap::new();
-    let file = &json["files"]["pkg/mod.py"];
-    for l in file["executed_lines"].as_array().unwrap() {
-        reference.insert(l.as_u64().unwrap() as u32, 1);
-    }
-    for l in file["missing_lines"].as_array().unwrap() {
-        reference.insert(l.as_u64().unwrap() as u32, 0);
+    for l in analysis["statements"].as_array().unwrap() {
+        let l = l.as_u64().unwrap();
+        reference.insert(l as u32, u64::from(!missing.contains(&l)));
     }
     // The reference itself: the negative branch and unused()'s body never ran.
     assert_eq!(reference.get(&7), Some(&0));
@@ -542,17 +569,17 @@ fn python_reports_from_coverage_py_agree_with_its_json() {
 
     let lcov = read(&tmp.path().join("cov.info"));
     let xml = read(&tmp.path().join("cov.xml"));
+    let json = read(&tmp.path().join("cov.json"));
+    assert_eq!(json.format, Format::CoveragePyJson);
     assert_eq!(lcov.format, Format::Lcov);
     assert_eq!(xml.format, Format::Cobertura);
     assert_eq!(xml.roots.len(), 1);
     assert!(xml.roots[0].ends_with("/proj"), "{:?}", xml.roots);
     assert_eq!(hits_of(&lcov, "pkg/mod.py"), reference);
     assert_eq!(hits_of(&xml, "pkg/mod.py"), reference);
+    assert_eq!(hits_of(&json, "pkg/mod.py"), reference);
     assert_eq!(hits_of(&lcov, "pkg/__init__.py"), BTreeMap::new());
-
-    // coverage.py's own JSON is not a supported format, and says so.
-    let e = read_report(&tmp.path().join("cov.json")).unwrap_err();
-    assert!(matches!(e, CoverageError::UnknownFormat { .. }), "{e}");
+    assert_eq!(hits_of(&json, "pkg/__init__.py"), BTreeMap::new());
 
     let repo = [
         "pkg/__init__.py",
@@ -560,7 +587,7 @@ fn python_reports_from_coverage_py_agree_with_its_json() {
         "run.py",
         "tests/test_mod.py",
     ];
-    for report in [&lcov, &xml] {
+    for report in [&lcov, &xml, &json] {
         let cov = RepoCoverage::build(std::slice::from_ref(report), &repo, &[]);
         assert_eq!(cov.stats.mapped_files, 3, "{:?}", cov.stats);
         for (name, start, end) in PY_FUNCTIONS {
@@ -596,6 +623,12 @@ fn python_reports_from_coverage_py_agree_with_its_json() {
     );
     let msg = assert_fails_at(&bad, "cov.xml", corrupt.as_bytes(), at);
     assert!(msg.contains("hits=\"one\""), "{msg}");
+
+    // coverage.py writes its JSON on one line: the error gives the column too.
+    let text = fs::read_to_string(tmp.path().join("cov.json")).unwrap();
+    let cut = &text[..text.find("\"missing_lines\"").unwrap()];
+    let msg = assert_fails_at(&bad, "cov.json", cut.as_bytes(), 1);
+    assert!(msg.contains("invalid coverage.py JSON (column "), "{msg}");
 
     let info = fs::read_to_string(tmp.path().join("cov.info")).unwrap();
     let keep = line_with(&info, "DA:10,");

@@ -5,7 +5,7 @@
 //! them in parallel: it mines every repository into staging tables, clusters duplicates
 //! across the run (`codemine_filters::dedup`) and writes the final Parquet shards of
 //! `codemine-schemas` without the removed functions.
-//! [`coverage`] reads test-coverage reports (LCOV, Cobertura, JaCoCo, gcov JSON) and maps
+//! [`coverage`] reads test-coverage reports (LCOV, Cobertura, JaCoCo, gcov, gcovr and coverage.py JSON) and maps
 //! them onto repository paths for the per-function coverage of the enrich stage.
 //!
 //! ```no_run

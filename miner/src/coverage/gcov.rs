@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use super::{Fail, FileHits};
+use super::{json_fail, Fail, FileHits};
 
 #[derive(Deserialize)]
 struct Document {
@@ -31,16 +31,7 @@ struct Line {
 
 /// The files of a gcov JSON document and its working directory as the only root.
 pub(super) fn parse(data: &[u8]) -> Result<(Vec<FileHits>, Vec<String>), Fail> {
-    let doc: Document = serde_json::from_slice(data).map_err(|e| {
-        // gcov writes the whole document on one line, so the column matters too.
-        let location = format!(" at line {} column {}", e.line(), e.column());
-        let message = e.to_string();
-        let message = message.strip_suffix(&location).unwrap_or(&message);
-        Fail::new(
-            e.line().max(1),
-            format!("invalid gcov JSON (column {}): {message}", e.column()),
-        )
-    })?;
+    let doc: Document = serde_json::from_slice(data).map_err(|e| json_fail(&e, "gcov JSON"))?;
     let files = doc
         .files
         .into_iter()

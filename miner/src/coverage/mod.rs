@@ -13,6 +13,11 @@
 //! | [`Format::Cobertura`] | coverage.py's `coverage xml`, `gcovr --xml` | each `<class filename>`'s own `<lines><line number hits>`; the `<lines>` inside `<methods>` repeat those lines and are skipped; `<sources><source>` become [`Report::roots`] |
 //! | [`Format::Jacoco`] | JaCoCo's XML report | `<package name><sourcefile name><line nr mi ci>`; the path is `package/sourcefile` |
 //! | [`Format::GcovJson`] | `gcov --json-format` (`*.gcov.json.gz`) | `files[].file` and `files[].lines[].{line_number,count}`; `current_working_directory` becomes a root |
+//! | [`Format::GcovrJson`] | `gcovr --json` | `files[].file` and `files[].lines[].{line_number,count}`, without lines marked `gcovr/noncode` or `gcovr/excluded` |
+//! | [`Format::CoveragePyJson`] | coverage.py's `coverage json` | `files.PATH.executed_lines` (1 hit) and `missing_lines` (0 hits) |
+//!
+//! coverage.py records whether a line ran, not how often, in every format it writes: its
+//! lines have 1 or 0 hits, so for its reports `test_cov_hits` counts the executed lines.
 //!
 //! JaCoCo records instructions, not executions: a line has `ci` covered and `mi` missed
 //! instructions but no hit count. A JaCoCo line is stored with 1 hit when `ci > 0` and
@@ -43,7 +48,9 @@
 //! in [`CoverageStats`] and contribute nothing.
 
 mod cobertura;
+mod coveragepy;
 mod gcov;
+mod gcovr;
 mod jacoco;
 mod lcov;
 mod paths;
@@ -60,24 +67,31 @@ pub enum Format {
     Cobertura,
     Jacoco,
     GcovJson,
+    GcovrJson,
+    CoveragePyJson,
 }
 
 impl Format {
     /// Every format, in the order [`read_report`] names them in errors.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 6] = [
         Format::Lcov,
         Format::Cobertura,
         Format::Jacoco,
         Format::GcovJson,
+        Format::GcovrJson,
+        Format::CoveragePyJson,
     ];
 
-    /// The name used in stats and messages: `lcov`, `cobertura`, `jacoco`, `gcov-json`.
+    /// The name used in stats and messages: `lcov`, `cobertura`, `jacoco`, `gcov-json`,
+    /// `gcovr-json`, `coveragepy-json`.
     pub fn name(&self) -> &'static str {
         match self {
             Format::Lcov => "lcov",
             Format::Cobertura => "cobertura",
             Format::Jacoco => "jacoco",
             Format::GcovJson => "gcov-json",
+            Format::GcovrJson => "gcovr-json",
+            Format::CoveragePyJson => "coveragepy-json",
         }
     }
 }
@@ -105,7 +119,7 @@ pub enum CoverageError {
         source: std::io::Error,
     },
     #[error(
-        "{}: not a coverage report in a known format ({reason}); known formats: lcov, cobertura, jacoco, gcov-json, each optionally gzip-compressed",
+        "{}: not a coverage report in a known format ({reason}); known formats: lcov, cobertura, jacoco, gcov-json, gcovr-json, coveragepy-json, each optionally gzip-compressed",
         path.display()
     )]
     UnknownFormat { path: PathBuf, reason: String },
@@ -238,6 +252,8 @@ pub fn parse_report(path: &Path, data: &[u8]) -> Result<Report, CoverageError> {
         Format::Cobertura => cobertura::parse(data),
         Format::Jacoco => jacoco::parse(data).map(|files| (files, Vec::new())),
         Format::GcovJson => gcov::parse(data),
+        Format::GcovrJson => gcovr::parse(data).map(|files| (files, Vec::new())),
+        Format::CoveragePyJson => coveragepy::parse(data).map(|files| (files, Vec::new())),
     };
     match parsed {
         Ok((files, roots)) => Ok(Report {
@@ -265,12 +281,19 @@ fn detect(data: &[u8]) -> Result<Format, String> {
     match body[0] {
         b'<' => xml::detect(body),
         b'{' => {
-            // gcov always writes gcc_version and format_version; coverage.py's and gcovr's
-            // JSON reports have neither, and are not supported.
-            if contains(body, b"\"gcc_version\"") || contains(body, b"\"format_version\"") {
+            // gcovr names its format version `gcovr/format_version`; gcov always writes
+            // `gcc_version` and `format_version`; coverage.py writes `meta` and, per file,
+            // `executed_lines` (an empty report has `show_contexts` in its `meta`).
+            if contains(body, b"\"gcovr/format_version\"") {
+                Ok(Format::GcovrJson)
+            } else if contains(body, b"\"gcc_version\"") || contains(body, b"\"format_version\"") {
                 Ok(Format::GcovJson)
+            } else if contains(body, b"\"meta\"")
+                && (contains(body, b"\"executed_lines\"") || contains(body, b"\"show_contexts\""))
+            {
+                Ok(Format::CoveragePyJson)
             } else {
-                Err("JSON without gcc_version or format_version, so not gcov's JSON format".into())
+                Err("JSON, but not gcov's (no gcc_version or format_version), gcovr's (no gcovr/format_version) or coverage.py's (no meta with executed_lines)".into())
             }
         }
         _ => {
@@ -316,6 +339,18 @@ fn line_of(data: &[u8], pos: usize) -> usize {
         .iter()
         .filter(|&&b| b == b'\n')
         .count()
+}
+
+/// A JSON parse failure at serde_json's line, with the column in the message (gcov writes
+/// the whole document on one line, so the column matters too).
+fn json_fail(e: &serde_json::Error, what: &str) -> Fail {
+    let location = format!(" at line {} column {}", e.line(), e.column());
+    let message = e.to_string();
+    let message = message.strip_suffix(&location).unwrap_or(&message);
+    Fail::new(
+        e.line().max(1),
+        format!("invalid {what} (column {}): {message}", e.column()),
+    )
 }
 
 /// Text of a whole report, or a failure naming the line of the first invalid byte.

@@ -423,6 +423,107 @@ fn corrupt_gzip_is_an_error_naming_the_file() {
     assert!(e.to_string().starts_with("cut.gcov.json.gz: "), "{e}");
 }
 
+// ---------------------------------------------------------------- gcovr and coverage.py JSON
+
+/// In the shape of gcovr 8's `--json --json-pretty` (older versions mark non-code lines).
+const GCOVR: &str = r#"{
+    "gcovr/format_version": "0.15",
+    "files": [
+        {
+            "file": "src/prog.c",
+            "lines": [
+                {"line_number": 3, "function_name": "sq", "count": 1, "branches": []},
+                {"line_number": 3, "function_name": "cube", "count": 1, "branches": []},
+                {"line_number": 7, "function_name": "collatz", "count": 77, "branches": []},
+                {"line_number": 8, "count": 0, "gcovr/noncode": true},
+                {"line_number": 9, "count": 5, "gcovr/excluded": true},
+                {"line_number": 17, "function_name": "never", "count": 0, "branches": []}
+            ],
+            "functions": []
+        }
+    ]
+}
+"#;
+
+/// In the shape of coverage.py 7's `coverage json` (format 3), pretty-printed.
+const COVERAGEPY: &str = r#"{
+  "meta": {"format": 3, "version": "7.17.3", "timestamp": "2026-11-22T10:00:00",
+           "branch_coverage": false, "show_contexts": false},
+  "files": {
+    "pkg/mod.py": {
+      "executed_lines": [1, 2, 4, 9],
+      "summary": {"covered_lines": 4, "num_statements": 6},
+      "missing_lines": [5, 7],
+      "excluded_lines": [11],
+      "functions": {}, "classes": {}
+    },
+    "pkg/__init__.py": {"executed_lines": [], "missing_lines": [], "excluded_lines": []}
+  },
+  "totals": {"covered_lines": 4, "num_statements": 6}
+}
+"#;
+
+#[test]
+fn gcovr_json_sums_repeated_lines_and_skips_non_code() {
+    let r = ok("gcovr.json", GCOVR);
+    assert_eq!(r.format, Format::GcovrJson);
+    assert_eq!(r.format.name(), "gcovr-json");
+    assert!(r.roots.is_empty());
+    assert_eq!(
+        r.files,
+        vec![FileHits {
+            path: "src/prog.c".into(),
+            lines: vec![(3, 2), (7, 77), (17, 0)],
+        }]
+    );
+    let bad = GCOVR.replace(r#""count": 77"#, r#""count": "77""#);
+    let msg = parse_error("gcovr.json", &bad, 9);
+    assert!(msg.contains("invalid gcovr JSON"), "{msg}");
+}
+
+#[test]
+fn coveragepy_json_marks_executed_and_missing_lines() {
+    let r = ok("coverage.json", COVERAGEPY);
+    assert_eq!(r.format, Format::CoveragePyJson);
+    assert_eq!(r.format.name(), "coveragepy-json");
+    assert_eq!(
+        r.files,
+        vec![
+            FileHits {
+                path: "pkg/__init__.py".into(),
+                lines: vec![],
+            },
+            FileHits {
+                path: "pkg/mod.py".into(),
+                lines: vec![(1, 1), (2, 1), (4, 1), (5, 0), (7, 0), (9, 1)],
+            },
+        ]
+    );
+    // An empty report is still coverage.py's.
+    let empty = r#"{"meta": {"format": 3, "version": "7.17.3", "show_contexts": false}, "files": {}, "totals": {}}"#;
+    assert_eq!(ok("c.json", empty).format, Format::CoveragePyJson);
+    assert!(ok("c.json", empty).files.is_empty());
+    // Cut short: the error names the last line.
+    let cut = &COVERAGEPY[..COVERAGEPY.find("\"missing_lines\": [5").unwrap()];
+    let e = parse_report(Path::new("coverage.json"), cut.as_bytes()).unwrap_err();
+    assert_eq!(e.line(), Some(8), "{e}");
+    let bad = COVERAGEPY.replace("[5, 7]", "[5, \"seven\"]");
+    let msg = parse_error("coverage.json", &bad, 8);
+    assert!(msg.contains("invalid coverage.py JSON"), "{msg}");
+}
+
+#[test]
+fn other_json_is_not_taken_for_a_report() {
+    for json in [
+        r#"{"files": [{"file": "a.c", "lines": []}]}"#,
+        r#"{"meta": {}, "files": {"a.py": {}}}"#,
+    ] {
+        let e = parse_report(Path::new("x.json"), json.as_bytes()).unwrap_err();
+        assert!(matches!(e, CoverageError::UnknownFormat { .. }), "{e}");
+        assert!(e.to_string().contains("coveragepy-json"), "{e}");
+    }
+}
+
 // ---------------------------------------------------------------- detection
 
 #[test]
@@ -431,6 +532,8 @@ fn format_comes_from_content_not_extension() {
     assert_eq!(ok("report.info", COBERTURA).format, Format::Cobertura);
     assert_eq!(ok("coverage.json", JACOCO).format, Format::Jacoco);
     assert_eq!(ok("x.txt", GCOV).format, Format::GcovJson);
+    assert_eq!(ok("gcov.json", GCOVR).format, Format::GcovrJson);
+    assert_eq!(ok("report.xml", COVERAGEPY).format, Format::CoveragePyJson);
     // llvm-cov and coverage.py start with SF:, and a BOM or blank lines may come first.
     assert_eq!(
         ok("a", "\u{feff}\n\nSF:a.c\nend_of_record\n").format,

@@ -25,7 +25,7 @@ pub struct RepoSpec {
     pub rev: Option<String>,
     /// The `repo` value in output rows; derived from the location when absent.
     pub name: Option<String>,
-    /// Coverage reports of this repository's tests (LCOV, Cobertura, JaCoCo, gcov JSON).
+    /// Coverage reports of this repository's tests (LCOV, Cobertura, JaCoCo, gcov, gcovr or coverage.py JSON).
     pub coverage: Vec<PathBuf>,
 }
 
