@@ -1,5 +1,6 @@
 //! Benchmark of coverage-report parsing (issue 4). Generates an LCOV tracefile, a
-//! Cobertura XML and a gcov JSON (plain and gzip) with the same lines, parses each with
+//! Cobertura XML, a gcov JSON (plain and gzip), a gcovr JSON and a coverage.py JSON (hits
+//! as 0/1) with the same lines, parses each with
 //! `miner::coverage::read_report` (best of five) and prints MB/s and lines/s; then maps
 //! the LCOV report onto a repository of the same files with `RepoCoverage::build`.
 //! Given report files instead, it prints what each contains or why it cannot be read.
@@ -67,6 +68,10 @@ fn bench(total: usize) {
     let mut json = String::from(
         "{\"format_version\": \"1\", \"gcc_version\": \"12.2.0\", \"current_working_directory\": \"/home/ci/build\", \"files\": [",
     );
+    let mut gcovr = String::from("{\"gcovr/format_version\": \"0.15\", \"files\": [");
+    let mut coveragepy = String::from(
+        "{\"meta\": {\"format\": 3, \"version\": \"7.17.3\", \"branch_coverage\": false, \"show_contexts\": false}, \"files\": {",
+    );
     let mut written = 0;
     for (f, path) in paths.iter().enumerate() {
         let n = LINES_PER_FILE.min(total - written);
@@ -86,8 +91,26 @@ fn bench(total: usize) {
             if f > 0 { ", " } else { "" }
         )
         .unwrap();
+        let sep = if f > 0 { ", " } else { "" };
+        write!(
+            gcovr,
+            "{sep}{{\"file\": \"{path}\", \"functions\": [], \"lines\": ["
+        )
+        .unwrap();
+        let (mut executed, mut missing) = (Vec::new(), Vec::new());
         for l in 1..=n {
             let h = hits(f, l);
+            write!(
+                gcovr,
+                "{}{{\"line_number\": {l}, \"function_name\": \"f{f}\", \"count\": {h}, \"branches\": [], \"gcovr/md5\": \"0c8e0d2eea7cb12ba6799395e883b3b6\"}}",
+                if l > 1 { ", " } else { "" }
+            )
+            .unwrap();
+            if h > 0 {
+                executed.push(l.to_string());
+            } else {
+                missing.push(l.to_string());
+            }
             writeln!(lcov, "DA:{l},{h}").unwrap();
             writeln!(xml, "<line number=\"{l}\" hits=\"{h}\" branch=\"false\"/>").unwrap();
             write!(
@@ -100,15 +123,30 @@ fn bench(total: usize) {
         writeln!(lcov, "LF:{n}\nLH:{n}\nend_of_record").unwrap();
         writeln!(xml, "</lines></class>").unwrap();
         json.push_str("]}");
+        gcovr.push_str("]}");
+        write!(
+            coveragepy,
+            "{sep}\"{path}\": {{\"executed_lines\": [{}], \"summary\": {{\"covered_lines\": {}}}, \"missing_lines\": [{}], \"excluded_lines\": []}}",
+            executed.join(", "),
+            executed.len(),
+            missing.join(", ")
+        )
+        .unwrap();
         written += n;
     }
     xml.push_str("</classes></package></packages></coverage>\n");
     json.push_str("]}\n");
+    gcovr.push_str("]}\n");
+    coveragepy.push_str("}, \"totals\": {}}\n");
 
     let lcov_path = dir.path().join("lcov.info");
     let xml_path = dir.path().join("coverage.xml");
     let json_path = dir.path().join("prog.gcov.json");
     let gz_path = dir.path().join("prog.gcov.json.gz");
+    let gcovr_path = dir.path().join("gcovr.json");
+    let coveragepy_path = dir.path().join("coverage.json");
+    std::fs::write(&gcovr_path, &gcovr).expect("write");
+    std::fs::write(&coveragepy_path, &coveragepy).expect("write");
     std::fs::write(&lcov_path, &lcov).expect("write");
     std::fs::write(&xml_path, &xml).expect("write");
     std::fs::write(&json_path, &json).expect("write");
@@ -117,7 +155,14 @@ fn bench(total: usize) {
     std::fs::write(&gz_path, gz.finish().expect("gzip")).expect("write");
 
     println!("{total} lines in {n_files} files");
-    for path in [&lcov_path, &xml_path, &json_path, &gz_path] {
+    for path in [
+        &lcov_path,
+        &xml_path,
+        &json_path,
+        &gz_path,
+        &gcovr_path,
+        &coveragepy_path,
+    ] {
         let bytes = std::fs::metadata(path).expect("stat").len() as f64;
         let (best, lines) = best_of(5, || {
             let r = read_report(path).unwrap_or_else(|e| panic!("{e}"));
