@@ -324,3 +324,177 @@ fn output_does_not_depend_on_the_thread_count() {
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0], outs[2]);
 }
+
+/// `git daemon` serving the repositories under `base` on a free local port (libgit2 makes
+/// shallow clones over the network transports only); stopped on drop.
+struct Daemon {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Daemon {
+    fn start(base: &Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // git-daemon itself, not `git daemon`: killing the `git` wrapper would leave the
+        // daemon running, holding the test's output open.
+        let exec_path = git(base, &["--exec-path"]);
+        let child = std::process::Command::new(Path::new(&exec_path).join("git-daemon"))
+            .args([
+                "--export-all",
+                "--reuseaddr",
+                "--informative-errors",
+                "--listen=127.0.0.1",
+                &format!("--port={port}"),
+                &format!("--base-path={}", base.display()),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("git-daemon (part of git's Debian package) must run");
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Daemon { child, port };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("git daemon did not listen on port {port}");
+    }
+
+    fn url(&self, name: &str) -> String {
+        format!("git://127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The (last_commit_sha, last_commit_bounded) of every call-graph node, by name.
+fn last_commits(out: &Path) -> std::collections::BTreeMap<String, (String, bool)> {
+    read_graph(out)["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap().to_string(),
+                (
+                    n["last_commit_sha"].as_str().unwrap().to_string(),
+                    n["last_commit_bounded"] == true,
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn depth_makes_shallow_clones_and_a_later_full_run_deepens_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("served");
+    let mut origin = RepoBuilder::init(&base.join("proj"));
+    origin.set_time(1_500_000_000);
+    origin.write(
+        "old.py",
+        "def old():\n    \"\"\"Oldest.\"\"\"\n    return 1\n",
+    );
+    origin.commit("one");
+    origin.set_time(1_600_000_000);
+    origin.write(
+        "mid.py",
+        "def mid():\n    \"\"\"Middle.\"\"\"\n    return 2\n",
+    );
+    origin.commit("two");
+    origin.set_time(1_700_000_000);
+    origin.write(
+        "new.py",
+        "def new():\n    \"\"\"Newest.\"\"\"\n    return 3\n",
+    );
+    origin.commit("three");
+    let daemon = Daemon::start(&base);
+    let url = daemon.url("proj");
+
+    // The reference: what `git clone --depth N` fetches from the same server.
+    let reference = |depth: &str| {
+        let dir = tmp.path().join(format!("ref-{depth}"));
+        git(
+            tmp.path(),
+            &["clone", "-q", "--depth", depth, &url, dir.to_str().unwrap()],
+        );
+        git(&dir, &["rev-list", "--count", "HEAD"])
+    };
+    let cache = tmp.path().join("cache");
+    let clone = || {
+        let clones: Vec<_> = fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(clones.len(), 1, "{clones:?}");
+        clones[0].clone()
+    };
+    let count = |dir: &Path| {
+        git(
+            tmp.path(),
+            &[
+                "--git-dir",
+                dir.to_str().unwrap(),
+                "rev-list",
+                "--count",
+                "HEAD",
+            ],
+        )
+    };
+
+    let out = mine(&["--repo", &url, "--depth", "1"], tmp.path());
+    assert_eq!(count(&clone()), reference("1"));
+    assert_eq!(count(&clone()), "1");
+    assert!(clone().join("shallow").exists());
+    // Every line is blamed on the one commit at the cut, as an upper bound.
+    let head = git(&origin.path, &["rev-parse", "HEAD"]);
+    let got = last_commits(&out);
+    assert_eq!(got.len(), 3, "{got:?}");
+    for (name, (sha, bounded)) in &got {
+        assert_eq!((sha.as_str(), *bounded), (head.as_str(), true), "{name}");
+    }
+
+    // A run without --depth deepens the cached clone: exact dates, as git says.
+    let out = mine(&["--repo", &url], tmp.path());
+    assert_eq!(
+        count(&clone()),
+        git(&origin.path, &["rev-list", "--count", "HEAD"])
+    );
+    assert!(!clone().join("shallow").exists());
+    for (name, (sha, bounded)) in last_commits(&out) {
+        let file = format!("{name}.py");
+        assert_eq!(
+            sha,
+            git(&origin.path, &["log", "-1", "--format=%H", "--", &file]),
+            "{name}"
+        );
+        assert!(!bounded, "{name}");
+    }
+
+    // --depth on a clone that already has everything keeps everything.
+    mine(&["--repo", &url, "--depth", "1"], tmp.path());
+    assert_eq!(count(&clone()), "3");
+
+    // Depth 2 into a fresh cache, and file:// URLs (no shallow transport) in full.
+    fs::remove_dir_all(&cache).unwrap();
+    mine(&["--repo", &url, "--depth", "2"], tmp.path());
+    assert_eq!(count(&clone()), reference("2"));
+    fs::remove_dir_all(&cache).unwrap();
+    mine(&["--repo", &origin.url(), "--depth", "1"], tmp.path());
+    assert_eq!(count(&clone()), "3");
+
+    let res = codemine(
+        &["mine", "--out", "x", "--repo", &url, "--depth", "0"],
+        &cache,
+    );
+    assert_eq!(res.status.code(), Some(2));
+}

@@ -183,6 +183,11 @@ struct MineArgs {
     /// Use cached clones without fetching (remote repositories must be in the cache).
     #[arg(long)]
     offline: bool,
+    /// Shallow clones: fetch only the last N commits of each branch and tag of remote
+    /// repositories (not file:// URLs). Last-commit dates at the cut are upper bounds
+    /// (`last_commit_bounded`); without --depth a shallow cached clone is deepened.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    depth: Option<u32>,
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
@@ -508,6 +513,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     let mut opts = MineOptions::new(args.out.clone(), args.cache.unwrap_or_else(default_cache));
     opts.source = SourceOptions {
         offline: args.offline,
+        depth: args.depth,
         ..opts.source
     };
     opts.threads = args.threads;

@@ -80,6 +80,7 @@ impl MineOptions {
             source: SourceOptions {
                 cache_dir,
                 offline: false,
+                depth: None,
             },
             threads: 0,
             max_file_bytes: 1 << 20,

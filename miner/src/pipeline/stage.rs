@@ -232,7 +232,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|s| format!("{}|{:?}", s.display(), s.coverage))
         .collect();
     let text = format!(
-        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?}\n{filter:?}",
+        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {:?}\n{filter:?}",
         repos,
         opts.rank,
         opts.world_size,
@@ -244,6 +244,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         opts.dedup,
         opts.explain,
         opts.max_file_bytes,
+        opts.source.depth,
     );
     format!(
         "{{\"fingerprint\": \"{:032x}\"}}\n",

@@ -20,6 +20,11 @@ pub struct SourceOptions {
     pub cache_dir: PathBuf,
     /// Use cached clones as they are, without fetching.
     pub offline: bool,
+    /// Fetch only the last `depth` commits of each branch and tag (a shallow clone) over
+    /// the network transports. `None` fetches everything and deepens a shallow cached
+    /// clone; `file://` URLs are always fetched whole (libgit2's local transport cannot
+    /// make shallow clones, and there is no network to save).
+    pub depth: Option<u32>,
 }
 
 /// Why a repository could not be opened. `kind()` is the machine-readable reason written
@@ -439,11 +444,16 @@ fn cached_clone(
         }
     };
     let have_pinned = rev.is_some_and(|r| is_full_sha(r) && repo.revparse_single(r).is_ok());
-    if fresh || !(opts.offline || have_pinned) {
+    let depth = fetch_depth(url, &repo, fresh, opts.depth);
+    // A shallow cached clone is deepened when the whole history is asked for, even when it
+    // holds the pinned commit.
+    let deepen = depth == Some(UNSHALLOW) && !opts.offline;
+    if fresh || deepen || !(opts.offline || have_pinned) {
         if let Err(e) = fetch(
             &repo,
             url,
             &["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
+            depth,
         ) {
             if fresh {
                 let _ = fs::remove_dir_all(&dir);
@@ -457,16 +467,40 @@ fn cached_clone(
     // A pinned commit that no branch or tag reaches can still be fetched by its id.
     if let Some(r) = rev.filter(|r| is_full_sha(r) && repo.revparse_single(r).is_err()) {
         if !opts.offline {
-            let _ = fetch(&repo, url, &[r]);
+            let _ = fetch(&repo, url, &[r], depth);
         }
     }
     Ok((repo, dir))
 }
 
-/// Fetches `refspecs` from `url` into `repo`, and points HEAD at the remote's default
-/// branch. Credentials in the URL go to libgit2 through the credential callback, never as
-/// part of the URL, so its error messages cannot contain them.
-fn fetch(repo: &Repository, url: &str, refspecs: &[&str]) -> Result<(), String> {
+/// libgit2's depth for "fetch the whole history of a shallow clone" (`GIT_FETCH_DEPTH_UNSHALLOW`).
+const UNSHALLOW: i32 = i32::MAX;
+
+/// The depth to fetch `url` with: `depth` for a new clone or one that is already shallow,
+/// [`UNSHALLOW`] for a shallow clone when no depth is asked, and no limit otherwise (a whole
+/// cached history is kept, not cut). `file://` URLs are never shallow.
+fn fetch_depth(url: &str, repo: &Repository, fresh: bool, depth: Option<u32>) -> Option<i32> {
+    if url.starts_with("file://") {
+        return None;
+    }
+    match depth {
+        Some(d) if fresh || repo.is_shallow() => Some(i32::try_from(d).unwrap_or(i32::MAX - 1)),
+        Some(_) => None,
+        None if repo.is_shallow() => Some(UNSHALLOW),
+        None => None,
+    }
+}
+
+/// Fetches `refspecs` from `url` into `repo` (the last `depth` commits only, when given),
+/// and points HEAD at the remote's default branch. Credentials in the URL go to libgit2
+/// through the credential callback, never as part of the URL, so its error messages cannot
+/// contain them.
+fn fetch(
+    repo: &Repository,
+    url: &str,
+    refspecs: &[&str],
+    depth: Option<i32>,
+) -> Result<(), String> {
     let clean = redact(url);
     let creds = url_credentials(url);
     let mut attempts = 0;
@@ -497,6 +531,9 @@ fn fetch(repo: &Repository, url: &str, refspecs: &[&str]) -> Result<(), String> 
     fo.remote_callbacks(callbacks);
     fo.download_tags(git2::AutotagOption::All);
     fo.prune(git2::FetchPrune::On);
+    if let Some(d) = depth {
+        fo.depth(d);
+    }
     let mut remote = repo
         .remote_anonymous(&clean)
         .map_err(|e| e.message().to_string())?;
