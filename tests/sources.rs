@@ -342,7 +342,7 @@ impl Daemon {
         // git-daemon itself, not `git daemon`: killing the `git` wrapper would leave the
         // daemon running, holding the test's output open.
         let exec_path = git(base, &["--exec-path"]);
-        let child = std::process::Command::new(Path::new(&exec_path).join("git-daemon"))
+        let mut child = std::process::Command::new(Path::new(&exec_path).join("git-daemon"))
             .args([
                 "--export-all",
                 "--reuseaddr",
@@ -361,6 +361,8 @@ impl Daemon {
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("git daemon did not listen on port {port}");
     }
 
