@@ -31,6 +31,7 @@ fn load(specs: &[String]) -> Corpus {
     let opts = SourceOptions {
         cache_dir: std::env::temp_dir().join("codemine-bench-cache"),
         offline: true,
+        depth: None,
     };
     let mut files = Vec::new();
     for s in specs {
