@@ -3,36 +3,15 @@
 //! iteration order of `set` objects of strings, which follows the strings' SipHash-1-3 hashes
 //! under the process's `PYTHONHASHSEED` (CPython 3.11 and later).
 
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// `str.isspace()` for one character (CPython 3.11, Unicode 14): what `str.split()` with no
-/// argument splits on and `str.strip()` removes. Wider than `char::is_whitespace` (it has
-/// the information separators U+001C–U+001F).
-pub(crate) fn is_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t'..='\r'
-            | '\u{1c}'..='\u{20}'
-            | '\u{85}'
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
-}
-
-/// `s.strip()`.
+/// `s.strip()` (Python whitespace, as [`crate::pytext`] defines it).
 pub(crate) fn strip(s: &str) -> &str {
-    s.trim_matches(is_space)
+    crate::pytext::py_strip(s)
 }
 
-/// `s.split()`.
+/// `s.split()`, without collecting.
 pub(crate) fn split(s: &str) -> impl Iterator<Item = &str> {
-    s.split(is_space).filter(|t| !t.is_empty())
+    s.split(crate::pytext::py_is_space)
+        .filter(|t| !t.is_empty())
 }
 
 /// A line of text sliced by character indexes, as a Python `str` is.
@@ -239,60 +218,10 @@ fn insert_clean<T: Copy>(table: &mut [Option<(u64, T)>], h: u64, item: T) {
     }
 }
 
-/// A fast non-cryptographic hasher (FxHash) for the many small internal maps; none of their
-/// iteration orders reaches a result.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
-pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
-pub(crate) type FxHashSet<K> = std::collections::HashSet<K, FxBuild>;
+/// Maps and sets for the many small internal tables: foldhash with a fixed seed, so runs are
+/// reproducible (none of their iteration orders reaches a result).
+pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+pub(crate) type FxHashSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
 
 #[cfg(test)]
 mod tests {
