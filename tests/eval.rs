@@ -627,14 +627,23 @@ fn codebleu_needs_a_language_it_knows() {
         "{err}"
     );
 
+    // Per-example scores through a symlink: written through it, the link stays.
+    let target = tmp.path().join("scores.jsonl");
+    let link = tmp.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
     let mut args: Vec<&str> = base[1..].to_vec();
     args.extend([
         "--language",
         "Python",
         "--metrics",
         "codebleu,codebleu_syntax,codebleu_ngram,codebleu_weighted_ngram,codebleu_dataflow",
+        "--per-example",
+        link.to_str().unwrap(),
     ]);
     let got = eval_json(&args, tmp.path());
+    let link_type = std::fs::symlink_metadata(&link).unwrap().file_type();
+    assert!(link_type.is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap().lines().count(), 2);
     let cases: Vec<(String, String)> = refs
         .iter()
         .zip(preds)

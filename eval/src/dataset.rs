@@ -175,8 +175,10 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         ));
     }
     let mut files = Vec::new();
-    // Metrics of one task name it (`--metrics codebleu` is generation).
-    let mut task = opts.task.or_else(|| {
+    let mut task = opts.task;
+    // Metrics of one task name it (`--metrics codebleu` is generation) where the data does
+    // not: an output folder with both tables, or a table of neither shape.
+    let hinted = {
         let tasks: Vec<Task> = opts
             .metrics
             .iter()
@@ -187,7 +189,7 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
             .first()
             .copied()
             .filter(|t| tasks.len() == opts.metrics.len() && tasks.iter().all(|u| u == t))
-    });
+    };
     for d in &opts.data {
         if d.is_dir() {
             let csn = d.join("csn");
@@ -197,12 +199,12 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
                     (Some(t), _, _) => t,
                     (None, true, false) => Task::Summarization,
                     (None, false, true) => Task::Generation,
-                    _ => {
-                        return Err(Error::Usage(format!(
+                    _ => hinted.ok_or_else(|| {
+                        Error::Usage(format!(
                             "{} has both csn/ and yabloco/: say --task summarization or --task generation",
                             d.display()
-                        )))
-                    }
+                        ))
+                    })?,
                 };
                 task = Some(t);
                 match t {
@@ -259,12 +261,12 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         None => match Shape::of(&schema_of(&files[0])?) {
             Shape::Csn => Task::Summarization,
             Shape::Yabloco => Task::Generation,
-            Shape::Other => {
-                return Err(Error::Usage(format!(
+            Shape::Other => hinted.ok_or_else(|| {
+                Error::Usage(format!(
                     "{} is neither CodeSearchNet- nor YABLoCo-shaped: say --task",
                     files[0].display()
-                )))
-            }
+                ))
+            })?,
         },
     };
     Ok((files, task))

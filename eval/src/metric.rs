@@ -346,8 +346,8 @@ impl CodeBleuPart {
 }
 
 /// The per-example statistics of the last batch the CodeBLEU family scored, with a
-/// fingerprint of its contents.
-type CodeBleuCache = Option<(u64, Arc<Vec<CodeBleuStats>>)>;
+/// fingerprint of its contents (a hash and the number of examples).
+type CodeBleuCache = Option<((u64, usize), Arc<Vec<CodeBleuStats>>)>;
 
 #[derive(Clone, Default)]
 struct SharedCodeBleu(Arc<Mutex<CodeBleuCache>>);
@@ -387,13 +387,13 @@ impl Scorer for CodeBleuMetric {
 
 impl SharedCodeBleu {
     fn stats(&self, batch: &Batch<'_>) -> Result<Arc<Vec<CodeBleuStats>>, Error> {
-        let key = fingerprint(batch);
+        let key = (fingerprint(batch), batch.predictions.len());
         let mut cache = self
             .0
             .lock()
             .map_err(|_| Error::Data("codebleu: an earlier scorer panicked".into()))?;
         if let Some((k, stats)) = cache.as_ref() {
-            if *k == key {
+            if *k == key && stats.len() == key.1 {
                 return Ok(stats.clone());
             }
         }

@@ -132,9 +132,17 @@ pub fn table(ev: &Evaluation) -> String {
 
 /// Writes one record per scored example: its id and every per-example metric (corpus-level
 /// metrics have none; NaN, `null` in JSON, where a metric has no value for the example).
-/// Parquet when `path` ends in `.parquet`, JSON lines otherwise. The file appears complete or
-/// not at all: it is written next to `path` and renamed.
+/// Parquet when `path` ends in `.parquet`, JSON lines otherwise. A new or regular file
+/// appears complete or not at all: it is written next to `path` and renamed. Anything else
+/// (`/dev/stdout`, a pipe, a symlink) is written in place.
 pub fn write_per_example(ev: &Evaluation, path: &Path) -> Result<(), Error> {
+    let regular = match std::fs::symlink_metadata(path) {
+        Ok(m) => m.file_type().is_file(),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    };
+    if !regular {
+        return write_per_example_to(ev, path, path);
+    }
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp-{}", std::process::id()));
     let tmp = path.with_file_name(name);
@@ -150,9 +158,10 @@ pub fn write_per_example(ev: &Evaluation, path: &Path) -> Result<(), Error> {
     written
 }
 
+/// Writes the records for `path` (its extension picks the format) into `tmp`.
 fn write_per_example_to(ev: &Evaluation, path: &Path, tmp: &Path) -> Result<(), Error> {
     let io = |source| Error::Io {
-        path: path.to_path_buf(),
+        path: tmp.to_path_buf(),
         source,
     };
     let cols: Vec<(&String, &Vec<f64>)> = ev

@@ -280,22 +280,7 @@ fn detect(data: &[u8]) -> Result<Format, String> {
     let body = &data[start..];
     match body[0] {
         b'<' => xml::detect(body),
-        b'{' => {
-            // gcovr names its format version `gcovr/format_version`; gcov always writes
-            // `gcc_version` and `format_version`; coverage.py writes `meta` and, per file,
-            // `executed_lines` (an empty report has `show_contexts` in its `meta`).
-            if contains(body, b"\"gcovr/format_version\"") {
-                Ok(Format::GcovrJson)
-            } else if contains(body, b"\"gcc_version\"") || contains(body, b"\"format_version\"") {
-                Ok(Format::GcovJson)
-            } else if contains(body, b"\"meta\"")
-                && (contains(body, b"\"executed_lines\"") || contains(body, b"\"show_contexts\""))
-            {
-                Ok(Format::CoveragePyJson)
-            } else {
-                Err("JSON, but not gcov's (no gcc_version or format_version), gcovr's (no gcovr/format_version) or coverage.py's (no meta with executed_lines)".into())
-            }
-        }
+        b'{' => json_format(body),
         _ => {
             let first = body.split(|&b| b == b'\n').next().unwrap_or_default();
             if first.starts_with(b"TN:") || first.starts_with(b"SF:") {
@@ -312,6 +297,67 @@ fn detect(data: &[u8]) -> Result<Format, String> {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The JSON report format, from the document's top-level keys (not from anywhere inside,
+/// where a Python function may be called `format_version`): gcovr writes
+/// `gcovr/format_version`; gcov `format_version` and `gcc_version`; coverage.py a `meta`
+/// object with its `format` and `version`. The keys are read until one decides, so this
+/// costs a few bytes for the reports the tools write (their first key decides).
+fn json_format(body: &[u8]) -> Result<Format, String> {
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+    #[derive(serde::Deserialize)]
+    struct CoveragePyMeta {
+        #[allow(dead_code)]
+        format: u32,
+        #[allow(dead_code)]
+        version: String,
+    }
+
+    struct Keys(Option<Format>);
+
+    impl<'de> Visitor<'de> for &mut Keys {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "gcovr/format_version" => self.0 = Some(Format::GcovrJson),
+                    "format_version" | "gcc_version" => self.0 = Some(Format::GcovJson),
+                    "meta" => {
+                        if map.next_value::<CoveragePyMeta>().is_ok() {
+                            self.0 = Some(Format::CoveragePyJson);
+                        }
+                        // Either way the value is consumed (or the document is broken).
+                        if self.0.is_some() {
+                            return Ok(());
+                        }
+                        continue;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                }
+                return Ok(());
+            }
+            Ok(())
+        }
+    }
+
+    let mut keys = Keys(None);
+    let mut de = serde_json::Deserializer::from_slice(body);
+    // Stopping at the deciding key leaves the object unfinished, which serde_json reports;
+    // a broken document is the parser's to report, with its line.
+    let _ = serde::Deserializer::deserialize_map(&mut de, &mut keys);
+    keys.0.ok_or_else(|| {
+        "JSON, but no top-level key of gcov's (format_version, gcc_version), gcovr's (gcovr/format_version) or coverage.py's (meta with format and version) JSON reports".into()
+    })
 }
 
 /// At most 60 characters of `bytes`, for messages.

@@ -499,6 +499,13 @@ fn coveragepy_json_marks_executed_and_missing_lines() {
             },
         ]
     );
+    // Keys deep inside (a Python function called format_version) do not decide the format.
+    let named = COVERAGEPY.replace(
+        "\"functions\": {}",
+        "\"functions\": {\"format_version\": {\"executed_lines\": [2]}, \"gcc_version\": {}}",
+    );
+    assert_ne!(named, COVERAGEPY);
+    assert_eq!(ok("coverage.json", &named).format, Format::CoveragePyJson);
     // An empty report is still coverage.py's.
     let empty = r#"{"meta": {"format": 3, "version": "7.17.3", "show_contexts": false}, "files": {}, "totals": {}}"#;
     assert_eq!(ok("c.json", empty).format, Format::CoveragePyJson);

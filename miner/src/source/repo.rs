@@ -35,8 +35,13 @@ pub enum RepoError {
     PathNotFound(String),
     #[error("cannot fetch {url}: {message}")]
     Unreachable { url: String, message: String },
-    #[error("revision `{rev}` not found in {repo}")]
-    RevNotFound { rev: String, repo: String },
+    /// `hint` says why when the clone is shallow (empty otherwise).
+    #[error("revision `{rev}` not found in {repo}{hint}")]
+    RevNotFound {
+        rev: String,
+        repo: String,
+        hint: &'static str,
+    },
     #[error("a revision (`{0}`) was given for a folder that is not a git repository")]
     RevWithoutGit(String),
     #[error("{repo}: repository has no commits")]
@@ -274,6 +279,11 @@ fn resolve<'r>(
             let not_found = || RepoError::RevNotFound {
                 rev: r.to_string(),
                 repo: display.to_string(),
+                hint: if repo.is_shallow() {
+                    " (the clone is shallow, so older commits are not in it: run without --depth, or pin a full commit sha)"
+                } else {
+                    ""
+                },
             };
             let obj = repo.revparse_single(r).map_err(|e| match e.code() {
                 git2::ErrorCode::NotFound
@@ -426,7 +436,12 @@ fn cached_clone(
     let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
     let existing = dir.exists().then(|| Repository::open_bare(&dir));
     let (repo, fresh) = match existing {
-        Some(Ok(repo)) => (repo, false),
+        // A clone interrupted before its first fetch completed has no commits: it is fetched
+        // as a new one (with --depth, if given).
+        Some(Ok(repo)) => {
+            let empty = repo.is_empty().unwrap_or(false);
+            (repo, empty)
+        }
         other => {
             if other.is_some() {
                 // A broken cache entry (an interrupted clone) is rebuilt, not reported.
@@ -455,13 +470,18 @@ fn cached_clone(
             &["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
             depth,
         ) {
-            if fresh {
-                let _ = fs::remove_dir_all(&dir);
+            // Deepening is not needed to read a pinned commit the clone has: its dates
+            // stay marked as bounds.
+            let usable = !fresh && have_pinned;
+            if !usable {
+                if fresh {
+                    let _ = fs::remove_dir_all(&dir);
+                }
+                return Err(RepoError::Unreachable {
+                    url: display,
+                    message: e,
+                });
             }
-            return Err(RepoError::Unreachable {
-                url: display,
-                message: e,
-            });
         }
     }
     // A pinned commit that no branch or tag reaches can still be fetched by its id.
