@@ -5,7 +5,8 @@
 //! # Formats
 //!
 //! [`read_report`] detects the format from the content, never from the file name; a file
-//! that starts with the gzip magic bytes (`1f 8b`) is decompressed first.
+//! that starts with the gzip magic bytes (`1f 8b`) is decompressed first. A report larger
+//! than [`MAX_REPORT_BYTES`] (decompressed) is refused before it fills the memory.
 //!
 //! | format | written by | what is read |
 //! |---|---|---|
@@ -118,6 +119,14 @@ pub enum CoverageError {
         #[source]
         source: std::io::Error,
     },
+    /// A report (after decompression) larger than [`MAX_REPORT_BYTES`]: a decompression
+    /// bomb, or a report that would not fit in memory.
+    #[error("{}: the report is larger than {limit} bytes{}, so it is not read", path.display(), if *.compressed { " once decompressed" } else { "" })]
+    TooLarge {
+        path: PathBuf,
+        limit: u64,
+        compressed: bool,
+    },
     #[error(
         "{}: not a coverage report in a known format ({reason}); known formats: lcov, cobertura, jacoco, gcov-json, gcovr-json, coveragepy-json, each optionally gzip-compressed",
         path.display()
@@ -138,6 +147,7 @@ impl CoverageError {
         match self {
             CoverageError::Io { path, .. }
             | CoverageError::Gzip { path, .. }
+            | CoverageError::TooLarge { path, .. }
             | CoverageError::UnknownFormat { path, .. }
             | CoverageError::Parse { path, .. } => path,
         }
@@ -214,27 +224,56 @@ fn merge_lines(lines: &mut Vec<(u32, u64)>) {
     }
 }
 
+/// The largest report read, in bytes after decompression (4 GiB): reports are held in
+/// memory whole, and a small gzip file can inflate to far more than a machine has.
+pub const MAX_REPORT_BYTES: u64 = 4 << 30;
+
 /// Reads a coverage report, detecting its format from the content (gzip is decompressed
-/// first).
+/// first). Reports over [`MAX_REPORT_BYTES`] are an error.
 pub fn read_report(path: &Path) -> Result<Report, CoverageError> {
-    let data = std::fs::read(path).map_err(|source| CoverageError::Io {
+    let io = |source| CoverageError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut data = Vec::new();
+    file.take(MAX_REPORT_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(io)?;
+    if data.len() as u64 > MAX_REPORT_BYTES {
+        return Err(CoverageError::TooLarge {
+            path: path.to_path_buf(),
+            limit: MAX_REPORT_BYTES,
+            compressed: false,
+        });
+    }
     parse_report(path, &data)
 }
 
 /// Parses a report held in memory; `path` is used for [`Report::path`] and in errors.
 pub fn parse_report(path: &Path, data: &[u8]) -> Result<Report, CoverageError> {
+    parse_report_limited(path, data, MAX_REPORT_BYTES)
+}
+
+/// [`parse_report`] with another limit on the decompressed size.
+fn parse_report_limited(path: &Path, data: &[u8], limit: u64) -> Result<Report, CoverageError> {
     let inflated;
     let data = if data.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(data)
+            .take(limit + 1)
             .read_to_end(&mut out)
             .map_err(|source| CoverageError::Gzip {
                 path: path.to_path_buf(),
                 source,
             })?;
+        if out.len() as u64 > limit {
+            return Err(CoverageError::TooLarge {
+                path: path.to_path_buf(),
+                limit,
+                compressed: true,
+            });
+        }
         inflated = out;
         &inflated[..]
     } else {

@@ -415,6 +415,28 @@ fn gcov_json_errors_name_the_decompressed_line() {
 }
 
 #[test]
+fn a_gzip_bomb_stops_at_the_limit() {
+    // 10 MB of LCOV that compresses to about 10 kB, read with a 1 MB limit.
+    let mut big = String::from("TN:\nSF:a.c\n");
+    while big.len() < 10_000_000 {
+        big.push_str("DA:1,1\n");
+    }
+    big.push_str("end_of_record\n");
+    let gz = gzip(big.as_bytes());
+    assert!(gz.len() < 100_000, "{}", gz.len());
+    let e = parse_report_limited(Path::new("bomb.info.gz"), &gz, 1_000_000).unwrap_err();
+    assert!(matches!(e, CoverageError::TooLarge { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "bomb.info.gz: the report is larger than 1000000 bytes once decompressed, so it is not read"
+    );
+    assert_eq!(e.path(), Path::new("bomb.info.gz"));
+    // Under the limit it is read.
+    let r = parse_report_limited(Path::new("ok.info.gz"), &gz, 20_000_000).unwrap();
+    assert_eq!(r.files[0].lines.len(), 1);
+}
+
+#[test]
 fn corrupt_gzip_is_an_error_naming_the_file() {
     let mut gz = gzip(GCOV.as_bytes());
     gz.truncate(gz.len() / 2);
