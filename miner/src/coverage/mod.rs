@@ -236,7 +236,13 @@ pub fn read_report(path: &Path) -> Result<Report, CoverageError> {
         source,
     };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut data = Vec::new();
+    // The size known up front saves the buffer's regrowth; a file that grows while read is
+    // still cut at the limit.
+    let known = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(MAX_REPORT_BYTES + 1);
+    let mut data = Vec::with_capacity(usize::try_from(known).unwrap_or(0));
     file.take(MAX_REPORT_BYTES + 1)
         .read_to_end(&mut data)
         .map_err(io)?;
