@@ -1,8 +1,14 @@
-//! gcov's JSON intermediate format (`gcov --json-format`, GCC 9 and later, usually
-//! `*.gcov.json.gz`): `{"current_working_directory": ..., "files": [{"file": ...,
-//! "lines": [{"line_number": N, "count": H, ...}]}]}`. File paths are as gcc saw them,
-//! often relative to the working directory, which becomes the report's root. A line
-//! appears once per function with code on it; [`FileHits`] sums them, as gcov's text
+//! gcov's JSON intermediate format and gcovr's JSON report, which keeps its shape.
+//!
+//! - gcov (`gcov --json-format`, GCC 9 and later, usually `*.gcov.json.gz`):
+//!   `{"current_working_directory": ..., "files": [{"file": ..., "lines": [{"line_number":
+//!   N, "count": H, ...}]}]}`. File paths are as gcc saw them, often relative to the working
+//!   directory, which becomes the report's root.
+//! - gcovr (`gcovr --json`, `gcovr/format_version` 0.x): the same `files[].lines[]`, paths
+//!   relative to gcovr's `--root` (the report does not say which, so there is no root), and
+//!   lines marked `gcovr/noncode` or `gcovr/excluded`, which are not coverable.
+//!
+//! A line appears once per function with code on it; [`FileHits`] sums them, as gcov's text
 //! output does.
 
 use serde::Deserialize;
@@ -27,11 +33,24 @@ struct File {
 struct Line {
     line_number: u32,
     count: u64,
+    #[serde(default, rename = "gcovr/noncode")]
+    noncode: bool,
+    #[serde(default, rename = "gcovr/excluded")]
+    excluded: bool,
 }
 
 /// The files of a gcov JSON document and its working directory as the only root.
 pub(super) fn parse(data: &[u8]) -> Result<(Vec<FileHits>, Vec<String>), Fail> {
-    let doc: Document = serde_json::from_slice(data).map_err(|e| json_fail(&e, "gcov JSON"))?;
+    parse_as(data, "gcov JSON")
+}
+
+/// The files of a gcovr JSON report (no roots).
+pub(super) fn parse_gcovr(data: &[u8]) -> Result<Vec<FileHits>, Fail> {
+    parse_as(data, "gcovr JSON").map(|(files, _)| files)
+}
+
+fn parse_as(data: &[u8], what: &str) -> Result<(Vec<FileHits>, Vec<String>), Fail> {
+    let doc: Document = serde_json::from_slice(data).map_err(|e| json_fail(&e, what))?;
     let files = doc
         .files
         .into_iter()
@@ -39,7 +58,7 @@ pub(super) fn parse(data: &[u8]) -> Result<(Vec<FileHits>, Vec<String>), Fail> {
             let lines = f
                 .lines
                 .into_iter()
-                .filter(|l| l.line_number > 0)
+                .filter(|l| l.line_number > 0 && !l.noncode && !l.excluded)
                 .map(|l| (l.line_number, l.count))
                 .collect();
             FileHits::new(f.file, lines)

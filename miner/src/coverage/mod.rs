@@ -51,7 +51,6 @@
 mod cobertura;
 mod coveragepy;
 mod gcov;
-mod gcovr;
 mod jacoco;
 mod lcov;
 mod paths;
@@ -297,7 +296,7 @@ fn parse_report_limited(path: &Path, data: &[u8], limit: u64) -> Result<Report, 
         Format::Cobertura => cobertura::parse(data),
         Format::Jacoco => jacoco::parse(data).map(|files| (files, Vec::new())),
         Format::GcovJson => gcov::parse(data),
-        Format::GcovrJson => gcovr::parse(data).map(|files| (files, Vec::new())),
+        Format::GcovrJson => gcov::parse_gcovr(data).map(|files| (files, Vec::new())),
         Format::CoveragePyJson => coveragepy::parse(data).map(|files| (files, Vec::new())),
     };
     match parsed {
