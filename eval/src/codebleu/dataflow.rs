@@ -397,30 +397,51 @@ pub(crate) fn data_flow(
         }
         used.extend(d.idxs.as_slice().iter().copied());
     }
-    // Keep the edges that touch another token; merge those of the same token.
+    // Keep the edges that touch another token; merge those of the same token (the last
+    // one's name and relation win).
+    let merged = merge_by(
+        dfg.into_iter().filter(|d| used.contains(&d.idx)),
+        &tokens,
+        |d| d.idx,
+        |prev, d| {
+            prev.name = d.name;
+            prev.rel = d.rel;
+        },
+    );
+    DataFlow {
+        flows: normalize(&merged),
+        gave_up,
+    }
+}
+
+/// Merges the entries that share a key, in first-seen order: a repeat's parent names join
+/// the first's (in the package's set order), its parent indexes are appended, then
+/// `finish(first, repeat)` runs.
+fn merge_by<K: std::hash::Hash + Eq>(
+    entries: impl IntoIterator<Item = Entry>,
+    code: &Code<'_, '_>,
+    key: impl Fn(&Entry) -> K,
+    mut finish: impl FnMut(&mut Entry, &Entry),
+) -> Vec<Entry> {
     let mut merged: Vec<Entry> = Vec::new();
-    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
-    for d in dfg.into_iter().filter(|d| used.contains(&d.idx)) {
-        match at.get(&d.idx) {
+    let mut at: FxHashMap<K, usize> = FxHashMap::default();
+    for d in entries {
+        match at.get(&key(&d)) {
             None => {
-                at.insert(d.idx, merged.len());
+                at.insert(key(&d), merged.len());
                 merged.push(d);
             }
             Some(&i) => {
                 let prev = &mut merged[i];
                 let mut names = prev.names.as_slice().to_vec();
                 names.extend_from_slice(d.names.as_slice());
-                prev.names = List::from_slice(&tokens.set_order(&names));
+                prev.names = List::from_slice(&code.set_order(&names));
                 prev.idxs.extend(d.idxs.as_slice());
-                prev.name = d.name;
-                prev.rel = d.rel;
+                finish(prev, &d);
             }
         }
     }
-    DataFlow {
-        flows: normalize(&merged),
-        gave_up,
-    }
+    merged
 }
 
 /// `normalize_dataflow`: variables renamed `var_0, var_1, …` in order of appearance.
@@ -628,24 +649,12 @@ fn finish(frame: &mut Frame, code: &Code<'_, '_>, out: &mut Vec<Entry>) -> State
             merged
         }
         Some(Finish::Loop) => {
-            let mut merged: Vec<Entry> = Vec::with_capacity(out.len() - start);
-            let mut at: FxHashMap<(Sym, u32, Rel), usize> = FxHashMap::default();
-            for d in out.drain(start..) {
-                match at.get(&(d.name, d.idx, d.rel)) {
-                    None => {
-                        at.insert((d.name, d.idx, d.rel), merged.len());
-                        merged.push(d);
-                    }
-                    Some(&i) => {
-                        let prev = &mut merged[i];
-                        let mut names = prev.names.as_slice().to_vec();
-                        names.extend_from_slice(d.names.as_slice());
-                        prev.names = List::from_slice(&code.set_order(&names));
-                        prev.idxs.extend(d.idxs.as_slice());
-                        prev.idxs.sort_dedup();
-                    }
-                }
-            }
+            let mut merged = merge_by(
+                out.drain(start..),
+                code,
+                |d| (d.name, d.idx, d.rel),
+                |prev, _| prev.idxs.sort_dedup(),
+            );
             merged.sort_by_key(|d| d.idx);
             out.extend(merged);
             states
