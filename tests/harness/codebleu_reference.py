@@ -50,13 +50,10 @@ def score(idx):
     return calc_codebleu(refs, preds, lang)
 
 
-def parse_errors(case):
-    # How many of the trees the package parses for one case have syntax errors (the
-    # prediction, cleaned once more for every reference as the package does, and each
-    # reference): there the match depends on the tree-sitter version's error recovery.
-    parser = Parser()
-    parser.language = get_tree_sitter_language(lang)
-    cand, n = case["pred"].strip(), 0
+def cleaned(case):
+    # (prediction, reference) per reference as the package's syntax and data-flow matches
+    # see them: comments removed, the prediction cleaned once more for every reference.
+    cand = case["pred"].strip()
     for ref in case["refs"]:
         ref = ref.strip()
         try:
@@ -67,6 +64,16 @@ def parse_errors(case):
             ref = remove_comments_and_docstrings(ref, lang)
         except Exception:
             pass
+        yield cand, ref
+
+
+def parse_errors(case):
+    # How many of the trees the package parses for one case have syntax errors: there the
+    # match depends on the tree-sitter version's error recovery.
+    parser = Parser()
+    parser.language = get_tree_sitter_language(lang)
+    n = 0
+    for cand, ref in cleaned(case):
         for code in (cand, ref):
             n += parser.parse(bytes(code, "utf8")).root_node.has_error
     return n
@@ -86,18 +93,8 @@ def debug_info(case):
     # Mirrors corpus_syntax_match / corpus_dataflow_match for one case, keeping the inputs.
     parser = Parser()
     parser.language = get_tree_sitter_language(lang)
-    cand = case["pred"].strip()
     out = []
-    for ref in case["refs"]:
-        ref = ref.strip()
-        try:
-            cand = remove_comments_and_docstrings(cand, lang)
-        except Exception:
-            pass
-        try:
-            ref = remove_comments_and_docstrings(ref, lang)
-        except Exception:
-            pass
+    for cand, ref in cleaned(case):
         out.append(
             {
                 "cand_code": cand,
