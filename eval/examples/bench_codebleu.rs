@@ -15,24 +15,16 @@
 #[path = "../tests/codebleu_cases/mod.rs"]
 mod codebleu_cases;
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
+use support::python;
 
 use codemine_eval::codebleu::{codebleu_stats, CodeBleuScorer, CodeBleuStats, Language, Weights};
 use serde_json::json;
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEMINE_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
-}
 
 /// CPU time of the calling thread (Linux), if known.
 fn thread_cpu() -> Option<f64> {

@@ -21,9 +21,13 @@
 //! cargo run --release -p codemine-eval --example bench_eval -- 20000 --no-python
 //! ```
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
+use support::python;
 
 use codemine_eval::metric::{scorer, Batch, METRICS};
 use codemine_eval::Task;
@@ -215,19 +219,6 @@ fn edit_chars(rng: &mut Rng, s: &str) -> String {
         }
     }
     c.into_iter().collect()
-}
-
-/// `$CODEMINE_PYTHON`, else the workspace's `.venv`, else `python3` (as the tests).
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEMINE_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
 }
 
 fn main() {

@@ -8,8 +8,12 @@
 
 mod codebleu_cases;
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
+use support::{python, workspace_root};
 
 use codebleu_cases::{cases, Case, Rng};
 use codemine_eval::codebleu::{
@@ -20,25 +24,6 @@ use serde_json::{json, Value};
 
 const TOLERANCE: f64 = 1e-6;
 const CASES_PER_LANGUAGE: usize = 340;
-
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the eval crate sits in the workspace")
-        .to_path_buf()
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEMINE_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = workspace_root().join(".venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
-}
 
 /// Runs the reference script on the cases (and groups of case indexes) with the given
 /// `PYTHONHASHSEED`.

@@ -4,26 +4,18 @@
 //! strings, unicode, one-token outputs, identical strings, no overlap, punctuation-heavy,
 //! long), agreement to 1e-6, integer scores exactly.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
+use support::python;
 
 use codemine_eval::generation as gen;
 use codemine_eval::metric::{scorer, Batch};
 use codemine_eval::summarization::{self as sum, MeteorStages};
 use serde_json::Value;
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEMINE_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
-}
 
 fn reference(args: &[&str]) -> Value {
     let script =
