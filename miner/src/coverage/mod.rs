@@ -339,10 +339,6 @@ fn detect(data: &[u8]) -> Result<Format, String> {
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
-
 /// The JSON report format, from the document's top-level keys (not from anywhere inside,
 /// where a Python function may be called `format_version`): gcovr writes
 /// `gcovr/format_version`; gcov `format_version` and `gcc_version`; coverage.py a `meta`

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use super::{contains, utf8, Fail, Format};
+use super::{utf8, Fail, Format};
 
 /// A quick-xml reader over a whole report that knows line numbers.
 pub(super) struct Xml<'a> {
@@ -226,4 +226,8 @@ pub(super) fn unexpected_eof(data: &[u8], open: &str) -> Fail {
         super::eof_line(data),
         format!("unexpected end of file inside <{open}>"),
     )
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
