@@ -25,5 +25,5 @@ fi
 
 if [ "${1:-}" = "--with-python" ]; then
   [ -x .venv/bin/python ] || python3 -m venv .venv
-  .venv/bin/python -m pip install -q --disable-pip-version-check -r tests/requirements.txt
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-cache-dir -r tests/requirements.txt
 fi
