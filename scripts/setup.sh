@@ -2,7 +2,8 @@
 # Installs what building and testing codemine needs on a fresh Debian/Ubuntu machine:
 # OpenSSL headers and pkg-config (git2's https transport), git (tests compare against it),
 # gcc (the call-graph test compares against `gcc -fcallgraph-info`; the coverage test runs gcov),
-# a JDK and Debian's JaCoCo (the coverage test makes a real JaCoCo report), and a Python
+# a JDK and Debian's JaCoCo (the coverage test makes a real JaCoCo report), WordNet 3.0
+# (METEOR's synonym stage, checked against nltk reading the same files), and a Python
 # virtualenv in .venv with the independent reference readers and coverage tools of the tests.
 # Idempotent: does nothing that is already done.
 set -euo pipefail
@@ -15,6 +16,9 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v gcc >/dev/null || need+=(gcc)
 command -v javac >/dev/null || need+=(default-jdk-headless)
 [ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
+[ -f /usr/share/wordnet/index.noun ] || need+=(wordnet-base)
+# nltk's WordNet reader also opens index.sense.
+[ -f /usr/share/wordnet/index.sense ] || need+=(wordnet-sense-index)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""

@@ -104,7 +104,7 @@ fn mined() -> (tempfile::TempDir, PathBuf) {
 
 /// Runs the reference aggregates on `cases` with `groups`.
 fn reference_scores(tmp: &Path, task: &str, cases: &[(String, String)], groups: &Value) -> Value {
-    let spec = json!({"task": task, "cases": cases, "groups": groups});
+    let spec = json!({"task": task, "cases": cases, "groups": groups, "wordnet": wordnet_dir()});
     let f = tmp.join(format!("{task}-spec.json"));
     std::fs::write(&f, serde_json::to_vec(&spec).unwrap()).unwrap();
     let out = Command::new(python())
@@ -144,9 +144,10 @@ fn assert_close(got: &Value, want: &Value, what: &str) {
     }
 }
 
-/// A prediction for example `i` of reference `r`: identical, edited, unrelated, or empty.
+/// A prediction for example `i` of reference `r`: identical, edited, unrelated, empty, or
+/// with words swapped for WordNet synonyms (METEOR's third stage).
 fn predict(i: usize, r: &str) -> String {
-    match i % 4 {
+    match i % 5 {
         0 => r.to_string(),
         1 => {
             let mut w: Vec<&str> = r.split_whitespace().collect();
@@ -155,6 +156,20 @@ fn predict(i: usize, r: &str) -> String {
             w.join(" ")
         }
         2 => "Gibt den Wert zurück — 返回值 .".to_string(),
+        3 => r
+            .split_whitespace()
+            .map(|w| match w.to_lowercase().as_str() {
+                "return" | "returns" => "render",
+                "sum" => "amount",
+                "file" => "register",
+                "parses" => "analyze",
+                "value" => "economic_value",
+                "number" => "figure",
+                "numbers" => "figures",
+                _ => w,
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
         _ => String::new(),
     }
 }
@@ -200,9 +215,12 @@ fn summarization_scores_match_the_references() {
             "language",
             "--per-example",
             per.to_str().unwrap(),
+            "--wordnet",
+            wordnet_dir().to_str().unwrap(),
         ],
         tmp.path(),
     );
+    assert_eq!(got["notes"], json!([]));
     let want = reference_scores(
         tmp.path(),
         "summarization",
@@ -216,6 +234,27 @@ fn summarization_scores_match_the_references() {
         let g = &got["by"]["language"][&lang];
         assert_close(&g["metrics"], &want["groups"][&lang], &lang);
     }
+    // METEOR asked for by name with a WordNet folder that has none: an error naming it.
+    let missing = tmp.path().join("no-wordnet");
+    let res = codemine(
+        &[
+            "eval",
+            out.to_str().unwrap(),
+            "--predictions",
+            pf.to_str().unwrap(),
+            "-m",
+            "meteor",
+            "--wordnet",
+            missing.to_str().unwrap(),
+        ],
+        &tmp.path().join("cache"),
+    );
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}", missing.join("data.noun").display())),
+        "{stderr}"
+    );
     // Per-example: one line per example, per-example metrics only.
     let lines: Vec<Value> = std::fs::read_to_string(&per)
         .unwrap()

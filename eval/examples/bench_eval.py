@@ -44,7 +44,10 @@ def main():
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     out["rouge_l"] = timed(lambda: sum(rouge.score(r, p)["rougeL"].fmeasure for p, r in s) / len(s))
     nown = er._NoWordNet()
-    out["meteor"] = timed(lambda: sum(meteor_score([r.split()], p.split(), wordnet=nown) for p, r in s) / len(s))
+    out["meteor_stem"] = timed(lambda: sum(meteor_score([r.split()], p.split(), wordnet=nown) for p, r in s) / len(s))
+    if data.get("wordnet"):
+        wn = er.wordnet_reader(data["wordnet"])
+        out["meteor"] = timed(lambda: sum(meteor_score([r.split()], p.split(), wordnet=wn) for p, r in s) / len(s))
     out["cider"] = timed(
         lambda: Cider().compute_score({i: [r] for i, (_, r) in enumerate(s)}, {i: [p] for i, (p, _) in enumerate(s)})[0]
     )

@@ -304,6 +304,7 @@ fn main() {
             "summarization": pairs(&s_preds, &s_refs),
             "generation": pairs(&g_preds, &g_refs),
             "codebleu_examples": codebleu_py,
+            "wordnet": codemine_eval::wordnet::discover().ok(),
         });
         std::fs::write(&data, serde_json::to_vec(&json).expect("json")).expect("write");
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/bench_eval.py");

@@ -127,6 +127,9 @@ pub struct Evaluation {
     pub metrics: Vec<(String, MetricScores)>,
     /// Per `--by` column: (column, [(value, example indices)]) with values sorted.
     pub groups: Vec<(String, Groups)>,
+    /// What the user should know about how the scores were computed (a default metric
+    /// replaced by a variant, ...).
+    pub notes: Vec<String>,
 }
 
 /// Normalizes a dataset's language label to `python`, `java`, `c` or `cpp` (others are
@@ -663,11 +666,9 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         Shape::Yabloco => Some("inputs.language"),
         Shape::Other => None,
     };
+    let mut notes = Vec::new();
     let metric_names: Vec<String> = if opts.metrics.is_empty() {
-        metric::default_metrics(task)
-            .into_iter()
-            .map(str::to_string)
-            .collect()
+        metric::defaults_for(task, &opts.metric_config, &mut notes)
     } else {
         opts.metrics.clone()
     };
@@ -880,5 +881,6 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         ids: rows.iter().map(|&i| ids[i].clone()).collect(),
         metrics,
         groups,
+        notes,
     })
 }

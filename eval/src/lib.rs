@@ -32,6 +32,7 @@ pub mod porter;
 pub mod pytext;
 pub mod report;
 pub mod summarization;
+pub mod wordnet;
 
 pub use dataset::{evaluate, EvalOptions, Evaluation};
 
@@ -76,6 +77,13 @@ pub enum Error {
     /// A predictions file that cannot be read (1-based line, or 0 for the whole file).
     #[error("{path}:{line}: {message}")]
     Predictions {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    /// A WordNet database file that cannot be read (1-based line, or 0 for the whole file).
+    #[error("{path}:{line}: {message}")]
+    WordNet {
         path: PathBuf,
         line: usize,
         message: String,

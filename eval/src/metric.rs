@@ -22,10 +22,12 @@
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::codebleu::{self, CodeBleuScore, CodeBleuStats, Language, Weights};
 use crate::summarization::{self as sum, MeteorStages};
+use crate::wordnet::{self, WordNet};
 use crate::{generation as gen, Error, Task};
 
 /// The joined examples a metric scores: predictions, references and the language of each
@@ -116,7 +118,13 @@ pub const METRICS: &[MetricInfo] = &[
         name: "meteor",
         task: Task::Summarization,
         default: true,
-        about: "nltk meteor_score, exact + Porter stem stages (no WordNet synonyms), 0-1",
+        about: "nltk meteor_score: exact, Porter stem and WordNet 3.0 synonym stages, 0-1",
+    },
+    MetricInfo {
+        name: "meteor_stem",
+        task: Task::Summarization,
+        default: false,
+        about: "nltk meteor_score with an empty WordNet: exact + Porter stem stages, 0-1",
     },
     MetricInfo {
         name: "meteor_exact",
@@ -181,10 +189,22 @@ pub const METRICS: &[MetricInfo] = &[
 ];
 
 /// Settings of the metrics that have any.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricConfig {
     /// CodeBLEU's component weights (α, β, γ, θ; 0.25 each by default).
     pub codebleu_weights: Weights,
+    /// The WordNet database folder of `meteor` (default: [`wordnet::discover`]).
+    pub wordnet: Option<PathBuf>,
+}
+
+impl MetricConfig {
+    /// The WordNet folder `meteor` reads: the configured one, or the first one found.
+    pub fn wordnet_dir(&self) -> Result<PathBuf, Error> {
+        match &self.wordnet {
+            Some(d) => Ok(d.clone()),
+            None => wordnet::discover(),
+        }
+    }
 }
 
 /// The metrics a task reports when none are named.
@@ -194,6 +214,27 @@ pub fn default_metrics(task: Task) -> Vec<&'static str> {
         .filter(|m| m.task == task && m.default)
         .map(|m| m.name)
         .collect()
+}
+
+/// The metrics a run of `task` reports when none are named, under `config`: when no
+/// WordNet can be found, `meteor_stem` stands in for `meteor` (a default run should not
+/// fail for want of WordNet) and a note in `notes` says so. Asked for by name, `meteor`
+/// fails instead.
+pub fn defaults_for(task: Task, config: &MetricConfig, notes: &mut Vec<String>) -> Vec<String> {
+    with_wordnet_fallback(default_metrics(task), config.wordnet_dir(), notes)
+}
+
+fn with_wordnet_fallback(
+    names: Vec<&str>,
+    wordnet: Result<PathBuf, Error>,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut names: Vec<String> = names.into_iter().map(str::to_string).collect();
+    if let (Some(m), Err(e)) = (names.iter_mut().find(|m| *m == "meteor"), wordnet) {
+        *m = "meteor_stem".to_string();
+        notes.push(format!("meteor_stem reported instead of meteor: {e}"));
+    }
+    names
 }
 
 /// The metric called `name`, with default settings.
@@ -214,6 +255,11 @@ pub fn scorers<S: AsRef<str>>(
         .iter()
         .map(|n| {
             let n = n.as_ref();
+            if n == "meteor" {
+                let dir = config.wordnet_dir()?;
+                let wordnet = Arc::new(WordNet::load(&dir)?);
+                return Ok(Box::new(Meteor { wordnet }) as Box<dyn Scorer>);
+            }
             match CodeBleuPart::of(n) {
                 Some(part) => Ok(Box::new(CodeBleuMetric {
                     part,
@@ -244,7 +290,7 @@ fn simple_scorer(name: &str) -> Option<Box<dyn Scorer>> {
         "rouge_l_stem" => Box::new(PerExample("rouge_l_stem", 1.0, |p, r| {
             Ok(sum::rouge_l_all(p, r, true))
         })),
-        "meteor" => Box::new(PerExample("meteor", 1.0, |p, r| {
+        "meteor_stem" => Box::new(PerExample("meteor_stem", 1.0, |p, r| {
             Ok(sum::meteor_all(p, r, MeteorStages::ExactStem))
         })),
         "meteor_exact" => Box::new(PerExample("meteor_exact", 1.0, |p, r| {
@@ -279,6 +325,25 @@ impl Scorer for PerExample {
         Ok(MetricScores {
             per_example: Some((self.2)(batch.predictions, batch.references)?),
             aggregate: Aggregate::Mean { scale: self.1 },
+        })
+    }
+}
+
+/// nltk's METEOR with its WordNet stage.
+struct Meteor {
+    wordnet: Arc<WordNet>,
+}
+
+impl Scorer for Meteor {
+    fn name(&self) -> &'static str {
+        "meteor"
+    }
+
+    fn score(&self, batch: &Batch<'_>) -> Result<MetricScores, Error> {
+        let stages = MeteorStages::WordNet(&self.wordnet);
+        Ok(MetricScores {
+            per_example: Some(sum::meteor_all(batch.predictions, batch.references, stages)),
+            aggregate: Aggregate::Mean { scale: 1.0 },
         })
     }
 }
@@ -465,4 +530,51 @@ fn codebleu_batch(batch: &Batch<'_>) -> Result<Vec<CodeBleuStats>, Error> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meteor_default_falls_back_without_wordnet_and_says_so() {
+        let mut notes = Vec::new();
+        let names = default_metrics(Task::Summarization);
+        assert!(names.contains(&"meteor"));
+        let found = with_wordnet_fallback(names.clone(), Ok("/wn".into()), &mut notes);
+        assert_eq!(found, names);
+        assert!(notes.is_empty());
+        let missing = with_wordnet_fallback(
+            names.clone(),
+            Err(Error::Usage("no WordNet in /x".into())),
+            &mut notes,
+        );
+        let pos = names.iter().position(|n| *n == "meteor").unwrap();
+        assert_eq!(missing[pos], "meteor_stem");
+        assert_eq!(missing.len(), names.len());
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].contains("meteor_stem reported instead of meteor") && notes[0].contains("/x")
+        );
+        // Generation's defaults have no METEOR: nothing to replace.
+        let gen = with_wordnet_fallback(
+            default_metrics(Task::Generation),
+            Err(Error::Usage(String::new())),
+            &mut notes,
+        );
+        assert!(!gen.iter().any(|n| n.starts_with("meteor")));
+        assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn meteor_by_name_needs_a_readable_wordnet() {
+        let config = MetricConfig {
+            wordnet: Some("/nonexistent/wordnet".into()),
+            ..MetricConfig::default()
+        };
+        let err = scorers(&["meteor"], &config).err().unwrap().to_string();
+        assert!(err.contains("/nonexistent/wordnet/data.noun"), "{err}");
+        // The variants without synonyms need none.
+        assert!(scorers(&["meteor_stem", "meteor_exact"], &config).is_ok());
+    }
 }

@@ -59,6 +59,7 @@ pub fn json(ev: &Evaluation) -> Value {
         "examples": ev.ids.len(),
         "metrics": metric_values(ev, &all),
         "by": by,
+        "notes": ev.notes,
     })
 }
 

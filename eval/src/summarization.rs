@@ -6,7 +6,7 @@
 //! | [`smoothed_bleu`] | CodeXGLUE Code-Text `evaluator.py` (MOSES `bleu.py`): sentence BLEU-4, +1 smoothing for n ≥ 2, averaged, × 100 | its own: strip, lowercase, `splitPuncts`, NIST `normalize` |
 //! | [`corpus_bleu`] | `nltk.translate.bleu_score.corpus_bleu`, default weights, no smoothing | `str.split()`, case kept |
 //! | [`rouge_l`] | `rouge_score.rouge_scorer.RougeScorer(["rougeL"], use_stemmer)`, F-measure | its default tokenizer: lowercase, `[a-z0-9]+` runs, optional Porter stemming of tokens longer than 3 |
-//! | [`meteor`] | `nltk.translate.meteor_score.meteor_score` with WordNet left out (exact and Porter-stem stages) or exact-only | `str.split()`, lowercased by METEOR |
+//! | [`meteor`] | `nltk.translate.meteor_score.meteor_score`: exact, Porter-stem and WordNet synonym stages (or the first one or two) | `str.split()`, lowercased by METEOR |
 //! | [`cider`] | `pycocoevalcap.cider.Cider` (the CIDEr-D formula: σ = 6 length penalty, clipped tf-idf, × 10) | `str.split()`, case kept, no PTB tokenizer |
 //!
 //! ```
@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use crate::porter;
 use crate::pytext::{py_is_space, py_is_word, py_lower, py_split, py_strip};
+use crate::wordnet::WordNet;
 
 /// n-gram counts of `toks` for every order 1..=`max_n`, keyed by the n-gram's tokens.
 fn ngram_counts<T: std::hash::Hash + Eq>(toks: &[T], max_n: usize) -> HashMap<&[T], u32> {
@@ -372,14 +373,17 @@ pub fn rouge_l_all(predictions: &[String], references: &[String], stem: bool) ->
 // ---------------------------------------------------------------------------------------
 // METEOR (nltk)
 
-/// Which alignment stages METEOR runs. nltk runs exact, Porter stem and WordNet synonym
-/// matching; WordNet is left out here (nltk with an empty WordNet gives the same numbers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MeteorStages {
-    /// Exact matches only (nltk with an identity stemmer and an empty WordNet).
+/// Which alignment stages METEOR runs. nltk's `meteor_score` runs exact, Porter stem and
+/// WordNet synonym matching; the other two are nltk with an empty WordNet, and that with an
+/// identity stemmer too.
+#[derive(Debug, Clone, Copy)]
+pub enum MeteorStages<'a> {
+    /// Exact matches only.
     Exact,
-    /// Exact, then Porter-stem matches (nltk with an empty WordNet).
+    /// Exact, then Porter-stem matches.
     ExactStem,
+    /// Exact, Porter-stem, then WordNet synonym matches: nltk's default.
+    WordNet(&'a WordNet),
 }
 
 /// nltk's `_match_enums`: from the last hypothesis word back, each takes the highest
@@ -417,6 +421,50 @@ fn match_enums(
     out
 }
 
+/// nltk's `_enum_wordnetsyn_match`: from the last hypothesis word back, each takes the
+/// highest still-unused reference position whose word is the hypothesis word or one of its
+/// WordNet synonyms.
+fn synonym_matches(
+    hyp: &[(usize, String)],
+    reference: &[(usize, String)],
+    wordnet: &WordNet,
+) -> Vec<(usize, usize)> {
+    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, (_, w)) in reference.iter().enumerate() {
+        positions.entry(w.as_str()).or_default().push(j);
+    }
+    let mut out = Vec::new();
+    for (i, word) in hyp.iter().rev() {
+        if positions.is_empty() {
+            break;
+        }
+        // Distinct words hold distinct positions, so the best one is unique.
+        let mut best: Option<(usize, &str)> = None;
+        let mut consider = |w: &str| {
+            if let Some((&j, key)) = positions
+                .get_key_value(w)
+                .and_then(|(k, p)| p.last().map(|j| (j, *k)))
+            {
+                if best.is_none_or(|(b, _)| j > b) {
+                    best = Some((j, key));
+                }
+            }
+        };
+        consider(word.as_str());
+        wordnet.for_each_synonym(word, &mut consider);
+        if let Some((j, key)) = best {
+            if let Some(p) = positions.get_mut(key) {
+                p.pop();
+                if p.is_empty() {
+                    positions.remove(key);
+                }
+            }
+            out.push((*i, reference[j].0));
+        }
+    }
+    out
+}
+
 /// nltk's `single_meteor_score` (alpha 0.9, beta 3, gamma 0.5) over `str.split()` tokens.
 pub fn meteor(prediction: &str, reference: &str, stages: MeteorStages) -> f64 {
     const ALPHA: f64 = 0.9;
@@ -435,11 +483,17 @@ pub fn meteor(prediction: &str, reference: &str, stages: MeteorStages) -> f64 {
     let translation_length = hyp.len();
     let reference_length = refs.len();
     let mut matches = match_enums(&mut hyp, &mut refs);
-    if stages == MeteorStages::ExactStem {
-        let mut hs: Vec<(usize, String)> = hyp.iter().map(|(i, w)| (*i, porter::stem(w))).collect();
-        let mut rs: Vec<(usize, String)> =
-            refs.iter().map(|(i, w)| (*i, porter::stem(w))).collect();
-        matches.extend(match_enums(&mut hs, &mut rs));
+    if !matches!(stages, MeteorStages::Exact) {
+        // nltk hands the stemmed words on: the synonym stage looks up stems.
+        let stem = |v: Vec<(usize, String)>| -> Vec<(usize, String)> {
+            v.into_iter().map(|(i, w)| (i, porter::stem(&w))).collect()
+        };
+        hyp = stem(hyp);
+        refs = stem(refs);
+        matches.extend(match_enums(&mut hyp, &mut refs));
+        if let MeteorStages::WordNet(wn) = stages {
+            matches.extend(synonym_matches(&hyp, &refs, wn));
+        }
     }
     matches.sort_by_key(|m| m.0);
     let m = matches.len();

@@ -123,6 +123,10 @@ struct EvalArgs {
     #[arg(long, value_name = "A,B,C,D", value_parser = parse_weights,
           default_value = "0.25,0.25,0.25,0.25", allow_hyphen_values = true)]
     codebleu_weights: codemine_eval::codebleu::Weights,
+    /// The WordNet 3.0 folder (index.noun, data.noun, ...) of `meteor`'s synonym stage
+    /// (default: nltk's data folders, $WNHOME/dict, /usr/share/wordnet).
+    #[arg(long, value_name = "DIR", env = "CODEMINE_WORDNET")]
+    wordnet: Option<PathBuf>,
     /// Write per-example scores here (Parquet for *.parquet, JSON lines otherwise).
     #[arg(long, value_name = "FILE")]
     per_example: Option<PathBuf>,
@@ -463,9 +467,13 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         language: args.language,
         metric_config: codemine_eval::metric::MetricConfig {
             codebleu_weights: args.codebleu_weights,
+            wordnet: args.wordnet,
         },
     };
     let ev = codemine_eval::evaluate(&opts)?;
+    for note in &ev.notes {
+        eprintln!("codemine: note: {note}");
+    }
     if let Some(p) = &args.per_example {
         codemine_eval::report::write_per_example(&ev, p)?;
     }

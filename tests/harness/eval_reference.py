@@ -5,13 +5,17 @@ Usage: python eval_reference.py MODE SEED N
                  ROUGE-L (with and without the stemmer), nltk METEOR (exact + stem, exact only;
                  WordNet replaced by an empty one), pycocoevalcap CIDEr and CodeXGLUE's smoothed
                  sentence BLEU (see `codexglue_bleu` below);
+  meteor:        (args WORDNET_DIR SEED N) N pairs rich in WordNet synonyms and inflections with
+                 nltk's METEOR with the WordNet database in WORDNET_DIR (nltk's own reader),
+                 with an empty WordNet, and exact-only;
   generation:    N generated (prediction, reference) code pairs with rapidfuzz / fuzzywuzzy
                  fuzz.ratio and CodeXGLUE line completion's exact match;
   porter:        N words and their nltk PorterStemmer stems;
   classes:       the code points Python's str.isspace() and re's \\w accept.
 Or: python eval_reference.py score FILE, FILE a JSON object {"task", "cases": [[prediction,
-reference], ...], "groups": {name: [case indices]}}: the aggregates `codemine eval` reports
-for all cases and for each group (CIDEr's document frequencies always from all cases).
+reference], ...], "groups": {name: [case indices]}, "wordnet": DIR}: the aggregates
+`codemine eval` reports for all cases and for each group (CIDEr's document frequencies always
+from all cases; METEOR with the WordNet in DIR).
 Prints one JSON object on stdout.
 """
 
@@ -260,6 +264,37 @@ class _NoWordNet:
         return []
 
 
+def wordnet_reader(root):
+    """nltk's default `nltk.corpus.wordnet`, the reader `meteor_score` uses, on the WordNet 3.0
+    database in `root`: the files are copied into `corpora/wordnet` of a temporary nltk data
+    folder (nltk refuses paths outside its data folders, symbolic links included). Debian's
+    wordnet-base lacks the `lexnames` file nltk's reader insists on; it names the
+    lexicographer file of each synset, which synsets() and lemma names do not use, so
+    placeholder names stand in for it. nltk also reads `index.sense` (wordnet-sense-index)."""
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    import nltk
+
+    data = tempfile.mkdtemp(prefix="nltk-data-")
+    atexit.register(shutil.rmtree, data, True)
+    corpus = os.path.join(data, "corpora", "wordnet")
+    os.makedirs(corpus)
+    for f in os.listdir(root):
+        if os.path.isfile(os.path.join(root, f)):
+            shutil.copy(os.path.join(root, f), corpus)
+    if not os.path.exists(os.path.join(corpus, "lexnames")):
+        with open(os.path.join(corpus, "lexnames"), "w") as f:
+            f.writelines(f"{i:02d}\tlexfile{i}\t0\n" for i in range(45))
+    nltk.data.path[:] = [data]
+    from nltk.corpus import wordnet
+
+    wordnet.ensure_loaded()
+    return wordnet
+
+
 class _Identity:
     def stem(self, word):
         return word
@@ -275,12 +310,12 @@ def summarization(seed, n):
     cases = summarization_cases(rng, n)
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     rouge_stem = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
-    out = {"cases": cases, "smoothed_bleu": [], "rouge_l": [], "rouge_l_stem": [], "meteor": [], "meteor_exact": []}
+    out = {"cases": cases, "smoothed_bleu": [], "rouge_l": [], "rouge_l_stem": [], "meteor_stem": [], "meteor_exact": []}
     for pred, ref in cases:
         out["smoothed_bleu"].append(codexglue_bleu(pred, ref))
         out["rouge_l"].append(rouge.score(ref, pred)["rougeL"].fmeasure)
         out["rouge_l_stem"].append(rouge_stem.score(ref, pred)["rougeL"].fmeasure)
-        out["meteor"].append(meteor_score([ref.split()], pred.split(), wordnet=_NoWordNet()))
+        out["meteor_stem"].append(meteor_score([ref.split()], pred.split(), wordnet=_NoWordNet()))
         out["meteor_exact"].append(
             meteor_score([ref.split()], pred.split(), stemmer=_Identity(), wordnet=_NoWordNet())
         )
@@ -305,6 +340,78 @@ def summarization(seed, n):
     for g in chunks:
         if any(cases[i][1].split() for i in g):  # pycocoevalcap fails when no reference has a word
             out["cider"].append([g] + cider(g))
+    return out
+
+
+def meteor_cases(rng, wn, n):
+    """Docstring-like references, and predictions that swap words for WordNet synonyms (any
+    lemma name of any synset: case kept, some with `_`), inflect them (regular endings, and
+    irregular forms from WordNet's exception lists, e.g. ran, better, mice), or reorder them;
+    a quarter are the general summarization cases."""
+    words = sorted({w for w in ENGLISH if w.isalpha()} | {
+        "make", "create", "build", "delete", "remove", "erase", "begin", "start", "end",
+        "finish", "big", "large", "small", "little", "fast", "quick", "show", "display",
+        "find", "search", "look", "check", "test", "read", "write", "send", "receive", "good",
+        "well", "bad", "new", "old", "close", "open", "store", "save", "load", "key", "map",
+        "table", "node", "tree", "graph", "path", "name", "type", "class", "method", "call",
+        "user", "data", "information", "error", "mistake", "message", "request", "response",
+    })
+    exceptions = sorted(
+        (form, bases[0]) for pos in ("n", "v", "a", "r") for form, bases in wn._exception_map[pos].items()
+        if bases and form.isalpha()
+    )
+
+    def synonym(w):
+        names = sorted({l.name() for s in wn.synsets(w) for l in s.lemmas()})
+        return rng.choice(names) if names else w
+
+    def inflect(w):
+        if rng.random() < 0.5:
+            form, base = rng.choice(exceptions)
+            return form
+        return w + rng.choice(["s", "es", "ed", "ing", "er", "est", "ies", "men"])
+
+    general = summarization_cases(rng, n // 4)
+    cases = []
+    for i in range(n - len(general)):
+        ref = [rng.choice(words) for _ in range(rng.randint(1, 20))]
+        if i % 5 == 4:
+            form, base = rng.choice(exceptions)
+            ref.insert(rng.randint(0, len(ref)), base)
+        pred = []
+        for w in ref:
+            r = rng.random()
+            if r < 0.35:
+                pred.append(synonym(w))
+            elif r < 0.5:
+                pred.append(inflect(w))
+            elif r < 0.55:
+                pred.append(w.upper())
+            elif r < 0.6:
+                continue
+            else:
+                pred.append(w)
+        if i % 7 == 0:
+            rng.shuffle(pred)
+        if i % 11 == 0:
+            ref, pred = pred, ref
+        cases.append([" ".join(pred), " ".join(ref)])
+    return cases + general
+
+
+def meteor(root, seed, n):
+    from nltk.translate.meteor_score import meteor_score
+
+    wn = wordnet_reader(root)
+    rng = random.Random(seed)
+    cases = meteor_cases(rng, wn, n)
+    out = {"cases": cases, "meteor": [], "meteor_stem": [], "meteor_exact": []}
+    for pred, ref in cases:
+        out["meteor"].append(meteor_score([ref.split()], pred.split(), wordnet=wn))
+        out["meteor_stem"].append(meteor_score([ref.split()], pred.split(), wordnet=_NoWordNet()))
+        out["meteor_exact"].append(
+            meteor_score([ref.split()], pred.split(), stemmer=_Identity(), wordnet=_NoWordNet())
+        )
     return out
 
 
@@ -383,7 +490,8 @@ def score(path):
         rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
         sb = [codexglue_bleu(p, r) for p, r in cases]
         rl = [rouge.score(r, p)["rougeL"].fmeasure for p, r in cases]
-        me = [meteor_score([r.split()], p.split(), wordnet=_NoWordNet()) for p, r in cases]
+        wn = wordnet_reader(spec["wordnet"])
+        me = [meteor_score([r.split()], p.split(), wordnet=wn) for p, r in cases]
         _, ci = Cider().compute_score({i: [cases[i][1]] for i in range(n)}, {i: [cases[i][0]] for i in range(n)})
 
         def agg(idx):
@@ -406,6 +514,9 @@ def main():
         return
     if mode == "classes":
         print(json.dumps(classes()))
+        return
+    if mode == "meteor":
+        print(json.dumps(meteor(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
         return
     seed, n = int(sys.argv[2]), int(sys.argv[3])
     fn = {"summarization": summarization, "generation": generation, "porter": porter}[mode]

@@ -202,6 +202,20 @@ pub fn assert_success(out: &Output) {
     );
 }
 
+/// The WordNet 3.0 database of METEOR's synonym stage: `$CODEMINE_WORDNET`, else Debian's
+/// wordnet-base folder that the test command installs.
+pub fn wordnet_dir() -> PathBuf {
+    let dir = std::env::var_os("CODEMINE_WORDNET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/share/wordnet"));
+    assert!(
+        dir.join("index.noun").is_file(),
+        "no WordNet in {}: run the tests with ./scripts/test.sh, which installs it",
+        dir.display()
+    );
+    dir
+}
+
 /// The Python interpreter with pyarrow: `$CODEMINE_PYTHON`, else the `.venv` that the
 /// test command sets up, else `python3`.
 pub fn python() -> PathBuf {
