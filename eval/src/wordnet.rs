@@ -12,10 +12,11 @@
 //! `wordnet-base` installs the same files in `/usr/share/wordnet`. [`discover`] looks where
 //! nltk and the WordNet packages put it.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::pytext::{py_lower, py_split};
+use foldhash::{HashMap, HashMapExt};
+
+use crate::pytext::{py_is_space, py_lower, py_split};
 use crate::Error;
 
 /// nltk's `POS_LIST` order (noun, verb, adjective, adverb) and the files of each.
@@ -51,15 +52,32 @@ const RULES: [&[(&str, &str)]; 4] = [
 /// A list of words (lemma names, base forms).
 type Words = Box<[Box<str>]>;
 
-/// One part of speech of the database.
+/// A range of an arena: (start, end).
+type Span = (u32, u32);
+
+/// One part of speech of the database. Offsets and names live in arenas: the database has
+/// about 150,000 lemmas and 117,000 synsets, and an allocation each made loading slow.
 #[derive(Default)]
 struct Pos {
-    /// lemma → the offsets of its synsets (`index.*`).
-    index: HashMap<Box<str>, Box<[u32]>>,
+    /// lemma → its synsets' offsets, a span of `offsets` (`index.*`).
+    index: HashMap<Box<str>, Span>,
+    offsets: Vec<u32>,
     /// inflected form → base forms (`*.exc`).
     exceptions: HashMap<Box<str>, Words>,
-    /// synset offset → its lemma names, syntactic markers removed (`data.*`).
-    synsets: HashMap<u32, Words>,
+    /// synset offset → its lemma names without `_` (the only ones METEOR uses), syntactic
+    /// markers removed: a span of `names`, each a span of `text` (`data.*`).
+    synsets: HashMap<u32, Span>,
+    names: Vec<Span>,
+    text: String,
+}
+
+impl Pos {
+    fn synset_names(&self, offset: u32) -> impl Iterator<Item = &str> {
+        let (a, b) = self.synsets.get(&offset).copied().unwrap_or((0, 0));
+        self.names[a as usize..b as usize]
+            .iter()
+            .map(|&(s, e)| &self.text[s as usize..e as usize])
+    }
 }
 
 /// A loaded WordNet database.
@@ -113,10 +131,11 @@ impl WordNet {
     pub fn load(dir: &Path) -> Result<WordNet, Error> {
         let mut pos: [Pos; 4] = Default::default();
         for (p, suffix) in pos.iter_mut().zip(POS_FILES) {
-            p.synsets = load_data(&dir.join(format!("data.{suffix}")))?;
+            load_data(&dir.join(format!("data.{suffix}")), p)?;
             let index_path = dir.join(format!("index.{suffix}"));
-            p.index = load_index(&index_path)?;
-            for (lemma, offsets) in &p.index {
+            load_index(&index_path, p)?;
+            for (lemma, &(a, b)) in &p.index {
+                let offsets = &p.offsets[a as usize..b as usize];
                 if let Some(o) = offsets.iter().find(|o| !p.synsets.contains_key(o)) {
                     return Err(bad(
                         &index_path,
@@ -143,8 +162,8 @@ impl WordNet {
     fn morphy<'a>(&'a self, form: &str, pos: usize, out: &mut Vec<&'a [u32]>) {
         let p = &self.pos[pos];
         let mut push = |f: &str| {
-            if let Some(offsets) = p.index.get(f) {
-                out.push(offsets);
+            if let Some(&(a, b)) = p.index.get(f) {
+                out.push(&p.offsets[a as usize..b as usize]);
             }
         };
         // Repeated forms reach the same synsets: the caller wants their lemma names as a set.
@@ -169,9 +188,7 @@ impl WordNet {
             offsets.clear();
             self.morphy(&word, pos, &mut offsets);
             for &o in offsets.iter().flat_map(|os| os.iter()) {
-                if let Some(names) = self.pos[pos].synsets.get(&o) {
-                    names.iter().filter(|n| !n.contains('_')).for_each(|n| f(n));
-                }
+                self.pos[pos].synset_names(o).for_each(&mut f);
             }
         }
     }
@@ -200,14 +217,18 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, usize, &str)> {
         .filter(|(_, _, l)| !l.starts_with(' ') && !l.is_empty())
 }
 
-fn load_data(path: &Path) -> Result<HashMap<u32, Words>, Error> {
+/// Python's `str.split()` as a lazy iterator.
+fn fields(s: &str) -> impl Iterator<Item = &str> {
+    s.split(py_is_space).filter(|t| !t.is_empty())
+}
+
+fn load_data(path: &Path, p: &mut Pos) -> Result<(), Error> {
     let text = read(path)?;
-    let mut out = HashMap::new();
+    p.synsets = HashMap::with_capacity(text.len() / 128);
     for (n, start, line) in lines(&text) {
         // nltk splits the fields before the gloss on whitespace: offset, lex file, synset
         // type, the lemma count in hex, then (lemma, lex id) pairs.
-        let fields = line.split('|').next().unwrap_or("");
-        let mut it = py_split(fields).into_iter();
+        let mut it = fields(line.split('|').next().unwrap_or(""));
         let offset: u32 = it
             .next()
             .and_then(|t| t.parse().ok())
@@ -224,22 +245,30 @@ fn load_data(path: &Path) -> Result<HashMap<u32, Words>, Error> {
             .nth(2)
             .and_then(|t| usize::from_str_radix(t, 16).ok())
             .ok_or_else(|| bad(path, n, "no hexadecimal lemma count in field 4"))?;
-        let names = (0..count)
-            .map(|_| {
-                let name = it.next()?;
-                it.next()?; // lex id
-                Some(Box::from(strip_marker(name)))
-            })
-            .collect::<Option<Words>>()
-            .ok_or_else(|| bad(path, n, format!("fewer than {count} (lemma, lex id) pairs")))?;
-        out.insert(offset, names);
+        let first = p.names.len() as u32;
+        for _ in 0..count {
+            let (Some(name), Some(_lex_id)) = (it.next(), it.next()) else {
+                return Err(bad(
+                    path,
+                    n,
+                    format!("fewer than {count} (lemma, lex id) pairs"),
+                ));
+            };
+            let name = strip_marker(name);
+            if !name.contains('_') {
+                let s = p.text.len() as u32;
+                p.text.push_str(name);
+                p.names.push((s, p.text.len() as u32));
+            }
+        }
+        p.synsets.insert(offset, (first, p.names.len() as u32));
     }
-    Ok(out)
+    Ok(())
 }
 
-fn load_index(path: &Path) -> Result<HashMap<Box<str>, Box<[u32]>>, Error> {
+fn load_index(path: &Path, p: &mut Pos) -> Result<(), Error> {
     let text = read(path)?;
-    let mut out = HashMap::new();
+    p.index = HashMap::with_capacity(text.len() / 32);
     for (n, _, line) in lines(&text) {
         // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt offset...
         let toks = py_split(line);
@@ -254,15 +283,17 @@ fn load_index(path: &Path) -> Result<HashMap<Box<str>, Box<[u32]>>, Error> {
         if num(4 + pointers, "sense count")? != synsets {
             return Err(bad(path, n, "sense count differs from synset count"));
         }
-        let offsets = (first..first + synsets)
-            .map(|i| num(i, "synset offset").map(|o| o as u32))
-            .collect::<Result<Box<[u32]>, _>>()?;
         if synsets == 0 {
             return Err(bad(path, n, "no synsets"));
         }
-        out.insert(Box::from(toks[0]), offsets);
+        let a = p.offsets.len() as u32;
+        for i in first..first + synsets {
+            p.offsets.push(num(i, "synset offset")? as u32);
+        }
+        p.index
+            .insert(Box::from(toks[0]), (a, p.offsets.len() as u32));
     }
-    Ok(out)
+    Ok(())
 }
 
 fn load_exceptions(path: &Path) -> Result<HashMap<Box<str>, Words>, Error> {
