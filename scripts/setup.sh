@@ -16,15 +16,22 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v gcc >/dev/null || need+=(gcc)
 command -v javac >/dev/null || need+=(default-jdk-headless)
 [ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
-[ -f /usr/share/wordnet/index.noun ] || need+=(wordnet-base)
-# nltk's WordNet reader also opens index.sense.
-[ -f /usr/share/wordnet/index.sense ] || need+=(wordnet-sense-index)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
-if [ ${#need[@]} -gt 0 ]; then
+# Data packages, installed without what they recommend (the WordNet browser and its Tk).
+data=()
+[ -f /usr/share/wordnet/index.noun ] || data+=(wordnet-base)
+# nltk's WordNet reader also opens index.sense.
+[ -f /usr/share/wordnet/index.sense ] || data+=(wordnet-sense-index)
+if [ ${#need[@]} -gt 0 ] || [ ${#data[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+  if [ ${#need[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+  fi
+  if [ ${#data[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${data[@]}"
+  fi
 fi
 
 if [ "${1:-}" = "--with-python" ]; then
