@@ -221,6 +221,7 @@ fn summarization_scores_match_the_references() {
         tmp.path(),
     );
     assert_eq!(got["notes"], json!([]));
+    assert_eq!(got["wordnet"], json!(wordnet_dir().display().to_string()));
     let want = reference_scores(
         tmp.path(),
         "summarization",
@@ -234,6 +235,40 @@ fn summarization_scores_match_the_references() {
         let g = &got["by"]["language"][&lang];
         assert_close(&g["metrics"], &want["groups"][&lang], &lang);
     }
+    // Without --wordnet, WordNet is found on nltk's data path, here nltk's zipped layout
+    // (corpora/wordnet.zip with a wordnet/ folder, written by Python's zipfile).
+    let nltk_data = tmp.path().join("nltk_data");
+    let zip = nltk_data.join("corpora/wordnet.zip");
+    python_json(
+        "import os, sys, zipfile\n\
+         src, dst = sys.argv[1], sys.argv[2]\n\
+         os.makedirs(os.path.dirname(dst))\n\
+         with zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED) as z:\n\
+         \x20   for f in sorted(os.listdir(src)):\n\
+         \x20       if os.path.isfile(os.path.join(src, f)):\n\
+         \x20           z.write(os.path.join(src, f), 'wordnet/' + f)\n\
+         print('{}')",
+        &[wordnet_dir().to_str().unwrap(), zip.to_str().unwrap()],
+    );
+    let res = Command::new(binary())
+        .args(["eval", out.to_str().unwrap(), "--predictions"])
+        .arg(&pf)
+        .args(["-m", "meteor", "--json"])
+        .env("NLTK_DATA", &nltk_data)
+        .env("HOME", tmp.path())
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("CODEMINE_WORDNET")
+        .output()
+        .unwrap();
+    assert_success(&res);
+    let found: Value = serde_json::from_slice(&res.stdout).unwrap();
+    assert_eq!(found["wordnet"], json!(zip.display().to_string()));
+    let (a, b) = (
+        found["metrics"]["meteor"].as_f64().unwrap(),
+        want["all"]["meteor"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-9, "meteor from the zip {a}, nltk {b}");
+
     // METEOR asked for by name with a WordNet folder that has none: an error naming it.
     let missing = tmp.path().join("no-wordnet");
     let res = codemine(
@@ -250,9 +285,12 @@ fn summarization_scores_match_the_references() {
         &tmp.path().join("cache"),
     );
     let stderr = String::from_utf8_lossy(&res.stderr);
-    assert!(!res.status.success(), "{stderr}");
+    assert_eq!(res.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains(&format!("{}", missing.join("data.noun").display())),
+        stderr.contains(&format!(
+            "--wordnet {}: no WordNet 3.0 database there",
+            missing.display()
+        )),
         "{stderr}"
     );
     // Per-example: one line per example, per-example metrics only.

@@ -130,6 +130,8 @@ pub struct Evaluation {
     /// What the user should know about how the scores were computed (a default metric
     /// replaced by a variant, ...).
     pub notes: Vec<String>,
+    /// The WordNet folder or archive `meteor` read, when it was scored.
+    pub wordnet: Option<PathBuf>,
 }
 
 /// Normalizes a dataset's language label to `python`, `java`, `c` or `cpp` (others are
@@ -673,6 +675,10 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         opts.metrics.clone()
     };
     let scorers = metric::scorers(&metric_names, &opts.metric_config)?;
+    let wordnet = match metric_names.iter().any(|m| m == "meteor") {
+        true => Some(opts.metric_config.wordnet_dir()?),
+        false => None,
+    };
 
     let mut wanted: Vec<(String, Source)> = vec![
         (id_column.clone(), resolve(&schema, &id_column)?),
@@ -882,5 +888,6 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         metrics,
         groups,
         notes,
+        wordnet,
     })
 }

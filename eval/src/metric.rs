@@ -257,6 +257,13 @@ pub fn scorers<S: AsRef<str>>(
             let n = n.as_ref();
             if n == "meteor" {
                 let dir = config.wordnet_dir()?;
+                if config.wordnet.is_some() && !dir.is_file() && !dir.join("index.noun").is_file() {
+                    return Err(Error::Usage(format!(
+                        "--wordnet {}: no WordNet 3.0 database there (a folder with index.noun, \
+                         data.noun, ..., or a zip archive of one)",
+                        dir.display()
+                    )));
+                }
                 let wordnet = Arc::new(WordNet::load(&dir)?);
                 return Ok(Box::new(Meteor { wordnet }) as Box<dyn Scorer>);
             }
@@ -572,8 +579,13 @@ mod tests {
             wordnet: Some("/nonexistent/wordnet".into()),
             ..MetricConfig::default()
         };
-        let err = scorers(&["meteor"], &config).err().unwrap().to_string();
-        assert!(err.contains("/nonexistent/wordnet/data.noun"), "{err}");
+        let err = scorers(&["meteor"], &config).err().unwrap();
+        assert!(matches!(err, Error::Usage(_)), "{err}");
+        let err = err.to_string();
+        assert!(
+            err.contains("--wordnet /nonexistent/wordnet: no WordNet 3.0 database"),
+            "{err}"
+        );
         // The variants without synonyms need none.
         assert!(scorers(&["meteor_stem", "meteor_exact"], &config).is_ok());
     }

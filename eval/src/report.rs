@@ -60,6 +60,7 @@ pub fn json(ev: &Evaluation) -> Value {
         "metrics": metric_values(ev, &all),
         "by": by,
         "notes": ev.notes,
+        "wordnet": ev.wordnet.as_ref().map(|p| p.display().to_string()),
     })
 }
 

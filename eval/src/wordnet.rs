@@ -9,9 +9,12 @@
 //! detachment rules), keeping those the index has.
 //!
 //! The database is the one nltk's `wordnet` corpus ships (Princeton WordNet 3.0); Debian's
-//! `wordnet-base` installs the same files in `/usr/share/wordnet`. [`discover`] looks where
-//! nltk and the WordNet packages put it.
+//! `wordnet-base` installs the same files in `/usr/share/wordnet`. It is read from a folder
+//! or from a zip archive such as nltk's `corpora/wordnet.zip` (files in a `wordnet/`
+//! folder inside). [`discover`] looks where nltk and the WordNet packages put it.
 
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use foldhash::{HashMap, HashMapExt};
@@ -92,16 +95,88 @@ impl std::fmt::Debug for WordNet {
     }
 }
 
-fn read(path: &Path) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+/// The largest database file read (WordNet 3.0's largest, data.noun, is 15 MB): a bound
+/// on what a corrupt or hostile archive can make codemine inflate.
+const MAX_FILE_BYTES: u64 = 1 << 30;
+
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
     String::from_utf8(bytes).map_err(|e| Error::WordNet {
         path: path.to_path_buf(),
         line: 0,
         message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
     })
+}
+
+/// Where the database files come from: a folder, or a zip archive with the files in one
+/// folder inside it (`prefix`, found by its `index.noun`).
+enum Files {
+    Dir(PathBuf),
+    Zip {
+        path: PathBuf,
+        archive: Box<zip::ZipArchive<File>>,
+        prefix: String,
+    },
+}
+
+impl Files {
+    fn open(path: &Path) -> Result<Files, Error> {
+        if !path.is_file() {
+            return Ok(Files::Dir(path.to_path_buf()));
+        }
+        let file = File::open(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let archive = zip::ZipArchive::new(file)
+            .map_err(|e| bad(path, 0, format!("not a folder or a zip archive: {e}")))?;
+        // The shallowest folder that holds an index.noun (nltk's has `wordnet/`).
+        let prefix = archive
+            .file_names()
+            .filter_map(|n| n.ok())
+            .filter_map(|n| n.strip_suffix("index.noun").map(str::to_string))
+            .filter(|p| p.is_empty() || p.ends_with('/'))
+            .min_by_key(|p| p.len())
+            .ok_or_else(|| bad(path, 0, "the archive has no index.noun"))?;
+        Ok(Files::Zip {
+            path: path.to_path_buf(),
+            archive: Box::new(archive),
+            prefix,
+        })
+    }
+
+    /// The text of database file `name`, and the path errors about it name.
+    fn read(&mut self, name: &str) -> Result<(String, PathBuf), Error> {
+        match self {
+            Files::Dir(dir) => {
+                let path = dir.join(name);
+                let bytes = std::fs::read(&path).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                Ok((utf8(&path, bytes)?, path))
+            }
+            Files::Zip {
+                path,
+                archive,
+                prefix,
+            } => {
+                let inner = format!("{prefix}{name}");
+                let shown = path.join(&inner);
+                let entry = archive
+                    .by_name(&inner)
+                    .map_err(|e| bad(&shown, 0, e.to_string()))?;
+                let mut bytes = Vec::with_capacity(entry.size().min(MAX_FILE_BYTES) as usize);
+                entry
+                    .take(MAX_FILE_BYTES + 1)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| bad(&shown, 0, e.to_string()))?;
+                if bytes.len() as u64 > MAX_FILE_BYTES {
+                    return Err(bad(&shown, 0, "larger than 1 GiB inflated"));
+                }
+                Ok((utf8(&shown, bytes)?, shown))
+            }
+        }
+    }
 }
 
 fn bad(path: &Path, line: usize, message: impl Into<String>) -> Error {
@@ -126,25 +201,19 @@ fn strip_marker(name: &str) -> &str {
 }
 
 impl WordNet {
-    /// Reads the database in `dir`. Errors name the file and line that cannot be read the
-    /// way nltk reads it, and index entries whose synsets the data file lacks.
+    /// Reads the database in `dir`, a folder or a zip archive. Errors name the file and
+    /// line that cannot be read the way nltk reads it, and index entries whose synsets the
+    /// data file lacks.
     pub fn load(dir: &Path) -> Result<WordNet, Error> {
+        let mut files = Files::open(dir)?;
         let mut pos: [Pos; 4] = Default::default();
         for (p, suffix) in pos.iter_mut().zip(POS_FILES) {
-            load_data(&dir.join(format!("data.{suffix}")), p)?;
-            let index_path = dir.join(format!("index.{suffix}"));
-            load_index(&index_path, p)?;
-            for (lemma, &(a, b)) in &p.index {
-                let offsets = &p.offsets[a as usize..b as usize];
-                if let Some(o) = offsets.iter().find(|o| !p.synsets.contains_key(o)) {
-                    return Err(bad(
-                        &index_path,
-                        0,
-                        format!("`{lemma}` points to synset {o:08}, which data.{suffix} lacks"),
-                    ));
-                }
-            }
-            p.exceptions = load_exceptions(&dir.join(format!("{suffix}.exc")))?;
+            let (text, path) = files.read(&format!("data.{suffix}"))?;
+            load_data(&path, &text, p)?;
+            let (text, index_path) = files.read(&format!("index.{suffix}"))?;
+            load_index(&index_path, &text, p)?;
+            let (text, _) = files.read(&format!("{suffix}.exc"))?;
+            p.exceptions = load_exceptions(&text);
         }
         Ok(WordNet {
             dir: dir.to_path_buf(),
@@ -152,7 +221,7 @@ impl WordNet {
         })
     }
 
-    /// The folder the database was read from.
+    /// The folder or archive the database was read from.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -222,10 +291,9 @@ fn fields(s: &str) -> impl Iterator<Item = &str> {
     s.split(py_is_space).filter(|t| !t.is_empty())
 }
 
-fn load_data(path: &Path, p: &mut Pos) -> Result<(), Error> {
-    let text = read(path)?;
+fn load_data(path: &Path, text: &str, p: &mut Pos) -> Result<(), Error> {
     p.synsets = HashMap::with_capacity(text.len() / 128);
-    for (n, start, line) in lines(&text) {
+    for (n, start, line) in lines(text) {
         // nltk splits the fields before the gloss on whitespace: offset, lex file, synset
         // type, the lemma count in hex, then (lemma, lex id) pairs.
         let mut it = fields(line.split('|').next().unwrap_or(""));
@@ -266,10 +334,9 @@ fn load_data(path: &Path, p: &mut Pos) -> Result<(), Error> {
     Ok(())
 }
 
-fn load_index(path: &Path, p: &mut Pos) -> Result<(), Error> {
-    let text = read(path)?;
+fn load_index(path: &Path, text: &str, p: &mut Pos) -> Result<(), Error> {
     p.index = HashMap::with_capacity(text.len() / 32);
-    for (n, _, line) in lines(&text) {
+    for (n, _, line) in lines(text) {
         // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt offset...
         let toks = py_split(line);
         let num = |i: usize, what: &str| -> Result<usize, Error> {
@@ -288,7 +355,23 @@ fn load_index(path: &Path, p: &mut Pos) -> Result<(), Error> {
         }
         let a = p.offsets.len() as u32;
         for i in first..first + synsets {
-            p.offsets.push(num(i, "synset offset")? as u32);
+            let o = toks
+                .get(i)
+                .and_then(|t| t.parse::<u32>().ok())
+                .ok_or_else(|| bad(path, n, format!("no synset offset in field {}", i + 1)))?;
+            // The data file is read first: an offset it lacks is an error here, where the
+            // line is known (nltk fails when the synset is looked up).
+            if !p.synsets.contains_key(&o) {
+                return Err(bad(
+                    path,
+                    n,
+                    format!(
+                        "`{}` points to synset {o:08}, which the data file lacks",
+                        toks[0]
+                    ),
+                ));
+            }
+            p.offsets.push(o);
         }
         p.index
             .insert(Box::from(toks[0]), (a, p.offsets.len() as u32));
@@ -296,10 +379,9 @@ fn load_index(path: &Path, p: &mut Pos) -> Result<(), Error> {
     Ok(())
 }
 
-fn load_exceptions(path: &Path) -> Result<HashMap<Box<str>, Words>, Error> {
-    let text = read(path)?;
+fn load_exceptions(text: &str) -> HashMap<Box<str>, Words> {
     let mut out = HashMap::new();
-    for (_, _, line) in lines(&text) {
+    for (_, _, line) in lines(text) {
         let toks = py_split(line);
         if let Some((form, bases)) = toks.split_first() {
             out.insert(
@@ -308,12 +390,12 @@ fn load_exceptions(path: &Path) -> Result<HashMap<Box<str>, Words>, Error> {
             );
         }
     }
-    Ok(out)
+    out
 }
 
 /// Where a WordNet database is looked for, in order: `$NLTK_DATA`'s folders and nltk's
-/// default data folders (`corpora/wordnet`), `$WNHOME/dict`, then the system packages'
-/// folders.
+/// default data folders (`corpora/wordnet`; `~/nltk_data`, the active virtualenv's, the
+/// system's), `$WNHOME/dict`, then the system packages' folders.
 pub fn search_path() -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     if let Some(v) = std::env::var_os("NLTK_DATA") {
@@ -321,6 +403,13 @@ pub fn search_path() -> Vec<PathBuf> {
     }
     if let Some(home) = std::env::var_os("HOME") {
         roots.push(Path::new(&home).join("nltk_data"));
+    }
+    // nltk also looks in its Python's prefix: a virtualenv's, when one is active.
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        let venv = Path::new(&venv);
+        for sub in ["nltk_data", "share/nltk_data", "lib/nltk_data"] {
+            roots.push(venv.join(sub));
+        }
     }
     for r in [
         "/usr/share/nltk_data",
@@ -342,28 +431,25 @@ pub fn search_path() -> Vec<PathBuf> {
     dirs
 }
 
-/// The first folder of [`search_path`] that holds a WordNet database (`index.noun`), or an
-/// error that lists where it looked and how to install one.
+/// The first folder of [`search_path`] that holds a WordNet database (`index.noun`), or
+/// failing that, nltk's zipped copy next to it (`corpora/wordnet.zip`); else an error that
+/// lists where it looked and how to install one.
 pub fn discover() -> Result<PathBuf, Error> {
     let dirs = search_path();
-    if let Some(d) = dirs.iter().find(|d| d.join("index.noun").is_file()) {
-        return Ok(d.clone());
+    for d in &dirs {
+        if d.join("index.noun").is_file() {
+            return Ok(d.clone());
+        }
+        let zipped = d.with_extension("zip");
+        if zipped.is_file() {
+            return Ok(zipped);
+        }
     }
-    let zipped = dirs
-        .iter()
-        .map(|d| d.with_extension("zip"))
-        .find(|z| z.is_file());
-    let hint = match zipped {
-        Some(z) => format!(
-            "; {} is nltk's zipped copy: unzip it in its folder",
-            z.display()
-        ),
-        None => String::new(),
-    };
     Err(Error::Usage(format!(
-        "METEOR needs WordNet 3.0 for its synonym stage and none was found in {}{hint}. \
-         Install it (Debian: apt install wordnet-base; Python: nltk.download('wordnet') then \
-         unzip), point --wordnet at its folder, or score meteor_stem (exact and stem stages only)",
+        "METEOR needs WordNet 3.0 for its synonym stage and none was found in {} \
+         (nor a .zip of them). Install it (Debian: apt install wordnet-base; Python: \
+         nltk.download('wordnet')), point --wordnet at its folder or zip, or score meteor_stem \
+         (exact and stem stages only)",
         dirs.iter()
             .map(|d| d.display().to_string())
             .collect::<Vec<_>>()
@@ -459,6 +545,65 @@ mod tests {
         assert!(wn.synonyms("unknown").is_empty());
     }
 
+    /// The files of `dir` in a zip archive under `prefix`, with another folder's decoy.
+    fn zipped(dir: &Path, prefix: &str, method: zip::CompressionMethod) -> tempfile::TempDir {
+        let out = tempfile::tempdir().unwrap();
+        let f = File::create(out.path().join("wordnet.zip")).unwrap();
+        let mut w = zip::ZipWriter::new(f);
+        let opts = zip::write::SimpleFileOptions::default().compression_method(method);
+        w.add_directory(prefix, opts).ok();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            w.start_file(format!("{prefix}{}", e.file_name().to_string_lossy()), opts)
+                .unwrap();
+            std::io::Write::write_all(&mut w, &std::fs::read(e.path()).unwrap()).unwrap();
+        }
+        w.start_file(format!("{prefix}deeper/index.noun"), opts)
+            .unwrap();
+        w.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn zip_archives_read_like_folders() {
+        let (noun, o) = data(&[&["dog", "hound"]]);
+        let dir = db(&[
+            ("data.noun", &noun),
+            ("index.noun", &format!("dog n 1 0 1 0 {:08}\n", o[0])),
+        ]);
+        for (prefix, method) in [
+            ("wordnet/", zip::CompressionMethod::Deflated),
+            ("", zip::CompressionMethod::Stored),
+        ] {
+            let z = zipped(dir.path(), prefix, method);
+            let wn = WordNet::load(&z.path().join("wordnet.zip")).unwrap();
+            assert_eq!(wn.synonyms("dogs"), ["dog", "hound"], "prefix {prefix:?}");
+        }
+        // Errors inside an archive name the archive and the file in it.
+        std::fs::write(dir.path().join("data.noun"), "00000000 broken\n").unwrap();
+        let z = zipped(dir.path(), "wordnet/", zip::CompressionMethod::Deflated);
+        let e = WordNet::load(&z.path().join("wordnet.zip"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("wordnet.zip/wordnet/data.noun:1:"), "{e}");
+        // A file that is not an archive, and an archive without a database.
+        let junk = z.path().join("junk.zip");
+        std::fs::write(&junk, "not a zip").unwrap();
+        let e = WordNet::load(&junk).unwrap_err().to_string();
+        assert!(
+            e.contains("junk.zip") && e.contains("not a folder or a zip archive"),
+            "{e}"
+        );
+        let empty = tempfile::tempdir().unwrap();
+        let z2 = zipped(empty.path(), "x/", zip::CompressionMethod::Stored);
+        // Only the decoy x/deeper/index.noun: the shallowest index.noun is used, and its
+        // folder lacks data.noun.
+        let e = WordNet::load(&z2.path().join("wordnet.zip"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x/deeper/data.noun"), "{e}");
+    }
+
     #[test]
     fn marker_stripping_matches_nltks_regex() {
         assert_eq!(strip_marker("galore(ip)"), "galore");
@@ -485,9 +630,21 @@ mod tests {
         );
         let e = err(&[
             ("data.noun", &noun),
-            ("index.noun", "dog n 1 0 1 0 00000099\n"),
+            ("index.noun", "  1 header\ndog n 1 0 1 0 00000099\n"),
         ]);
-        assert!(e.contains("data.noun lacks"), "{e}");
+        assert!(
+            e.contains("index.noun:2:") && e.contains("synset 00000099, which the data file lacks"),
+            "{e}"
+        );
+        // An offset past u32 is not wrapped onto another synset.
+        let e = err(&[
+            ("data.noun", &noun),
+            ("index.noun", "dog n 1 0 1 0 4294967307\n"),
+        ]);
+        assert!(
+            e.contains("index.noun:1:") && e.contains("no synset offset"),
+            "{e}"
+        );
         let e = err(&[("data.noun", "  1 header\n00000011 03 n 02 dog 0 000 | x\n")]);
         assert!(e.contains("fewer than 2 (lemma, lex id) pairs"), "{e}");
         let dir = db(&[]);

@@ -378,7 +378,7 @@ pub fn main() -> i32 {
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
-                eprintln!("codemine: error: {e:#}");
+                eprintln!("codemine: error: {}", render(&e));
                 if e.downcast_ref::<codemine_eval::Error>()
                     .is_some_and(|e| matches!(e, codemine_eval::Error::Usage(_)))
                 {
@@ -391,11 +391,27 @@ pub fn main() -> i32 {
     }
 }
 
+/// An error and its causes joined by `: `, leaving out a cause whose text the message
+/// before it already ends with (errors such as `{path}: {source}` show their source too).
+fn render(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
 fn exit_code(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("codemine: error: {e:#}");
+            eprintln!("codemine: error: {}", render(&e));
             if e.downcast_ref::<crate::Error>()
                 .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
             {
@@ -738,5 +754,25 @@ impl Progress for Display {
                 s.source_seconds + s.extract_seconds,
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn errors_print_each_cause_once() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e: anyhow::Error = crate::Error::Io {
+            path: "/x/data.noun".into(),
+            source: io(),
+        }
+        .into();
+        assert_eq!(render(&e), "/x/data.noun: no such file");
+        // Context and a source the message does not show are kept.
+        let e = Err::<(), _>(io()).context("reading /y").unwrap_err();
+        assert_eq!(render(&e), "reading /y: no such file");
     }
 }

@@ -355,11 +355,42 @@ def meteor_cases(rng, wn, n):
         "well", "bad", "new", "old", "close", "open", "store", "save", "load", "key", "map",
         "table", "node", "tree", "graph", "path", "name", "type", "class", "method", "call",
         "user", "data", "information", "error", "mistake", "message", "request", "response",
+        "quickly", "rapidly", "often", "again", "really", "easily", "directly", "currently",
+        "already", "badly", "early", "late", "only", "just", "once", "first", "finally",
     })
     exceptions = sorted(
         (form, bases[0]) for pos in ("n", "v", "a", "r") for form, bases in wn._exception_map[pos].items()
         if bases and form.isalpha()
     )
+
+    # Traps for a morphy that also applies the rules to a word with an exception entry, as
+    # nltk's once did: (stem-stable exception form, a word only those rules would reach).
+    from nltk.stem.porter import PorterStemmer
+
+    stem = PorterStemmer().stem
+    index = wn._lemma_pos_offset_map
+
+    def names(form, pos):
+        return {
+            l.name()
+            for o in index.get(form, {}).get(pos, [])
+            for l in wn.synset_from_pos_and_offset(pos, o).lemmas()
+            if "_" not in l.name()
+        }
+
+    traps = []
+    for pos in "nvar":
+        for form in sorted(wn._exception_map[pos]):
+            if stem(form) != form:
+                continue
+            ruled = set()
+            for old, new in wn.MORPHOLOGICAL_SUBSTITUTIONS[pos]:
+                if form.endswith(old):
+                    ruled |= names(form[: -len(old)] + new, pos)
+            reached = {n for p in "nvar" for f in wn._morphy(form, p) for n in names(f, p)}
+            for extra in sorted(ruled - reached):
+                if stem(extra.lower()) == extra:
+                    traps.append((form, extra))
 
     def synonym(w):
         names = sorted({l.name() for s in wn.synsets(w) for l in s.lemmas()})
@@ -391,6 +422,11 @@ def meteor_cases(rng, wn, n):
                 continue
             else:
                 pred.append(w)
+        if i % 6 == 5 and traps:
+            for _ in range(rng.randint(1, 3)):
+                form, extra = rng.choice(traps)
+                pred.insert(rng.randint(0, len(pred)), form)
+                ref.insert(rng.randint(0, len(ref)), extra)
         if i % 7 == 0:
             rng.shuffle(pred)
         if i % 11 == 0:
