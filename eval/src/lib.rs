@@ -2,7 +2,8 @@
 //! the metrics the field reports, matching the reference implementations' numbers.
 //!
 //! - [`summarization`]: code → docstring metrics (CodeXGLUE smoothed BLEU, nltk corpus
-//!   BLEU, ROUGE-L, METEOR, CIDEr).
+//!   BLEU, ROUGE-L, METEOR, CIDEr); [`wordnet`]: the WordNet database of METEOR's synonym
+//!   stage.
 //! - [`generation`]: docstring + context → body metrics (exact match, edit similarity).
 //! - [`codebleu`]: CodeBLEU for Python, Java, C and C++.
 //! - [`metric`]: the registry every metric plugs into ([`metric::Scorer`]).
