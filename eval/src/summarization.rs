@@ -386,6 +386,16 @@ pub enum MeteorStages<'a> {
     WordNet(&'a WordNet),
 }
 
+/// Each word's positions in `words`, ascending: both matching stages take the highest
+/// unused one.
+fn word_positions(words: &[(usize, String)]) -> HashMap<&str, Vec<usize>> {
+    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, (_, w)) in words.iter().enumerate() {
+        positions.entry(w.as_str()).or_default().push(j);
+    }
+    positions
+}
+
 /// nltk's `_match_enums`: from the last hypothesis word back, each takes the highest
 /// still-unused reference position of the same word. Returns (hyp, ref) original indices
 /// and removes the matched words from both lists.
@@ -393,10 +403,7 @@ fn match_enums(
     hyp: &mut Vec<(usize, String)>,
     reference: &mut Vec<(usize, String)>,
 ) -> Vec<(usize, usize)> {
-    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, (_, w)) in reference.iter().enumerate() {
-        positions.entry(w.as_str()).or_default().push(j);
-    }
+    let mut positions = word_positions(reference);
     let mut matched_h = vec![false; hyp.len()];
     let mut matched_r = vec![false; reference.len()];
     let mut out = Vec::new();
@@ -429,10 +436,7 @@ fn synonym_matches(
     reference: &[(usize, String)],
     wordnet: &WordNet,
 ) -> Vec<(usize, usize)> {
-    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, (_, w)) in reference.iter().enumerate() {
-        positions.entry(w.as_str()).or_default().push(j);
-    }
+    let mut positions = word_positions(reference);
     let mut out = Vec::new();
     for (i, word) in hyp.iter().rev() {
         if positions.is_empty() {

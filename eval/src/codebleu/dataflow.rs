@@ -755,6 +755,22 @@ fn python_sides(left: Ix, right: Ix, code: &Code<'_, '_>) -> (Vec<Ix>, Vec<Ix>) 
     (l, r)
 }
 
+/// A name declared without a value, or given one: the value's own flow is threaded first,
+/// then the name comes from it.
+fn declare_or_assign(steps: &mut Vec<Step>, name: Ix, value: Option<Ix>) {
+    match value {
+        None => steps.push(Step::Declare(name)),
+        Some(value) => {
+            steps.push(Step::Call(value, Mode::Thread));
+            steps.push(Step::Pairwise {
+                left: name,
+                right: value,
+                rel: Rel::ComesFrom,
+            });
+        }
+    }
+}
+
 /// `DFG_python`.
 fn plan_python(
     node: Ix,
@@ -765,17 +781,7 @@ fn plan_python(
     let finish = match code.kind(node) {
         "default_parameter" => {
             let name = code.field(node, "name")?;
-            match code.flat.field(node, "value") {
-                None => steps.push(Step::Declare(name)),
-                Some(value) => {
-                    steps.push(Step::Call(value, Mode::Thread));
-                    steps.push(Step::Pairwise {
-                        left: name,
-                        right: value,
-                        rel: Rel::ComesFrom,
-                    });
-                }
-            }
+            declare_or_assign(steps, name, code.flat.field(node, "value"));
             Finish::Sort
         }
         "assignment" | "augmented_assignment" | "for_in_clause" => {
@@ -881,17 +887,7 @@ fn plan_java_like(
         } else {
             (*kids.first().ok_or(Abort::Raised)?, None)
         };
-        match value {
-            None => steps.push(Step::Declare(name)),
-            Some(value) => {
-                steps.push(Step::Call(value, Mode::Thread));
-                steps.push(Step::Pairwise {
-                    left: name,
-                    right: value,
-                    rel: Rel::ComesFrom,
-                });
-            }
-        }
+        declare_or_assign(steps, name, value);
         finish = Finish::Sort;
     } else if kind == "assignment_expression" {
         let (left, right) = (code.field(node, "left")?, code.field(node, "right")?);
