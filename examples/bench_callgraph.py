@@ -8,7 +8,7 @@ On a real C repository it reports, in one run:
   - precision and recall of codemine's edges between project functions against GCC's true
     direct-call graph (`gcc -fcallgraph-info -O0 -fno-builtin`) for the files that compile.
 
-Usage (needs pyarrow, gcc, and a release build: cargo build --release -p codemine-miner):
+Usage (needs pyarrow, gcc, and a release build: cargo build --release):
   python examples/bench_callgraph.py --repo /path/to/redis [--src DIR] [--runs 3] \
       [--gcc-arg=--include --gcc-arg=src ...]
 --src is a checked-out tree of the same commit for gcc (default: `git archive HEAD` of --repo

@@ -155,7 +155,7 @@ fn end_to_end(specs: &[String], out: &Path, label: &str) {
     let t = Instant::now();
     let status = cmd.status().unwrap_or_else(|e| {
         panic!(
-            "{}: {e} (cargo build --release -p codemine-miner)",
+            "{}: {e} (cargo build --release)",
             bin.display()
         )
     });

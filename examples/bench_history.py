@@ -8,7 +8,7 @@ On a real repository with a long history it runs, in one go:
     (tests/harness/compare_blame.py), and compares every function's date with git's;
 and prints both times, their ratio, and the agreement.
 
-Usage (needs pyarrow, and a release build: cargo build --release -p codemine-miner):
+Usage (needs pyarrow, and a release build: cargo build --release):
   python examples/bench_history.py --repo /path/to/redis [--jobs 2] [-- extra codemine args]
 """
 import argparse, json, os, subprocess, sys, tempfile, time

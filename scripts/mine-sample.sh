@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo run --release -p codemine-miner -- mine --repo . --out out/sample "$@"
+cargo run --release -- mine --repo . --out out/sample "$@"
