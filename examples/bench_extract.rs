@@ -153,12 +153,9 @@ fn end_to_end(specs: &[String], out: &Path, label: &str) {
         cmd.args(["--repo", s]);
     }
     let t = Instant::now();
-    let status = cmd.status().unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (cargo build --release)",
-            bin.display()
-        )
-    });
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("{}: {e} (cargo build --release)", bin.display()));
     let wall = t.elapsed().as_secs_f64();
     assert!(status.success(), "codemine failed");
     let stats: serde_json::Value =

@@ -6,6 +6,9 @@
 //!   stage.
 //! - [`generation`]: docstring + context → body metrics (exact match, edit similarity).
 //! - [`codebleu`]: CodeBLEU for Python, Java, C and C++.
+//! - [`pytext`], [`pytokenize`]: the parts of CPython the references depend on (string
+//!   methods, `re` classes, the `tokenize` module), also used by the miner's completion
+//!   outputs.
 //! - [`metric`]: the registry every metric plugs into ([`metric::Scorer`]).
 //! - [`dataset`]: reading the dataset's Parquet shards and the predictions, and joining
 //!   them by row id; [`report`]: the terminal table, JSON and per-example output.
@@ -31,6 +34,7 @@ pub mod generation;
 pub mod metric;
 pub mod porter;
 pub mod pytext;
+pub mod pytokenize;
 pub mod report;
 pub mod summarization;
 pub mod wordnet;
