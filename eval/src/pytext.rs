@@ -48,23 +48,39 @@ pub fn py_lower(s: &str) -> String {
     }
 }
 
-/// Sorted, disjoint ranges of the characters in general categories L* and N*.
-static LETTERS_NUMBERS: LazyLock<Vec<(u32, u32)>> = LazyLock::new(|| {
-    use regex_syntax::hir::{Class, HirKind};
-    let hir = regex_syntax::ParserBuilder::new()
-        .unicode(true)
-        .build()
-        .parse(r"[\p{L}\p{N}]");
-    match hir.as_ref().map(|h| h.kind()) {
-        Ok(HirKind::Class(Class::Unicode(cls))) => cls
-            .ranges()
-            .iter()
-            .map(|r| (r.start() as u32, r.end() as u32))
-            .collect(),
-        // The pattern is a constant that regex-syntax always parses into a class.
-        _ => Vec::new(),
+/// A set of characters given by a regular-expression class of Unicode properties (such as
+/// `[\p{L}\p{N}]`), as sorted disjoint ranges from `regex-syntax`'s Unicode tables.
+pub struct CharClass(Vec<(u32, u32)>);
+
+impl CharClass {
+    /// The class of `pattern`; an empty class when `pattern` is not a character class
+    /// (callers pass constants).
+    pub fn new(pattern: &str) -> Self {
+        use regex_syntax::hir::{Class, HirKind};
+        let hir = regex_syntax::ParserBuilder::new()
+            .unicode(true)
+            .build()
+            .parse(pattern);
+        Self(match hir.as_ref().map(|h| h.kind()) {
+            Ok(HirKind::Class(Class::Unicode(cls))) => cls
+                .ranges()
+                .iter()
+                .map(|r| (r.start() as u32, r.end() as u32))
+                .collect(),
+            _ => Vec::new(),
+        })
     }
-});
+
+    #[inline]
+    pub fn contains(&self, c: char) -> bool {
+        let cp = c as u32;
+        let i = self.0.partition_point(|&(_, end)| end < cp);
+        i < self.0.len() && self.0[i].0 <= cp
+    }
+}
+
+/// The characters in general categories L* and N*.
+static LETTERS_NUMBERS: LazyLock<CharClass> = LazyLock::new(|| CharClass::new(r"[\p{L}\p{N}]"));
 
 /// Python `re`'s `\w` on a `str` pattern: a letter or number (L*, N*) or `_`.
 #[inline]
@@ -72,10 +88,7 @@ pub fn py_is_word(c: char) -> bool {
     if c.is_ascii() {
         c.is_ascii_alphanumeric() || c == '_'
     } else {
-        let cp = c as u32;
-        let table = &*LETTERS_NUMBERS;
-        let i = table.partition_point(|&(_, end)| end < cp);
-        i < table.len() && table[i].0 <= cp
+        LETTERS_NUMBERS.contains(c)
     }
 }
 

@@ -20,6 +20,7 @@
 
 pub mod callgraph;
 pub mod cli;
+pub mod completion;
 pub mod coverage;
 pub mod csn;
 pub mod enrich;
