@@ -167,10 +167,11 @@ impl MpNet {
             let v = split(l.v.forward(&x)?)?;
             let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(&bias)?;
             let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-            let ctx = probs
-                .matmul(&v)?
-                .transpose(1, 2)?
-                .reshape((batch, len, self.heads * self.head_dim))?;
+            let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((
+                batch,
+                len,
+                self.heads * self.head_dim,
+            ))?;
             let attn = l.attn_norm.forward(&(l.o.forward(&ctx)? + &x)?)?;
             let inter = l.intermediate.forward(&attn)?.gelu_erf()?;
             x = l.out_norm.forward(&(l.output.forward(&inter)? + attn)?)?;
@@ -227,7 +228,11 @@ pub fn mean_pool_normalize(states: &Tensor, mask: &[Vec<u32>]) -> candle_core::R
     let counts = m.sum(1)?.clamp(1e-9, f64::MAX)?;
     let mean = summed.broadcast_div(&counts)?;
     // F.normalize(p=2, dim=1): x / max(||x||, 1e-12).
-    let norm = mean.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+    let norm = mean
+        .sqr()?
+        .sum_keepdim(D::Minus1)?
+        .sqrt()?
+        .clamp(1e-12, f64::MAX)?;
     mean.broadcast_div(&norm)
 }
 

@@ -56,8 +56,45 @@ def side(tokenizer, model, texts):
     return F.normalize(mean_pooling(out, enc["attention_mask"]), p=2, dim=1)
 
 
+def reference_values(tokenizer, model, strings=None):
+    pairs = []
+    for code, summary in CASES:
+        e = side(tokenizer, model, [code, summary])
+        pairs.append({"code": code, "summary": summary,
+                      "side": float(torch.dot(e[0], e[1])), "code_embedding": e[0].tolist()})
+    # All cases in one padded batch: the same scores (padding is masked).
+    texts = [t for c in CASES for t in c]
+    batch = side(tokenizer, model, texts)
+    batched = [float(torch.dot(batch[2 * i], batch[2 * i + 1])) for i in range(len(CASES))]
+    if strings is None:
+        rng = random.Random(7)
+        alphabet = list("abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789(){}[];.,_\t\n\"'<>/\\") + \
+            ["<pad>", "<s>", "</s>", "<mask>", "\u00e9", "\u4e2d", "\u0416", "\x00", "\x1f", "\u200b", "\U0001F600"]
+        strings = ["", " ", "<pad>", "<s></s>", "pop the top of the stack"]
+        strings += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80))) for _ in range(300)]
+        strings.append("word " * 700)
+    ids = [tokenizer(s, truncation=True)["input_ids"] for s in strings]
+    return {"pairs": pairs, "batched": batched, "strings": strings, "ids": ids}
+
+
+def check():
+    want = json.loads((OUT / "reference.json").read_text())
+    for name in ["tiny-st", "tiny-bin"]:
+        tokenizer = AutoTokenizer.from_pretrained(OUT / name)
+        model = AutoModel.from_pretrained(OUT / name).eval()
+        got = reference_values(tokenizer, model, want["strings"])
+        assert got["ids"] == want["ids"], f"{name}: token ids differ"
+        for g, w in zip(got["pairs"], want["pairs"]):
+            assert abs(g["side"] - w["side"]) < 1e-6, (name, g["summary"], g["side"], w["side"])
+        for g, w in zip(got["batched"], want["batched"]):
+            assert abs(g - w) < 1e-6, (name, g, w)
+    print("reference.json agrees with transformers on the committed checkpoints")
+
+
 def main():
     assert sys.version_info[:2] == (3, 11)
+    if "--check" in sys.argv:
+        return check()
     shutil.rmtree(OUT / "tiny-st", ignore_errors=True)
     shutil.rmtree(OUT / "tiny-bin", ignore_errors=True)
     tok = Tokenizer(models.WordPiece(unk_token="<unk>"))
@@ -106,25 +143,9 @@ def main():
 
     tokenizer = AutoTokenizer.from_pretrained(OUT / "tiny-st")
     loaded = AutoModel.from_pretrained(OUT / "tiny-st").eval()
-    pairs = []
-    for code, summary in CASES:
-        e = side(tokenizer, loaded, [code, summary])
-        pairs.append({"code": code, "summary": summary,
-                      "side": float(torch.dot(e[0], e[1])), "code_embedding": e[0].tolist()})
-    # All cases in one padded batch: the same scores (padding is masked).
-    texts = [t for c in CASES for t in c]
-    batch = side(tokenizer, loaded, texts)
-    batched = [float(torch.dot(batch[2 * i], batch[2 * i + 1])) for i in range(len(CASES))]
-
-    rng = random.Random(7)
-    alphabet = list("abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789(){}[];.,_\t\n\"'<>/\\") + \
-        ["<pad>", "<s>", "</s>", "<mask>", "\u00e9", "\u4e2d", "\u0416", "\x00", "\x1f", "\u200b", "\U0001F600"]
-    strings = ["", " ", "<pad>", "<s></s>", "pop the top of the stack"]
-    strings += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80))) for _ in range(300)]
-    strings.append("word " * 700)
-    ids = [tokenizer(s, truncation=True)["input_ids"] for s in strings]
-    (OUT / "reference.json").write_text(json.dumps(
-        {"pairs": pairs, "batched": batched, "strings": strings, "ids": ids}, ensure_ascii=False))
+    ref = reference_values(tokenizer, loaded)
+    (OUT / "reference.json").write_text(json.dumps(ref, ensure_ascii=False))
+    pairs, strings = ref["pairs"], ref["strings"]
     print(f"vocab {vocab}, {len(pairs)} pairs, {len(strings)} strings -> {OUT}")
 
 

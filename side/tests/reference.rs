@@ -29,7 +29,11 @@ fn check_model(dir: &Path) {
         let summary = p["summary"].as_str().unwrap();
         let got = side.score(&[(code, summary)], 2).unwrap()[0];
         let want = p["side"].as_f64().unwrap();
-        assert!(close(got as f64, want), "{}: {got} vs {want} for {summary:?}", dir.display());
+        assert!(
+            close(got as f64, want),
+            "{}: {got} vs {want} for {summary:?}",
+            dir.display()
+        );
         let emb = &side.embed(&[code], 1).unwrap()[0];
         let want_emb: Vec<f64> = p["code_embedding"]
             .as_array()
@@ -50,7 +54,10 @@ fn check_model(dir: &Path) {
     for batch in [1, 3, 32] {
         let got = side.score(&all, batch).unwrap();
         for (g, w) in got.iter().zip(r["batched"].as_array().unwrap()) {
-            assert!(close(*g as f64, w.as_f64().unwrap()), "batch {batch}: {g} vs {w}");
+            assert!(
+                close(*g as f64, w.as_f64().unwrap()),
+                "batch {batch}: {g} vs {w}"
+            );
         }
     }
 }
@@ -107,12 +114,19 @@ fn bad_folders_are_named_errors() {
     assert!(e.to_string().contains("model.safetensors"), "{e}");
 
     let cfg = std::fs::read_to_string(dir.join("config.json")).unwrap();
-    std::fs::write(dir.join("config.json"), cfg.replace("\"mpnet\"", "\"bert\"")).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        cfg.replace("\"mpnet\"", "\"bert\""),
+    )
+    .unwrap();
     let e = Side::load(dir).err().unwrap();
     assert!(matches!(e, SideError::NotMpnet { .. }), "{e}");
     assert!(e.to_string().contains("bert"), "{e}");
 
     std::fs::write(dir.join("config.json"), "{").unwrap();
     let e = Side::load(dir).err().unwrap();
-    assert!(e.to_string().contains("config.json") && e.to_string().contains("not JSON"), "{e}");
+    assert!(
+        e.to_string().contains("config.json") && e.to_string().contains("not JSON"),
+        "{e}"
+    );
 }
