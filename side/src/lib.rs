@@ -99,7 +99,8 @@ impl Side {
                 message: format!("hidden_act {:?} (MPNet uses \"gelu\")", cfg.hidden_act),
             });
         }
-        if cfg.num_attention_heads == 0 || cfg.hidden_size % cfg.num_attention_heads != 0 {
+        if cfg.num_attention_heads == 0 || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads)
+        {
             return Err(SideError::Malformed {
                 path: config_path,
                 message: "hidden_size is not a multiple of num_attention_heads".into(),
@@ -118,7 +119,7 @@ impl Side {
         let max_len = tc
             .get("model_max_length")
             .and_then(|v| v.as_f64())
-            .filter(|&m| m >= 1.0 && m < 1e12)
+            .filter(|m| (1.0..1e12).contains(m))
             .map(|m| m as usize)
             .unwrap_or(cfg.max_position_embeddings - cfg.pad_token_id as usize - 1);
         // The file's own padding and truncation settings are not the reference's.
