@@ -26,6 +26,7 @@ pub mod csn;
 pub mod enrich;
 pub mod extract;
 pub(crate) mod intern;
+pub mod license;
 mod output;
 pub mod pipeline;
 pub mod resolve;
