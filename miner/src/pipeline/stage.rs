@@ -232,7 +232,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|s| format!("{}|{:?}", s.display(), s.coverage))
         .collect();
     let text = format!(
-        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {:?}\n{filter:?}",
+        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {:?} {}\n{filter:?}",
         repos,
         opts.rank,
         opts.world_size,
@@ -245,6 +245,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         opts.explain,
         opts.max_file_bytes,
         opts.source.depth,
+        opts.date_zone.name(),
     );
     format!(
         "{{\"fingerprint\": \"{:032x}\"}}\n",
