@@ -389,23 +389,23 @@ fn last_commit_dates_follow_the_date_timezone() {
             .map(|row| row["meta"]["last_commit"].clone())
             .collect::<Vec<Value>>()
     };
-    assert_eq!(mine("utc", &[]), [utc_day.clone()]);
+    assert_eq!(mine("utc", &[]), vec![utc_day.clone()]);
     assert_eq!(
         mine("moscow", &["--date-timezone", "Europe/Moscow"]),
-        [moscow_day.clone()]
+        vec![moscow_day.clone()]
     );
     assert_eq!(
         mine("offset", &["--date-timezone", "+03:00"]),
-        [moscow_day.clone()]
+        vec![moscow_day.clone()]
     );
     let toml = tmp.path().join("filter.toml");
     std::fs::write(&toml, "date_timezone = \"Europe/Moscow\"\n").unwrap();
     assert_eq!(
         mine("toml", &["--filter-config", toml.to_str().unwrap()]),
-        [moscow_day.clone()]
+        vec![moscow_day.clone()]
     );
     // The commit's UTC day is 2024-01-15: kept by --until that day in UTC, not in Moscow.
-    assert_eq!(mine("until_utc", &["--until", "2024-01-15"]), [utc_day]);
+    assert_eq!(mine("until_utc", &["--until", "2024-01-15"]), vec![utc_day]);
     assert!(mine(
         "until_moscow",
         &["--until", "2024-01-15", "--date-timezone", "Europe/Moscow"]
@@ -416,6 +416,6 @@ fn last_commit_dates_follow_the_date_timezone() {
             "since_moscow",
             &["--since", "2024-01-16", "--date-timezone", "Europe/Moscow"]
         ),
-        [moscow_day]
+        vec![moscow_day]
     );
 }
