@@ -465,3 +465,32 @@ fn reproduces_the_published_codesearchnet_row() {
     );
     assert!(["train", "valid", "test"].contains(&got["partition"].as_str().unwrap()));
 }
+
+/// The CSN `url` percent-encodes the path as GitHub's links do; the reference is Python's
+/// `urllib.parse.quote` keeping what RFC 3986 allows in a path unencoded (`/`, the
+/// sub-delimiters, `:` and `@`; quote always keeps letters, digits and `-._~`).
+#[test]
+fn urls_percent_encode_the_path() {
+    let path = "we ird/t\tab#1%?[é]\nname+x@y.py";
+    let tmp = tempfile::tempdir().unwrap();
+    let mut repo = RepoBuilder::init(&tmp.path().join("odd"));
+    repo.write(path, "def f():\n    \"\"\"Does f.\"\"\"\n    return 1\n");
+    repo.commit("odd path");
+    let out = mine_into(&repo.path, tmp.path(), &[]);
+    let rows = shard_rows(&out.join("csn"));
+    let row = find_row(&rows, "func_name", "f");
+    assert_eq!(row["path"], path);
+    let quoted = python_json(
+        "import sys, json, urllib.parse\nprint(json.dumps(urllib.parse.quote(sys.argv[1], safe=\"/!$&'()*+,;=:@\")))",
+        &[path],
+    );
+    let sha = git(&repo.path, &["rev-parse", "HEAD"]);
+    assert_eq!(
+        row["url"],
+        format!(
+            "https://github.com/odd/blob/{sha}/{}#L1-L3",
+            quoted.as_str().unwrap()
+        )
+        .as_str()
+    );
+}
