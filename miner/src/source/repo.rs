@@ -305,9 +305,9 @@ fn resolve<'r>(
                 }
                 _ => corrupt(display, e),
             })?;
-            // Tags are peeled to what they finally name; anything but a commit is reported
-            // as what it is.
-            // (Peeling "any" turns a tag into its target, but a commit into its tree.)
+            // A tag is peeled to what it finally names (peeling a commit "to any" would give
+            // its tree, so only tags are peeled); anything but a commit is reported as what
+            // it is.
             let target = match obj.kind() {
                 Some(ObjectType::Tag) => obj.peel(ObjectType::Any).unwrap_or(obj),
                 _ => obj,
