@@ -292,3 +292,44 @@ fn an_interrupted_run_leaves_no_shard_that_looks_complete() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A blob's or a tree's sha given as `@REV` names an object that exists: the failure says
+/// it is not a commit (`git rev-parse` tells the object type) rather than "not found".
+#[test]
+fn a_blob_or_tree_revision_is_not_a_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("objs"));
+    r.write("a.py", GOOD_PY);
+    r.commit("one");
+    let blob = git(&r.path, &["rev-parse", "HEAD:a.py"]);
+    let tree = git(&r.path, &["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(git(&r.path, &["cat-file", "-t", &blob]), "blob");
+    assert_eq!(git(&r.path, &["cat-file", "-t", &tree]), "tree");
+    let p = r.path.to_str().unwrap();
+    let (out, res) = run(
+        &[
+            "--repo",
+            &format!("{p}@{blob}"),
+            "--repo",
+            &format!("{p}@{}", &tree[..10]),
+            "--repo",
+            p,
+        ],
+        tmp.path(),
+    );
+    assert_success(&res);
+    let fails = failures(&out);
+    assert_eq!(fails.len(), 2, "{fails:?}");
+    for (f, (sha, kind)) in fails
+        .iter()
+        .zip([(&blob[..], "blob"), (&tree[..10], "tree")])
+    {
+        assert_eq!(f["kind"], "revision_not_a_commit");
+        assert_eq!(f["stage"], "source");
+        let reason = f["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(sha) && reason.contains(&format!("a {kind}, not a commit")),
+            "{reason}"
+        );
+    }
+}

@@ -97,3 +97,45 @@ fn help_and_version() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("--manifest"));
 }
+
+#[test]
+fn an_unknown_time_zone_is_a_usage_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = codemine(&[
+        "mine",
+        "--repo",
+        ".",
+        "--out",
+        out.to_str().unwrap(),
+        "--date-timezone",
+        "Mars/Olympus_Mons",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown time zone 'Mars/Olympus_Mons'"),
+        "{}",
+        stderr(&o)
+    );
+    let toml = tmp.path().join("filter.toml");
+    std::fs::write(
+        &toml,
+        "since = 2024-01-01\ndate_timezone = \"Europe/Moskva\"\n",
+    )
+    .unwrap();
+    let o = codemine(&[
+        "mine",
+        "--repo",
+        ".",
+        "--out",
+        out.to_str().unwrap(),
+        "--filter-config",
+        toml.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown time zone 'Europe/Moskva'") && e.contains("line 2"),
+        "{e}"
+    );
+}

@@ -386,3 +386,111 @@ fn partition_is_a_stable_hash_of_the_repository() {
     let shards: Vec<&String> = m.shards.as_object().unwrap().keys().collect();
     assert_eq!(shards, [&format!("{want}-00000-of-00001.parquet")]);
 }
+
+/// CodeSearchNet's published example row (its README's `YouTube.get_vid_from_url` of
+/// soimort/you-get at b746ac0), reproduced field by field from a fixture repository that
+/// holds the row's own `original_string` at the row's path and lines, inside `class
+/// YouTube`. Two fields cannot match and are checked for their shape instead: `sha` names
+/// the real repository's commit, which a fixture cannot reproduce (so `url` is compared
+/// with the fixture's sha in its place), and `partition` is codemine's hash of the
+/// repository name, not CodeSearchNet's assignment.
+#[test]
+fn reproduces_the_published_codesearchnet_row() {
+    let row: Value = serde_json::from_str(include_str!("fixtures/csn_published_row.json")).unwrap();
+    let s = |k: &str| row[k].as_str().unwrap();
+    let (first, last) = s("url")
+        .rsplit_once("#L")
+        .and_then(|(_, l)| l.split_once("-L"))
+        .map(|(a, b)| (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap()))
+        .unwrap();
+    let code = s("original_string");
+    assert_eq!(code.lines().count(), last - first + 1);
+    // Line 1 opens the class; filler up to the line before the method, which is indented
+    // one level as in the class body (its own continuation lines carry their indentation).
+    let mut file = String::from("class YouTube(object):\n    name = \"YouTube\"\n");
+    while file.lines().count() < first - 1 {
+        file.push_str("    # filler\n");
+    }
+    file.push_str("    ");
+    file.push_str(code);
+    file.push_str("\n\n    def other(self):\n        return 1\n");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut repo = RepoBuilder::init(&tmp.path().join("you-get"));
+    repo.write(s("path"), &file);
+    repo.commit("youtube");
+    let manifest = tmp.path().join("repos.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[repos]]\nurl = {:?}\nname = {:?}\n",
+            repo.path.to_str().unwrap(),
+            s("repo")
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let res = codemine(
+        &[
+            "mine",
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_success(&res);
+    let rows = shard_rows(&out.join("csn"));
+    let got = find_row(&rows, "func_name", s("func_name"));
+    for field in [
+        "repo",
+        "path",
+        "func_name",
+        "original_string",
+        "language",
+        "code",
+        "code_tokens",
+        "docstring",
+        "docstring_tokens",
+    ] {
+        assert_eq!(got[field], row[field], "field {field}");
+    }
+    let sha = git(&repo.path, &["rev-parse", "HEAD"]);
+    assert_eq!(got["sha"], sha.as_str());
+    assert_eq!(
+        got["url"],
+        s("url").replace(s("sha"), &sha).as_str(),
+        "url with the fixture's sha"
+    );
+    assert!(["train", "valid", "test"].contains(&got["partition"].as_str().unwrap()));
+}
+
+/// The CSN `url` percent-encodes the path as GitHub's links do; the reference is Python's
+/// `urllib.parse.quote` keeping what RFC 3986 allows in a path unencoded (`/`, the
+/// sub-delimiters, `:` and `@`; quote always keeps letters, digits and `-._~`).
+#[test]
+fn urls_percent_encode_the_path() {
+    let path = "we ird/t\tab#1%?[é]\nname+x@y.py";
+    let tmp = tempfile::tempdir().unwrap();
+    let mut repo = RepoBuilder::init(&tmp.path().join("odd"));
+    repo.write(path, "def f():\n    \"\"\"Does f.\"\"\"\n    return 1\n");
+    repo.commit("odd path");
+    let out = mine_into(&repo.path, tmp.path(), &[]);
+    let rows = shard_rows(&out.join("csn"));
+    let row = find_row(&rows, "func_name", "f");
+    assert_eq!(row["path"], path);
+    let quoted = python_json(
+        "import sys, json, urllib.parse\nprint(json.dumps(urllib.parse.quote(sys.argv[1], safe=\"/!$&'()*+,;=:@\")))",
+        &[path],
+    );
+    let sha = git(&repo.path, &["rev-parse", "HEAD"]);
+    assert_eq!(
+        row["url"],
+        format!(
+            "https://github.com/odd/blob/{sha}/{}#L1-L3",
+            quoted.as_str().unwrap()
+        )
+        .as_str()
+    );
+}

@@ -364,3 +364,32 @@ fn the_common_tail_is_trimmed_before_diffing_as_git_does() {
     assert_eq!(node(nodes, "a")["last_commit_sha"], c2.as_str());
     assert_ne!(node(nodes, "t0")["last_commit_sha"], c2.as_str());
 }
+
+/// stats.json's history counters count what one walk over all files would do (distinct
+/// commits visited, tree diffs, blob diffs, rename searches, skewed commits), whatever the
+/// number of groups the files were walked in: the same input gives the same stats, timings
+/// aside, with any `-j`.
+#[test]
+fn history_counters_do_not_depend_on_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    build_history(&repo);
+    let counters = |threads: &str| -> Vec<Value> {
+        let out = mine_into(&repo, &tmp.path().join(threads), &["-j", threads]);
+        let s = stats(&out);
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            v.as_object_mut().unwrap().remove("seconds");
+            v
+        };
+        let mut all = vec![strip(&s["stages"]["enrich"]["history"])];
+        for r in s["repositories"].as_array().unwrap() {
+            all.push(strip(&r["history"]));
+        }
+        all
+    };
+    let one = counters("1");
+    assert!(one[0]["commits_visited"].as_u64().unwrap() > 1, "{one:?}");
+    assert_eq!(one, counters("3"));
+    assert_eq!(one, counters("8"));
+}

@@ -344,3 +344,78 @@ fn graph_shards_are_identical_whatever_the_thread_count() {
         assert!(a == b, "{shard} differs between -j 1 and -j 2");
     }
 }
+
+/// `meta.last_commit` is the committer date's day in `--date-timezone` (YABLoCo's
+/// `datetime.fromtimestamp` on a machine in that zone; the published tables were made in
+/// Moscow), UTC by default; `YYYY-MM-DD` bounds of `--until` are days of the same zone, and
+/// the TOML key `date_timezone` does what the flag does. Expected days come from Python's
+/// zoneinfo.
+#[test]
+fn last_commit_dates_follow_the_date_timezone() {
+    // 2024-01-15 23:30:00 UTC.
+    let t = 1_705_361_400i64;
+    let day = |zone: &str| {
+        python_json(
+            "import sys, json, datetime, zoneinfo\nz = zoneinfo.ZoneInfo(sys.argv[2])\nprint(json.dumps(datetime.datetime.fromtimestamp(int(sys.argv[1]), z).strftime('%d.%m.%Y')))",
+            &[&t.to_string(), zone],
+        )
+    };
+    let (utc_day, moscow_day) = (day("UTC"), day("Europe/Moscow"));
+    assert_ne!(
+        utc_day, moscow_day,
+        "the fixture time must straddle midnight"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("late"));
+    r.write(
+        "late.c",
+        "/** Adds one. */\nint inc(int a)\n{\n    return a + 1;\n}\n",
+    );
+    r.set_time(t).commit("late at night");
+    let mine = |name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let mut args = vec![
+            "mine",
+            "--repo",
+            r.path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        assert_success(&codemine(&args, &tmp.path().join("cache")));
+        shard_rows(&out.join("yabloco"))
+            .iter()
+            .map(|row| row["meta"]["last_commit"].clone())
+            .collect::<Vec<Value>>()
+    };
+    assert_eq!(mine("utc", &[]), vec![utc_day.clone()]);
+    assert_eq!(
+        mine("moscow", &["--date-timezone", "Europe/Moscow"]),
+        vec![moscow_day.clone()]
+    );
+    assert_eq!(
+        mine("offset", &["--date-timezone", "+03:00"]),
+        vec![moscow_day.clone()]
+    );
+    let toml = tmp.path().join("filter.toml");
+    std::fs::write(&toml, "date_timezone = \"Europe/Moscow\"\n").unwrap();
+    assert_eq!(
+        mine("toml", &["--filter-config", toml.to_str().unwrap()]),
+        vec![moscow_day.clone()]
+    );
+    // The commit's UTC day is 2024-01-15: kept by --until that day in UTC, not in Moscow.
+    assert_eq!(mine("until_utc", &["--until", "2024-01-15"]), vec![utc_day]);
+    assert!(mine(
+        "until_moscow",
+        &["--until", "2024-01-15", "--date-timezone", "Europe/Moscow"]
+    )
+    .is_empty());
+    assert_eq!(
+        mine(
+            "since_moscow",
+            &["--since", "2024-01-16", "--date-timezone", "Europe/Moscow"]
+        ),
+        vec![moscow_day]
+    );
+}

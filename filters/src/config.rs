@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::date::DateSpec;
+use crate::date::{DateSpec, DateZone};
 use crate::error::FilterError;
 use crate::filter::Filter;
 use crate::rules::{canonical_language, normalize_glob, LANGUAGES};
@@ -76,6 +76,8 @@ pub struct FilterConfig {
     pub default_excludes: Option<bool>,
     /// Maximum number of distinct callers (YABLoCo's `calls_num`).
     pub max_calls_num: Option<u64>,
+    /// The time zone of `YYYY-MM-DD` bounds and of the `dd.mm.YYYY` dates written (UTC).
+    pub date_timezone: Option<DateZone>,
 }
 
 impl FilterConfig {
@@ -134,6 +136,7 @@ impl FilterConfig {
             exclude,
             default_excludes: overrides.default_excludes.or(self.default_excludes),
             max_calls_num: overrides.max_calls_num.or(self.max_calls_num),
+            date_timezone: overrides.date_timezone.or(self.date_timezone),
         }
     }
 
@@ -176,7 +179,8 @@ pub struct FilterArgs {
     /// Read filter settings from a TOML file; flags given here override it.
     #[arg(long, value_name = "FILE")]
     pub filter_config: Option<PathBuf>,
-    /// Keep functions last changed on or after DATE (YYYY-MM-DD in UTC, or RFC 3339).
+    /// Keep functions last changed on or after DATE (YYYY-MM-DD, a day of --date-timezone;
+    /// or RFC 3339).
     #[arg(long, value_name = "DATE", value_parser = parse_date)]
     pub since: Option<DateSpec>,
     /// Keep functions last changed on or before DATE (a YYYY-MM-DD day counts whole).
@@ -213,6 +217,11 @@ pub struct FilterArgs {
     /// Keep functions with at most N distinct callers.
     #[arg(long, value_name = "N")]
     pub max_calls_num: Option<u64>,
+    /// The time zone of the dd.mm.YYYY dates written (YABLoCo's last_commit) and of
+    /// YYYY-MM-DD days in --since/--until: an IANA name (Europe/Moscow) or a fixed offset
+    /// (+03:00). Default UTC.
+    #[arg(long, value_name = "TZ", value_parser = parse_zone)]
+    pub date_timezone: Option<DateZone>,
 }
 
 impl FilterArgs {
@@ -242,12 +251,17 @@ impl FilterArgs {
             exclude: self.exclude.clone(),
             default_excludes: self.no_default_excludes.then_some(false),
             max_calls_num: self.max_calls_num,
+            date_timezone: self.date_timezone.clone(),
         }
     }
 }
 
 fn parse_date(s: &str) -> Result<DateSpec, String> {
     s.parse().map_err(|e: crate::date::DateError| e.to_string())
+}
+
+fn parse_zone(s: &str) -> Result<DateZone, String> {
+    s.parse().map_err(|e: crate::date::ZoneError| e.to_string())
 }
 
 fn parse_language(s: &str) -> Result<String, String> {

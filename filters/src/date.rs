@@ -1,16 +1,27 @@
 //! Dates for `--since`/`--until` and YABLoCo's `dd.mm.YYYY` rendering, on top of `jiff`
 //! (no calendar arithmetic of our own).
 //!
-//! A date is either a calendar day `YYYY-MM-DD`, read in UTC, or an RFC 3339 instant
+//! A date is either a calendar day `YYYY-MM-DD` or an RFC 3339 instant
 //! (`2021-06-30T12:00:00Z`, `2021-06-30T14:00:00+02:00`). A day covers all of its seconds,
 //! so `--since 2021-01-01` starts at its midnight and `--until 2021-12-31` takes in the
-//! whole of that last day.
+//! whole of that last day. Days are days of the [`DateZone`] (`--date-timezone`, UTC by
+//! default), the zone the `dd.mm.YYYY` strings are written in, so that a function written
+//! `31.12.2021` passes `--until 2021-12-31`.
+//!
+//! ```
+//! use codemine_filters::{DateSpec, DateZone};
+//! let moscow: DateZone = "Europe/Moscow".parse().unwrap();
+//! // 2024-01-15 23:30 UTC is already the 16th in Moscow (UTC+3).
+//! assert_eq!(moscow.format_ddmmyyyy(1_705_361_400).as_deref(), Some("16.01.2024"));
+//! let day: DateSpec = "2024-01-16".parse().unwrap();
+//! assert_eq!(day.in_zone(&moscow).unwrap().first_second(), 1_705_352_400);
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
 
 use jiff::civil::{Date, Time};
-use jiff::tz::Offset;
+use jiff::tz::{Offset, TimeZone, TimeZoneDatabase};
 use jiff::Timestamp;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
@@ -18,6 +29,8 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DateSpec {
     text: String,
+    /// The calendar day of a `YYYY-MM-DD` bound, whose seconds depend on the zone.
+    day: Option<Date>,
     /// First unix second inside the bound (a day's midnight; an instant rounded up).
     first: i64,
     /// Last unix second inside the bound (a day's 23:59:59; an instant rounded down).
@@ -47,6 +60,33 @@ impl DateSpec {
     pub fn last_second(&self) -> i64 {
         self.last
     }
+
+    /// This bound with a `YYYY-MM-DD` day taken in `zone` (from its first second to the
+    /// last before the next day starts; a day can be 23 or 25 hours long). An instant
+    /// carries its own offset and is unchanged.
+    pub fn in_zone(&self, zone: &DateZone) -> Result<DateSpec, DateError> {
+        let Some(day) = self.day else {
+            return Ok(self.clone());
+        };
+        let error = |e: jiff::Error| DateError {
+            text: self.text.clone(),
+            detail: reason(&e),
+        };
+        let start = |d: Date| -> Result<i64, jiff::Error> {
+            Ok(d.to_zoned(zone.tz.clone())?
+                .start_of_day()?
+                .timestamp()
+                .as_second())
+        };
+        let first = start(day).map_err(error)?;
+        let next = day.tomorrow().and_then(start).map_err(error)?;
+        Ok(DateSpec {
+            text: self.text.clone(),
+            day: Some(day),
+            first,
+            last: next - 1,
+        })
+    }
 }
 
 impl fmt::Display for DateSpec {
@@ -74,6 +114,7 @@ impl FromStr for DateSpec {
             let first = midnight.as_second();
             return Ok(DateSpec {
                 text: text.to_string(),
+                day: Some(day),
                 first,
                 last: first + 86_399,
             });
@@ -86,6 +127,7 @@ impl FromStr for DateSpec {
         let last = if nanos < 0 { secs - 1 } else { secs };
         Ok(DateSpec {
             text: text.to_string(),
+            day: None,
             first,
             last,
         })
@@ -133,18 +175,106 @@ impl<'de> serde::Deserialize<'de> for DateSpec {
     }
 }
 
-/// A unix timestamp as YABLoCo writes `last_commit`: `dd.mm.YYYY` in UTC. `None` outside
-/// the years -9999..=9999.
-pub fn try_format_ddmmyyyy(ts: i64) -> Option<String> {
-    let t = Timestamp::from_second(ts).ok()?;
-    Some(t.strftime("%d.%m.%Y").to_string())
+/// The time zone of the dates codemine writes as strings (YABLoCo's `dd.mm.YYYY`) and of
+/// `YYYY-MM-DD` filter bounds: `--date-timezone`, UTC by default. An IANA name is looked up
+/// in the tz database compiled into codemine (jiff's bundled copy), never the machine's, so
+/// the same run gives the same dates everywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateZone {
+    /// As the user wrote it (the IANA name as the database spells it), or `UTC`.
+    name: String,
+    tz: TimeZone,
 }
 
-/// A unix timestamp as YABLoCo writes `last_commit`: `dd.mm.YYYY` in UTC (`26.03.2024`).
-/// Outside the years -9999..=9999 (no git date is) the result is empty rather than a wrong
-/// date; use [`try_format_ddmmyyyy`] to tell.
-pub fn format_ddmmyyyy(ts: i64) -> String {
-    try_format_ddmmyyyy(ts).unwrap_or_default()
+/// Why a string is not a time zone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown time zone '{0}' (an IANA name such as Europe/Moscow, UTC, or a fixed offset such as +03:00)")]
+pub struct ZoneError(String);
+
+impl Default for DateZone {
+    fn default() -> Self {
+        DateZone {
+            name: "UTC".into(),
+            tz: TimeZone::UTC,
+        }
+    }
+}
+
+impl DateZone {
+    /// The zone's name: the IANA name, the offset as written (`+03:00`), or `UTC`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A unix timestamp as YABLoCo writes `last_commit`, `dd.mm.YYYY` of its day in this
+    /// zone (YABLoCo's `datetime.fromtimestamp(t).strftime('%d.%m.%Y')` on a machine set to
+    /// it). `None` outside the years -9999..=9999, where no git date is.
+    pub fn format_ddmmyyyy(&self, ts: i64) -> Option<String> {
+        let t = Timestamp::from_second(ts).ok()?;
+        Some(self.tz.to_datetime(t).strftime("%d.%m.%Y").to_string())
+    }
+}
+
+impl fmt::Display for DateZone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl FromStr for DateZone {
+    type Err = ZoneError;
+
+    fn from_str(s: &str) -> Result<Self, ZoneError> {
+        let text = s.trim();
+        let unknown = || ZoneError(text.to_string());
+        if text.starts_with(['+', '-']) {
+            let offset = parse_offset(text).ok_or_else(unknown)?;
+            return Ok(DateZone {
+                name: text.to_string(),
+                tz: TimeZone::fixed(offset),
+            });
+        }
+        if text.is_empty() {
+            return Err(unknown());
+        }
+        let tz = TimeZoneDatabase::bundled()
+            .get(text)
+            .map_err(|_| unknown())?;
+        let name = tz.iana_name().unwrap_or(text).to_string();
+        Ok(DateZone { name, tz })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DateZone {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        s.parse().map_err(de::Error::custom)
+    }
+}
+
+/// `±HH:MM` or `±HHMM` or `±HH`, hours below 24 and minutes below 60.
+fn parse_offset(s: &str) -> Option<Offset> {
+    let (sign, rest) = s.split_at(1);
+    let digits: String = rest.chars().filter(|&c| c != ':').collect();
+    let colons = rest.matches(':').count();
+    let shape_ok = match (rest.len(), colons) {
+        (5, 1) => rest.as_bytes()[2] == b':',
+        (4 | 2, 0) => true,
+        _ => false,
+    };
+    if !shape_ok || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let hours: i32 = digits.get(..2)?.parse().ok()?;
+    let minutes: i32 = digits
+        .get(2..)
+        .filter(|m| !m.is_empty())
+        .map_or(Some(0), |m| m.parse().ok())?;
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    let seconds = (hours * 60 + minutes) * 60;
+    Offset::from_seconds(if sign == "-" { -seconds } else { seconds }).ok()
 }
 
 #[cfg(test)]
@@ -198,6 +328,10 @@ mod tests {
         }
     }
 
+    fn format_ddmmyyyy(ts: i64) -> String {
+        DateZone::default().format_ddmmyyyy(ts).unwrap_or_default()
+    }
+
     #[test]
     fn ddmmyyyy() {
         assert_eq!(format_ddmmyyyy(0), "01.01.1970");
@@ -206,6 +340,51 @@ mod tests {
         assert_eq!(format_ddmmyyyy(1_609_459_200 - 1), "31.12.2020");
         assert_eq!(format_ddmmyyyy(-86_400), "31.12.1969");
         assert_eq!(format_ddmmyyyy(i64::MAX), "");
-        assert_eq!(try_format_ddmmyyyy(i64::MIN), None);
+        assert_eq!(DateZone::default().format_ddmmyyyy(i64::MIN), None);
+    }
+
+    #[test]
+    fn zones_by_name_and_offset() {
+        let zone = |s: &str| s.parse::<DateZone>();
+        // 2024-01-15 23:30:00 UTC: Moscow (UTC+3 all year since 2014) is on the 16th, New
+        // York (UTC-5 in January) still on the 15th.
+        let t = 1_705_361_400;
+        let day = |z: &str| zone(z).unwrap().format_ddmmyyyy(t).unwrap();
+        assert_eq!(day("UTC"), "15.01.2024");
+        assert_eq!(day("Europe/Moscow"), "16.01.2024");
+        assert_eq!(day("europe/moscow"), "16.01.2024");
+        assert_eq!(zone("europe/moscow").unwrap().name(), "Europe/Moscow");
+        assert_eq!(day("+03:00"), "16.01.2024");
+        assert_eq!(day("+0030"), "16.01.2024");
+        assert_eq!(day("+00:29"), "15.01.2024");
+        assert_eq!(day("-05"), "15.01.2024");
+        for bad in [
+            "Mars/Olympus",
+            "",
+            "+3",
+            "+24:00",
+            "+03:60",
+            "03:00",
+            "+03:00:00",
+            "+0a:00",
+        ] {
+            let e = zone(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("unknown time zone '{bad}'")), "{e}");
+        }
+    }
+
+    #[test]
+    fn days_in_a_zone() {
+        let moscow: DateZone = "Europe/Moscow".parse().unwrap();
+        let d = spec("2021-01-01").in_zone(&moscow).unwrap();
+        assert_eq!(d.first_second(), 1_609_459_200 - 3 * 3600);
+        assert_eq!(d.last_second(), 1_609_459_200 + 86_399 - 3 * 3600);
+        // A day with a DST change is 23 hours long (New York, 2021-03-14).
+        let ny: DateZone = "America/New_York".parse().unwrap();
+        let d = spec("2021-03-14").in_zone(&ny).unwrap();
+        assert_eq!(d.last_second() + 1 - d.first_second(), 23 * 3600);
+        // An instant keeps its own offset.
+        let i = spec("2021-01-01T00:00:00Z");
+        assert_eq!(i.in_zone(&moscow).unwrap(), i);
     }
 }

@@ -5,7 +5,7 @@ use globset::{GlobSet, GlobSetBuilder};
 use serde_json::{json, Value};
 
 use crate::config::{FilterConfig, Preset};
-use crate::date::DateSpec;
+use crate::date::{DateSpec, DateZone};
 use crate::error::FilterError;
 use crate::rules::{self, canonical_language, compile_glob, normalize_glob, LANGUAGES};
 use crate::{english, FunctionView};
@@ -157,6 +157,8 @@ pub struct Filter {
     before: Vec<Rule>,
     /// The last-commit rules, in order.
     history: Vec<Rule>,
+    /// The zone of `YYYY-MM-DD` bounds and of the `dd.mm.YYYY` dates written.
+    zone: DateZone,
 }
 
 /// A bound and where it came from, for error messages.
@@ -249,7 +251,15 @@ impl Filter {
             "max_docstring_tokens",
             &tokens_max,
         )?;
-        if let (Some(s), Some(u)) = (&cfg.since, &cfg.until) {
+        let zone = cfg.date_timezone.clone().unwrap_or_default();
+        let in_zone = |key: &'static str, d: &Option<DateSpec>| {
+            d.as_ref()
+                .map(|d| d.in_zone(&zone))
+                .transpose()
+                .map_err(|e| FilterError::invalid(key, e.to_string()))
+        };
+        let (since, until) = (in_zone("since", &cfg.since)?, in_zone("until", &cfg.until)?);
+        if let (Some(s), Some(u)) = (&since, &until) {
             if s.first_second() > u.last_second() {
                 return Err(FilterError::invalid(
                     "since",
@@ -303,11 +313,11 @@ impl Filter {
         if yabloco {
             rules.push(Rule::KnownLastCommit);
         }
-        if let Some(d) = &cfg.since {
-            rules.push(Rule::Since(d.clone()));
+        if let Some(d) = since {
+            rules.push(Rule::Since(d));
         }
-        if let Some(d) = &cfg.until {
-            rules.push(Rule::Until(d.clone()));
+        if let Some(d) = until {
+            rules.push(Rule::Until(d));
         }
 
         // Path excludes go second (after languages); they apply whenever anything filters,
@@ -328,6 +338,7 @@ impl Filter {
             preset,
             before,
             history,
+            zone,
         })
     }
 
@@ -339,6 +350,11 @@ impl Filter {
     /// Whether a date rule is active, so the caller must compute `last_commit`.
     pub fn needs_last_commit(&self) -> bool {
         !self.history.is_empty()
+    }
+
+    /// The time zone of the dates written as strings (and of the day bounds).
+    pub fn date_zone(&self) -> &DateZone {
+        &self.zone
     }
 
     /// The preset, if any.
@@ -377,6 +393,7 @@ impl Filter {
         json!({
             "active": self.is_active(),
             "preset": self.preset.map(Preset::as_str),
+            "date_timezone": self.zone.name(),
             "rules": self.before.iter().chain(&self.history).map(Rule::describe).collect::<Vec<_>>(),
         })
     }

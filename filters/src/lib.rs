@@ -95,7 +95,7 @@ mod funnel;
 pub mod rules;
 
 pub use config::{FilterArgs, FilterConfig, Preset};
-pub use date::{format_ddmmyyyy, try_format_ddmmyyyy, DateError, DateSpec};
+pub use date::{DateError, DateSpec, DateZone, ZoneError};
 pub use error::FilterError;
 pub use filter::Filter;
 pub use funnel::{Funnel, FunnelCounts};

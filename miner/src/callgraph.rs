@@ -280,7 +280,14 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
 
 impl Graph {
     /// The YABLoCo row of node `k`, its meta dates and coverage taken from the node.
-    pub fn yabloco_row(&self, units: &[SourceUnit], k: usize, instruction: &str) -> YablocoRow {
+    /// `last_commit` is the day in `zone`.
+    pub fn yabloco_row(
+        &self,
+        units: &[SourceUnit],
+        k: usize,
+        instruction: &str,
+        zone: &codemine_filters::DateZone,
+    ) -> YablocoRow {
         let node = &self.nodes[k];
         let short = short_name(&node.repository);
         let me = self.refs[k];
@@ -317,7 +324,7 @@ impl Graph {
                 counts: self.counts[k],
                 last_commit: match (node.last_commit, node.last_commit_bounded) {
                     // A bound is not a date: YABLoCo has no column to say so.
-                    (Some(t), Some(false)) => Some(codemine_filters::format_ddmmyyyy(t)),
+                    (Some(t), Some(false)) => zone.format_ddmmyyyy(t),
                     _ => None,
                 },
                 test_cov_hits: node.test_cov_hits,

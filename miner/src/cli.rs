@@ -561,6 +561,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         )
         .into());
     }
+    opts.date_zone = filter.date_zone().clone();
     opts.filter = Some(filter);
     opts.dedup = args.dedup.params()?;
     let template = match (&args.instruction, &args.instruction_file) {

@@ -31,6 +31,23 @@ pub fn partition(repo: &str, ratios: SplitRatios) -> Split {
     }
 }
 
+/// Percent-encodes a path for a URL as GitHub's links do: every byte of the UTF-8 text
+/// except those RFC 3986 allows in a path as they are (letters, digits, `-._~`, the
+/// sub-delimiters `!$&'()*+,;=`, `:`, `@`) and the `/` between segments. A space, a tab, a
+/// newline, `#`, `?` or `%` in a file name would otherwise end or break the URL.
+pub fn encode_path(path: &str) -> String {
+    const KEEP: &[u8] = b"-._~!$&'()*+,;=:@/";
+    let mut out = String::with_capacity(path.len());
+    for &b in path.as_bytes() {
+        if b.is_ascii_alphanumeric() || KEEP.contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// What a row needs to know about its repository.
 pub struct RepoContext<'a> {
     pub repo: &'a str,
@@ -48,8 +65,11 @@ pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: Function) -> Option<Csn
     let url = match (&ctx.url_base, ctx.sha) {
         (Some(base), Some(sha)) => {
             format!(
-                "{base}{}/blob/{sha}/{path}#L{}-L{}",
-                ctx.repo, f.start_line, f.end_line
+                "{base}{}/blob/{sha}/{}#L{}-L{}",
+                encode_path(ctx.repo),
+                encode_path(path),
+                f.start_line,
+                f.end_line
             )
         }
         _ => String::new(),

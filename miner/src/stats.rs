@@ -16,6 +16,26 @@ use crate::resolve::ResolveCounts;
 
 use crate::source::Skipped;
 
+/// Every failure kind that failures.jsonl can hold, with its stage; the README's failure
+/// table lists each (a test checks both against the code).
+pub const FAILURE_KINDS: &[(&str, &str)] = &[
+    ("source", "path_not_found"),
+    ("source", "unreachable"),
+    ("source", "revision_not_found"),
+    ("source", "revision_not_a_commit"),
+    ("source", "revision_without_git"),
+    ("source", "corrupt_repository"),
+    ("source", "no_commits"),
+    ("source", "io_error"),
+    ("extract", "non_utf8"),
+    ("extract", "too_large"),
+    ("extract", "binary"),
+    ("extract", "read_error"),
+    ("extract", "parse_error"),
+    ("enrich", "coverage_error"),
+    ("enrich", "history_error"),
+];
+
 /// One line of failures.jsonl: a repository or a file that could not be processed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Failure {
@@ -353,6 +373,77 @@ pub fn peak_rss_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_failure_kind_is_listed_and_documented() {
+        use crate::source::RepoError;
+        let listed = |stage: &str, kind: &str| FAILURE_KINDS.contains(&(stage, kind));
+        // Every variant, so that a new one cannot be left out of the list.
+        let source = [
+            RepoError::PathNotFound(String::new()),
+            RepoError::Unreachable {
+                url: String::new(),
+                message: String::new(),
+            },
+            RepoError::RevNotFound {
+                rev: String::new(),
+                repo: String::new(),
+                hint: "",
+            },
+            RepoError::RevNotCommit {
+                rev: String::new(),
+                repo: String::new(),
+                kind: "blob",
+            },
+            RepoError::RevWithoutGit(String::new()),
+            RepoError::NoCommits {
+                repo: String::new(),
+            },
+            RepoError::Corrupt {
+                repo: String::new(),
+                message: String::new(),
+            },
+            RepoError::Io {
+                path: String::new(),
+                source: std::io::Error::other("x"),
+            },
+        ];
+        for e in &source {
+            let kind = match e {
+                RepoError::PathNotFound(_)
+                | RepoError::Unreachable { .. }
+                | RepoError::RevNotFound { .. }
+                | RepoError::RevNotCommit { .. }
+                | RepoError::RevWithoutGit(_)
+                | RepoError::NoCommits { .. }
+                | RepoError::Corrupt { .. }
+                | RepoError::Io { .. } => e.kind(),
+            };
+            assert!(listed("source", kind), "{kind} is not in FAILURE_KINDS");
+        }
+        // The file and enrich failures the pipeline writes, as string literals.
+        let pipeline = include_str!("pipeline/repo.rs");
+        let literal = regex::Regex::new(r#"(?:kind: |\(\s*)"([a-z0-9_]+)""#).expect("regex");
+        let found: Vec<&str> = literal
+            .captures_iter(pipeline)
+            .filter_map(|c| c.get(1))
+            .map(|m| m.as_str())
+            .collect();
+        assert!(found.len() >= 7, "{found:?}");
+        for kind in found {
+            assert!(
+                FAILURE_KINDS.iter().any(|(_, k)| *k == kind),
+                "{kind} is not in FAILURE_KINDS"
+            );
+        }
+        let readme = include_str!("../../README.md");
+        for (stage, kind) in FAILURE_KINDS {
+            assert!(
+                readme.contains(&format!("| `{kind}` | {stage} |")),
+                "the README's failure table lacks {kind} ({stage})"
+            );
+        }
+    }
 
     #[test]
     fn repository_stats_survive_a_marker_file() {

@@ -60,16 +60,22 @@ pub struct LastCommit {
 /// Per file, per function: its last commit.
 pub type FileDates = Vec<Option<LastCommit>>;
 
-/// Counters of one run, for stats.json.
+/// Counters of one run, for stats.json. They count what a single walk over all the files
+/// would do, however many groups walked them: a commit visited by two groups counts once
+/// (see [`Seen`]), so the same input gives the same counts whatever the thread count.
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BlameStats {
     pub files: usize,
     // Named apart: `HistoryStats` flattens these next to its own `functions`.
     #[serde(rename = "walked_functions")]
     pub functions: usize,
+    /// Distinct commits at which some tracked line was examined.
     pub commits_visited: usize,
+    /// Distinct (commit, parent) tree diffs.
     pub tree_diffs: usize,
+    /// Distinct (commit, path, parent blob) blob diffs.
     pub blob_diffs: usize,
+    /// Distinct (commit, parent, path) rename searches.
     pub rename_searches: usize,
     /// Commits visited whose own date is older than one of their ancestors' (clock skew).
     pub skewed_commits: usize,
@@ -86,6 +92,44 @@ impl BlameStats {
         self.rename_searches += o.rename_searches;
         self.skewed_commits += o.skewed_commits;
         self.shallow |= o.shallow;
+    }
+}
+
+/// The work one group's walk did, as sets of hashed keys: groups that walk the same commits
+/// repeat work a single walk would do once, and the union of their sets is that walk's.
+#[derive(Debug, Default)]
+struct Seen {
+    commits: HashSet<u128>,
+    skewed: HashSet<u128>,
+    tree_diffs: HashSet<u128>,
+    blob_diffs: HashSet<u128>,
+    rename_searches: HashSet<u128>,
+}
+
+impl Seen {
+    fn key(oids: &[Oid], path: &str) -> u128 {
+        let mut bytes = Vec::with_capacity(oids.len() * 20 + path.len());
+        for o in oids {
+            bytes.extend_from_slice(o.as_bytes());
+        }
+        bytes.extend_from_slice(path.as_bytes());
+        xxhash_rust::xxh3::xxh3_128(&bytes)
+    }
+
+    fn union(&mut self, o: Seen) {
+        self.commits.extend(o.commits);
+        self.skewed.extend(o.skewed);
+        self.tree_diffs.extend(o.tree_diffs);
+        self.blob_diffs.extend(o.blob_diffs);
+        self.rename_searches.extend(o.rename_searches);
+    }
+
+    fn count_into(&self, stats: &mut BlameStats) {
+        stats.commits_visited = self.commits.len();
+        stats.skewed_commits = self.skewed.len();
+        stats.tree_diffs = self.tree_diffs.len();
+        stats.blob_diffs = self.blob_diffs.len();
+        stats.rename_searches = self.rename_searches.len();
     }
 }
 
@@ -119,24 +163,27 @@ pub fn last_commits(
     // history the SHA-1 (collision-detecting) was a quarter of this stage's time.
     git2::opts::strict_hash_verification(false);
     let parts = partition(targets, groups.max(1));
-    type GroupResult = Result<(Vec<usize>, Vec<FileDates>, BlameStats), BlameError>;
+    type GroupResult = Result<(Vec<usize>, Vec<FileDates>, BlameStats, Seen), BlameError>;
     let results: Vec<GroupResult> = parts
         .into_par_iter()
         .map(|idx| {
             let files: Vec<&BlameTarget> = idx.iter().map(|&i| &targets[i]).collect();
-            let (dates, stats) = walk_group(git_dir, head, &files)?;
-            Ok((idx, dates, stats))
+            let (dates, stats, seen) = walk_group(git_dir, head, &files)?;
+            Ok((idx, dates, stats, seen))
         })
         .collect();
     let mut out: Vec<FileDates> = targets.iter().map(|_| Vec::new()).collect();
     let mut stats = BlameStats::default();
+    let mut seen = Seen::default();
     for r in results {
-        let (idx, dates, s) = r?;
+        let (idx, dates, s, group_seen) = r?;
         stats.add(&s);
+        seen.union(group_seen);
         for (i, d) in idx.into_iter().zip(dates) {
             out[i] = d;
         }
     }
+    seen.count_into(&mut stats);
     Ok((out, stats))
 }
 
@@ -175,7 +222,7 @@ fn walk_group(
     git_dir: &Path,
     head: Oid,
     files: &[&BlameTarget],
-) -> Result<(Vec<FileDates>, BlameStats), BlameError> {
+) -> Result<(Vec<FileDates>, BlameStats, Seen), BlameError> {
     let repo = Repository::open(git_dir).map_err(|e| BlameError::Open {
         path: git_dir.display().to_string(),
         message: e.message().to_string(),
@@ -187,7 +234,7 @@ fn walk_group(
     walk.stats.files = files.len();
     walk.stats.functions = files.iter().map(|f| f.functions.len()).sum();
     let results = walk.files.into_iter().map(|f| f.result).collect();
-    Ok((results, walk.stats))
+    Ok((results, walk.stats, walk.seen))
 }
 
 /// The commits a shallow clone cut the history at (`$GIT_DIR/shallow`), empty otherwise.
@@ -420,6 +467,7 @@ struct Walk<'r> {
     queue: BinaryHeap<((i64, u32), std::cmp::Reverse<Oid>, Oid)>,
     queued: HashSet<Oid>,
     stats: BlameStats,
+    seen: Seen,
 }
 
 impl<'r> Walk<'r> {
@@ -439,6 +487,7 @@ impl<'r> Walk<'r> {
             pending: HashMap::new(),
             queue: BinaryHeap::new(),
             queued: HashSet::new(),
+            seen: Seen::default(),
         }
     }
 
@@ -474,7 +523,7 @@ impl<'r> Walk<'r> {
             if work.is_empty() {
                 continue;
             }
-            self.stats.commits_visited += 1;
+            self.seen.commits.insert(Seen::key(&[oid], ""));
             self.visit(oid, bound, work)?;
         }
         Ok(())
@@ -580,7 +629,9 @@ impl<'r> Walk<'r> {
     ) -> Result<(), BlameError> {
         let commit = self.repo.find_commit(oid).map_err(git_err(oid))?;
         let time = commit.committer().when().seconds();
-        self.stats.skewed_commits += usize::from(time < bound);
+        if time < bound {
+            self.seen.skewed.insert(Seen::key(&[oid], ""));
+        }
         let boundary = self.shallow.contains(&oid);
         let mut parents: Vec<ParentDiff> = Vec::new();
         if !boundary {
@@ -611,9 +662,9 @@ impl<'r> Walk<'r> {
                         continue;
                     }
                     let found = if pass == 0 {
-                        self.same_path(&tree, &mut parents[i], path, suspect.blob)?
+                        self.same_path(oid, &tree, &mut parents[i], path, suspect.blob)?
                     } else {
-                        self.renamed(&mut parents[i], path, suspect.blob)?
+                        self.renamed(oid, &mut parents[i], path, suspect.blob)?
                     };
                     match found {
                         Origin::Same(p) => {
@@ -642,6 +693,8 @@ impl<'r> Walk<'r> {
                 if remaining.is_empty() {
                     break;
                 }
+                let key = Seen::key(&[oid, blob], &self.names[path as usize]);
+                self.seen.blob_diffs.insert(key);
                 let (passed, kept) = self.split_by_diff(blob, suspect.blob, remaining)?;
                 remaining = kept;
                 if !passed.is_empty() {
@@ -686,13 +739,16 @@ impl<'r> Walk<'r> {
 
     fn same_path(
         &mut self,
+        commit: Oid,
         tree: &git2::Tree<'_>,
         parent: &mut ParentDiff,
         path: PathId,
         blob: Oid,
     ) -> Result<Origin, BlameError> {
         if parent.changed.is_none() {
-            self.stats.tree_diffs += 1;
+            self.seen
+                .tree_diffs
+                .insert(Seen::key(&[commit, parent.id], ""));
             let ptree = self
                 .repo
                 .find_commit(parent.id)
@@ -732,6 +788,7 @@ impl<'r> Walk<'r> {
     /// git's `find_rename`: the deleted file that `path` (with `blob`) was renamed from.
     fn renamed(
         &mut self,
+        commit: Oid,
         parent: &mut ParentDiff,
         path: PathId,
         blob: Oid,
@@ -740,7 +797,8 @@ impl<'r> Walk<'r> {
             return Ok(Origin::None);
         }
         if !parent.renames.contains_key(&path) {
-            self.stats.rename_searches += 1;
+            let key = Seen::key(&[commit, parent.id], &self.names[path as usize]);
+            self.seen.rename_searches.insert(key);
             let found = self
                 .rename_source(&parent.deleted, &self.names[path as usize], blob)?
                 .map(|(old, id)| (self.intern(&old), id));
@@ -795,7 +853,6 @@ impl<'r> Walk<'r> {
         new: Oid,
         spans: Vec<Span>,
     ) -> Result<(Vec<Span>, Vec<Span>), BlameError> {
-        self.stats.blob_diffs += 1;
         let old_blob = self.repo.find_blob(old).map_err(git_err(old))?;
         let new_blob = self.repo.find_blob(new).map_err(git_err(new))?;
         let mut opts = DiffOptions::new();

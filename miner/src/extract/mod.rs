@@ -222,6 +222,14 @@ pub trait LanguageSpec: Send + Sync {
     /// literals, as function_parser treats them).
     fn atomic_token(&self, kind: &str) -> bool;
 
+    /// Leaf kinds that are not code tokens: extras that the grammar function_parser used
+    /// kept anonymous (hidden) and a newer grammar exposes as named leaves, such as Python's
+    /// `line_continuation`. Comments are extras too, but function_parser's grammars exposed
+    /// them, so they stay tokens.
+    fn hidden_leaf(&self, _kind: &str) -> bool {
+        false
+    }
+
     /// The body of the function `node`; the signature is what comes before it.
     fn body<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         node.child_by_field_name("body")
@@ -552,7 +560,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
         let kind = n.kind();
         let atomic = n.child_count() == 0 || spec.atomic_token(kind);
         let skipped = Some(n.id()) == skip;
-        if !skipped && atomic {
+        if !skipped && atomic && !spec.hidden_leaf(kind) {
             let text = &src[n.byte_range()];
             if !text.is_empty() {
                 out.tokens.push(text.to_string());
@@ -620,4 +628,37 @@ pub(crate) fn leading_comments<'t>(
     }
     out.reverse();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(lang: Lang, src: &str) -> Vec<String> {
+        let out = Extractor::default().extract(lang, src).expect("parses");
+        out.functions[0].code_tokens.clone()
+    }
+
+    /// A backslash-newline is no token in any language, as in function_parser's grammars
+    /// (CodeSearchNet's published Python rows have none); comments stay tokens.
+    #[test]
+    fn line_continuations_are_not_tokens() {
+        assert_eq!(
+            tokens(
+                Lang::Python,
+                "def f(a):\n    return a or \\\n      1  # c\n"
+            ),
+            ["def", "f", "(", "a", ")", ":", "return", "a", "or", "1", "# c"]
+        );
+        for lang in [Lang::C, Lang::Cpp] {
+            assert_eq!(
+                tokens(lang, "int f(int a) {\n  return a + \\\n    1; /* c */\n}\n"),
+                [
+                    "int", "f", "(", "int", "a", ")", "{", "return", "a", "+", "1", ";", "/* c */",
+                    "}"
+                ],
+                "{lang:?}"
+            );
+        }
+    }
 }

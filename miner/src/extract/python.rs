@@ -103,6 +103,13 @@ impl LanguageSpec for Python {
         kind == "string"
     }
 
+    /// tree-sitter-python 0.25 has `line_continuation` (a `\` ending a line) as a named
+    /// extra; the grammar of CodeSearchNet's function_parser matched it in an anonymous
+    /// extras pattern, so it made no token.
+    fn hidden_leaf(&self, kind: &str) -> bool {
+        kind == "line_continuation"
+    }
+
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
         match node.kind() {
             "import_statement" => {

@@ -47,6 +47,8 @@ pub struct MineOptions {
     pub instruction: String,
     /// Date functions by their last commit (blame semantics); off skips the history walk.
     pub history: bool,
+    /// The zone of the `dd.mm.YYYY` dates written (YABLoCo's `last_commit`).
+    pub date_zone: codemine_filters::DateZone,
     /// Prefixes removed from coverage reports' file paths before matching.
     pub coverage_strip_prefixes: Vec<String>,
     /// The filter stage; `None` keeps every function.
@@ -89,6 +91,7 @@ impl MineOptions {
             headers: HeaderMode::Auto,
             instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
             history: true,
+            date_zone: codemine_filters::DateZone::default(),
             coverage_strip_prefixes: Vec::new(),
             filter: None,
             explain: false,

@@ -261,7 +261,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     let graph = GraphRows {
         yabloco: (0..graph.nodes.len())
             .filter(|&k| keep[k])
-            .map(|k| graph.yabloco_row(&units, k, &opts.instruction))
+            .map(|k| graph.yabloco_row(&units, k, &opts.instruction, &opts.date_zone))
             .collect(),
         nodes: graph.nodes,
         edges: graph.edges,

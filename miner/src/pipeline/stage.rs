@@ -232,7 +232,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|s| format!("{}|{:?}", s.display(), s.coverage))
         .collect();
     let text = format!(
-        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {:?}\n{filter:?}",
+        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {:?} {}\n{filter:?}",
         repos,
         opts.rank,
         opts.world_size,
@@ -245,6 +245,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         opts.explain,
         opts.max_file_bytes,
         opts.source.depth,
+        opts.date_zone.name(),
     );
     format!(
         "{{\"fingerprint\": \"{:032x}\"}}\n",
@@ -516,3 +517,19 @@ pub fn chunk_markers(out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// `FunctionRow`s with their band hashes, as the workers hand them to the writer.
 pub type DedupInput = (FunctionRow, Vec<u64>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The zone changes YABLoCo's staged `last_commit` strings, so a rerun with another
+    /// zone must not resume the staged chunks of the first.
+    #[test]
+    fn the_date_zone_is_part_of_the_fingerprint() {
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let utc = fingerprint(&specs, &opts);
+        opts.date_zone = "Europe/Moscow".parse().expect("a zone");
+        assert_ne!(utc, fingerprint(&specs, &opts));
+    }
+}

@@ -42,6 +42,14 @@ pub enum RepoError {
         repo: String,
         hint: &'static str,
     },
+    /// The revision names an object that exists but is no commit (a blob or a tree sha, or
+    /// a tag of one).
+    #[error("revision `{rev}` in {repo} is a {kind}, not a commit")]
+    RevNotCommit {
+        rev: String,
+        repo: String,
+        kind: &'static str,
+    },
     #[error("a revision (`{0}`) was given for a folder that is not a git repository")]
     RevWithoutGit(String),
     #[error("{repo}: repository has no commits")]
@@ -61,6 +69,7 @@ impl RepoError {
             RepoError::PathNotFound(_) => "path_not_found",
             RepoError::Unreachable { .. } => "unreachable",
             RepoError::RevNotFound { .. } => "revision_not_found",
+            RepoError::RevNotCommit { .. } => "revision_not_a_commit",
             RepoError::RevWithoutGit(_) => "revision_without_git",
             RepoError::NoCommits { .. } => "no_commits",
             RepoError::Corrupt { .. } => "corrupt_repository",
@@ -296,7 +305,22 @@ fn resolve<'r>(
                 }
                 _ => corrupt(display, e),
             })?;
-            obj.peel_to_commit().map_err(|_| not_found())
+            // A tag is peeled to what it finally names (peeling a commit "to any" would give
+            // its tree, so only tags are peeled); anything but a commit is reported as what
+            // it is.
+            let target = match obj.kind() {
+                Some(ObjectType::Tag) => obj.peel(ObjectType::Any).unwrap_or(obj),
+                _ => obj,
+            };
+            match target.kind() {
+                Some(ObjectType::Commit) => target.peel_to_commit().map_err(|_| not_found()),
+                Some(ObjectType::Tag) | None => Err(not_found()),
+                Some(other) => Err(RepoError::RevNotCommit {
+                    rev: r.to_string(),
+                    repo: display.to_string(),
+                    kind: other.str(),
+                }),
+            }
         }
     }
 }

@@ -204,7 +204,7 @@ enum Reports {
 #[serde(deny_unknown_fields)]
 struct TomlManifest {
     #[serde(alias = "repo", alias = "repository")]
-    repos: Vec<Entry>,
+    repos: Vec<toml::Spanned<Entry>>,
 }
 
 impl Entry {
@@ -243,13 +243,16 @@ pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
     let mut specs = Vec::new();
     if is_toml {
         let m: TomlManifest = toml::from_str(&text).map_err(|e| {
-            let line = e
-                .span()
-                .map_or(0, |s| text[..s.start].lines().count().max(1));
+            let line = e.span().map_or(0, |s| line_of(&text, s.start));
             bad(line, e.message().to_string())
         })?;
         for e in m.repos {
-            specs.push(e.into_spec()?);
+            let line = line_of(&text, e.span().start);
+            specs.push(
+                e.into_inner()
+                    .into_spec()
+                    .map_err(|e| bad(line, e.to_string()))?,
+            );
         }
     } else {
         for (i, line) in text.lines().enumerate() {
@@ -280,6 +283,16 @@ pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
         }
     }
     Ok(specs)
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 #[cfg(test)]
@@ -338,5 +351,36 @@ mod tests {
             url_credentials("https://u:p@h/x"),
             Some(("u".into(), Some("p".into())))
         );
+    }
+
+    fn manifest_error(name: &str, text: &str) -> String {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        match read_manifest(&path) {
+            Ok(_) => panic!("{text:?} was accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn toml_manifest_errors_name_their_line() {
+        let e = manifest_error("m.toml", "[[repos]]\nurl = \"/a\"\nbogus = 1\n");
+        assert!(e.contains("m.toml:3:") && e.contains("bogus"), "{e}");
+        let e = manifest_error(
+            "m.toml",
+            "[[repos]]\nurl = \"/a\"\n\n[[repos]]\nname = \"x\"\n",
+        );
+        assert!(e.contains("m.toml:4:") && e.contains("url"), "{e}");
+        let e = manifest_error(
+            "m.toml",
+            "[[repos]]\nurl = \"/a\"\n[[repos]]\nurl = \"/b@v1\"\nrev = \"v2\"\n",
+        );
+        assert!(
+            e.contains("m.toml:3:") && e.contains("revision given twice"),
+            "{e}"
+        );
+        let e = manifest_error("m.toml", "[[repos]]\nurl = 3\n");
+        assert!(e.contains("m.toml:2:"), "{e}");
     }
 }
