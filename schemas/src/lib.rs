@@ -17,6 +17,7 @@
 //! ```
 
 pub mod callgraph;
+pub mod completion;
 pub mod csn;
 pub mod dedup;
 pub mod dropped;

@@ -1,0 +1,183 @@
+//! CodeXGLUE's code-completion shapes (DESIGN.md, "Outputs added in the second round"):
+//! token level, one row per source file with its `<s> ... </s>` line, written as
+//! `completion/token-{split}-*.parquet`; line level, one row per cut, as
+//! `completion/line-{split}-*.parquet`.
+
+use std::sync::{Arc, LazyLock};
+
+use arrow_array::builder::{StringBuilder, UInt32Builder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+
+use crate::{shard, Split, Table};
+
+/// The shard name prefixes under `completion/` (`token-train-00000-of-00001.parquet`).
+pub const TOKEN_PREFIX: &str = "token";
+pub const LINE_PREFIX: &str = "line";
+
+/// Columns shared by both tables, in order, after `id` for the line level.
+const COMMON: [&str; 5] = ["repo", "path", "sha", "language", "partition"];
+
+static TOKEN_SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+    let mut fields: Vec<Field> = COMMON
+        .iter()
+        .map(|&n| Field::new(n, DataType::Utf8, false))
+        .collect();
+    fields.push(Field::new("text", DataType::Utf8, false));
+    Arc::new(Schema::new(fields))
+});
+
+static LINE_SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+    let mut fields = vec![Field::new("id", DataType::Utf8, false)];
+    fields.extend(COMMON.iter().map(|&n| Field::new(n, DataType::Utf8, false)));
+    fields.push(Field::new("input", DataType::Utf8, false));
+    fields.push(Field::new("gt", DataType::Utf8, false));
+    fields.push(Field::new("line", DataType::UInt32, false));
+    Arc::new(Schema::new(fields))
+});
+
+/// What both rows say about their file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileInfo {
+    pub repo: String,
+    pub path: String,
+    pub sha: String,
+    /// `python` or `java`.
+    pub language: String,
+    pub partition: Split,
+}
+
+impl FileInfo {
+    fn values(&self) -> [&str; 5] {
+        [
+            &self.repo,
+            &self.path,
+            &self.sha,
+            &self.language,
+            self.partition.as_str(),
+        ]
+    }
+}
+
+/// One file's token-level line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRow {
+    pub file: FileInfo,
+    /// `<s> ... </s>`.
+    pub text: String,
+}
+
+/// One line-level example.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineRow {
+    /// A stable id: the file's and the cut's (16 hex digits each, `-` between).
+    pub id: String,
+    pub file: FileInfo,
+    pub input: String,
+    pub gt: String,
+    /// The 1-based source line of the cut.
+    pub line: u32,
+}
+
+fn properties() -> WriterProperties {
+    let mut b = shard::base_properties().set_dictionary_enabled(false);
+    for col in ["repo", "path", "sha", "language", "partition"] {
+        b = b.set_column_dictionary_enabled(ColumnPath::from(col), true);
+    }
+    b.build()
+}
+
+#[derive(Default)]
+pub struct TokenTable {
+    strings: [StringBuilder; 6],
+    rows: usize,
+    bytes: usize,
+}
+
+impl Table for TokenTable {
+    type Row = TokenRow;
+
+    fn schema() -> SchemaRef {
+        TOKEN_SCHEMA.clone()
+    }
+
+    fn push(&mut self, r: &TokenRow) {
+        let values = r.file.values().into_iter().chain([r.text.as_str()]);
+        for (b, v) in self.strings.iter_mut().zip(values) {
+            b.append_value(v);
+            self.bytes += v.len();
+        }
+        self.rows += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.rows
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let columns: Vec<ArrayRef> = shard::finish_each(&mut self.strings).collect();
+        self.rows = 0;
+        self.bytes = 0;
+        RecordBatch::try_new(Self::schema(), columns)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        properties()
+    }
+}
+
+#[derive(Default)]
+pub struct LineTable {
+    strings: [StringBuilder; 8],
+    line: UInt32Builder,
+    rows: usize,
+    bytes: usize,
+}
+
+impl Table for LineTable {
+    type Row = LineRow;
+
+    fn schema() -> SchemaRef {
+        LINE_SCHEMA.clone()
+    }
+
+    fn push(&mut self, r: &LineRow) {
+        let values = [r.id.as_str()]
+            .into_iter()
+            .chain(r.file.values())
+            .chain([r.input.as_str(), r.gt.as_str()]);
+        for (b, v) in self.strings.iter_mut().zip(values) {
+            b.append_value(v);
+            self.bytes += v.len();
+        }
+        self.line.append_value(r.line);
+        self.bytes += 4;
+        self.rows += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.rows
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let mut columns: Vec<ArrayRef> = shard::finish_each(&mut self.strings).collect();
+        columns.push(Arc::new(self.line.finish()));
+        self.rows = 0;
+        self.bytes = 0;
+        RecordBatch::try_new(Self::schema(), columns)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        properties()
+    }
+}
