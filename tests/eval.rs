@@ -729,3 +729,90 @@ fn codebleu_needs_a_language_it_knows() {
     let want = codebleu_reference(tmp.path(), "python", &cases);
     assert_codebleu(&got["metrics"], &want["corpus"], "python table");
 }
+
+/// Every predictions format refuses what JSON lines refuse, and says where: a null or
+/// numeric prediction in Parquet (written by pyarrow) is an error naming the file and the
+/// row; a repeated id names its line and the first one's; a non-UTF-8 line is named.
+#[test]
+fn bad_predictions_are_errors_naming_their_line_in_every_format() {
+    let (tmp, out) = mined();
+    let rows = shard_rows(&out.join("csn"));
+    let ids: Vec<&str> = rows.iter().map(|r| r["url"].as_str().unwrap()).collect();
+    let run = |pf: &Path| {
+        let res = codemine(
+            &[
+                "eval",
+                out.join("csn").to_str().unwrap(),
+                "-p",
+                pf.to_str().unwrap(),
+            ],
+            &tmp.path().join("cache"),
+        );
+        assert_eq!(
+            res.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        String::from_utf8_lossy(&res.stderr).into_owned()
+    };
+    let parquet = |name: &str, code: &str| {
+        let pf = tmp.path().join(name);
+        let spec = tmp.path().join(format!("{name}.json"));
+        std::fs::write(&spec, serde_json::to_vec(&json!({"id": ids})).unwrap()).unwrap();
+        python_json(
+            &format!(
+                "import json, sys, math, pyarrow as pa, pyarrow.parquet as pq\n\
+                 ids = json.load(open(sys.argv[1]))['id']\n{code}\n\
+                 pq.write_table(t, sys.argv[2])\nprint('{{}}')"
+            ),
+            &[spec.to_str().unwrap(), pf.to_str().unwrap()],
+        );
+        pf
+    };
+    // Row 2 (1-based) has a null prediction.
+    let pf = parquet(
+        "null.parquet",
+        "t = pa.table({'id': ids, 'prediction': ['x', None] + ['y'] * (len(ids) - 2)})",
+    );
+    let err = run(&pf);
+    assert!(
+        err.contains("null.parquet:2:") && err.contains("null `prediction`"),
+        "{err}"
+    );
+    // A float column (NaN and numbers) is not text.
+    let pf = parquet(
+        "nan.parquet",
+        "t = pa.table({'id': ids, 'prediction': [math.nan] + [1.5] * (len(ids) - 1)})",
+    );
+    let err = run(&pf);
+    assert!(
+        err.contains("nan.parquet") && err.contains("not text"),
+        "{err}"
+    );
+
+    // JSON lines: the repeat of line 1's id on line 3.
+    let pf = tmp.path().join("dup.jsonl");
+    let mut text = String::new();
+    for id in [ids[0], ids[1], ids[0]] {
+        text.push_str(&format!("{}\n", json!({"id": id, "prediction": "x"})));
+    }
+    std::fs::write(&pf, text).unwrap();
+    let err = run(&pf);
+    assert!(
+        err.contains("dup.jsonl:3:") && err.contains("line 1"),
+        "{err}"
+    );
+
+    // A tab-separated file whose line 2 is not UTF-8.
+    let pf = tmp.path().join("latin1.tsv");
+    let mut bytes = format!("{}\tfine\n", ids[0]).into_bytes();
+    bytes.extend_from_slice(format!("{}\tcaf", ids[1]).as_bytes());
+    bytes.extend_from_slice(&[0xE9, b'\n']);
+    std::fs::write(&pf, bytes).unwrap();
+    let err = run(&pf);
+    assert!(
+        err.contains("latin1.tsv:2:") && err.contains("not UTF-8"),
+        "{err}"
+    );
+}

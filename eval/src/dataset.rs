@@ -22,7 +22,7 @@
 //! # Ok::<(), codemine_eval::Error>(())
 //! ```
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -517,6 +517,8 @@ fn read_columns(files: &[PathBuf], wanted: &[(String, Source)]) -> Result<Table,
 pub struct Predictions {
     pub ids: Vec<String>,
     pub texts: Vec<String>,
+    /// The 1-based line (JSON lines, text) or row (Parquet) of each prediction.
+    pub lines: Vec<usize>,
 }
 
 fn pred_err(path: &Path, line: usize, message: impl Into<String>) -> Error {
@@ -527,8 +529,32 @@ fn pred_err(path: &Path, line: usize, message: impl Into<String>) -> Error {
     }
 }
 
+/// The lines of a text file with their 1-based numbers; a line that is not UTF-8 is an
+/// error naming it.
+fn text_lines(path: &Path) -> Result<Vec<(usize, String)>, Error> {
+    let f = File::open(path).map_err(io_err(path))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(f).split(b'\n').enumerate() {
+        let bytes = line.map_err(io_err(path))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            pred_err(
+                path,
+                i + 1,
+                format!(
+                    "not UTF-8 (invalid byte at column {})",
+                    e.utf8_error().valid_up_to() + 1
+                ),
+            )
+        })?;
+        out.push((i + 1, text));
+    }
+    Ok(out)
+}
+
 /// Reads a predictions file: `.jsonl`/`.json`/`.ndjson` as JSON lines, `.parquet` as a
-/// table, anything else as `id<TAB>prediction` lines.
+/// table, anything else as `id<TAB>prediction` lines. Every format refuses what JSON lines
+/// refuse: a missing or null id, a prediction that is missing, null or not text, a repeated
+/// id; each error names its 1-based line (or Parquet row).
 pub fn read_predictions(
     path: &Path,
     id_field: &str,
@@ -544,6 +570,19 @@ pub fn read_predictions(
         "parquet" => {
             let files = [path.to_path_buf()];
             let schema = schema_of(path)?;
+            // Numbers (a NaN, say) are not predictions, as in JSON lines.
+            if let Ok(f) = schema.field_with_name(text_field) {
+                if !matches!(
+                    f.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                ) {
+                    return Err(pred_err(
+                        path,
+                        0,
+                        format!("`{text_field}` has type {}, not text", f.data_type()),
+                    ));
+                }
+            }
             let wanted = vec![
                 (id_field.to_string(), resolve(&schema, id_field)?),
                 (text_field.to_string(), resolve(&schema, text_field)?),
@@ -555,52 +594,53 @@ pub fn read_predictions(
                 cols.next().unwrap_or_default(),
             );
             for (i, (id, text)) in ids.into_iter().zip(texts).enumerate() {
+                let row = i + 1;
                 p.ids.push(
-                    id.ok_or_else(|| pred_err(path, i + 1, format!("row {i}: null `{id_field}`")))?,
+                    id.ok_or_else(|| pred_err(path, row, format!("row {row}: null `{id_field}`")))?,
                 );
-                p.texts.push(text.unwrap_or_default());
+                p.texts.push(text.ok_or_else(|| {
+                    pred_err(path, row, format!("row {row}: null `{text_field}`"))
+                })?);
+                p.lines.push(row);
             }
         }
         "jsonl" | "json" | "ndjson" => {
-            let f = File::open(path).map_err(io_err(path))?;
-            for (i, line) in BufReader::new(f).lines().enumerate() {
-                let line = line.map_err(io_err(path))?;
+            for (n, line) in text_lines(path)? {
                 if line.trim().is_empty() {
                     continue;
                 }
                 let v: serde_json::Value = serde_json::from_str(&line)
-                    .map_err(|e| pred_err(path, i + 1, format!("not JSON: {e}")))?;
+                    .map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
                 let id = match v.get(id_field) {
                     Some(serde_json::Value::String(s)) => s.clone(),
-                    Some(serde_json::Value::Number(n)) => n.to_string(),
+                    Some(serde_json::Value::Number(x)) => x.to_string(),
                     Some(other) => {
                         return Err(pred_err(
                             path,
-                            i + 1,
+                            n,
                             format!("`{id_field}` is {other}, not a string or an integer"),
                         ))
                     }
-                    None => return Err(pred_err(path, i + 1, format!("no `{id_field}` field"))),
+                    None => return Err(pred_err(path, n, format!("no `{id_field}` field"))),
                 };
                 let text = match v.get(text_field) {
                     Some(serde_json::Value::String(s)) => s.clone(),
                     Some(other) => {
                         return Err(pred_err(
                             path,
-                            i + 1,
+                            n,
                             format!("`{text_field}` is {other}, not a string"),
                         ))
                     }
-                    None => return Err(pred_err(path, i + 1, format!("no `{text_field}` field"))),
+                    None => return Err(pred_err(path, n, format!("no `{text_field}` field"))),
                 };
                 p.ids.push(id);
                 p.texts.push(text);
+                p.lines.push(n);
             }
         }
         _ => {
-            let f = File::open(path).map_err(io_err(path))?;
-            for line in BufReader::new(f).lines() {
-                let line = line.map_err(io_err(path))?;
+            for (n, line) in text_lines(path)? {
                 let line = line.strip_suffix('\r').unwrap_or(&line);
                 if line.trim().is_empty() {
                     continue;
@@ -608,23 +648,31 @@ pub fn read_predictions(
                 let (id, text) = line.split_once('\t').unwrap_or((line, ""));
                 p.ids.push(id.trim().to_string());
                 p.texts.push(text.to_string());
+                p.lines.push(n);
             }
         }
     }
-    let mut seen = HashSet::new();
-    let dups: Vec<&String> = p
-        .ids
-        .iter()
-        .filter(|id| !seen.insert(id.as_str()))
-        .collect();
-    if !dups.is_empty() {
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    let mut repeats = 0usize;
+    let mut first_repeat: Option<(usize, usize, &str)> = None;
+    for (id, &line) in p.ids.iter().zip(&p.lines) {
+        match first.get(id.as_str()) {
+            Some(&earlier) => {
+                repeats += 1;
+                first_repeat.get_or_insert((line, earlier, id.as_str()));
+            }
+            None => {
+                first.insert(id.as_str(), line);
+            }
+        }
+    }
+    if let Some((line, earlier, id)) = first_repeat {
         return Err(pred_err(
             path,
-            0,
+            line,
             format!(
-                "{} predictions repeat an id, e.g. {}",
-                dups.len(),
-                examples(dups.iter().copied())
+                "id {id:?} repeats the prediction of line {earlier} ({repeats} repeated id{} in all)",
+                if repeats == 1 { "" } else { "s" }
             ),
         ));
     }
