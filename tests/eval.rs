@@ -816,3 +816,93 @@ fn bad_predictions_are_errors_naming_their_line_in_every_format() {
         "{err}"
     );
 }
+
+/// `side` and `side_reference` score each joined example's prediction (and reference)
+/// against that example's `code`: the values equal the SIDE library's on the same texts
+/// (whose agreement with transformers is side/tests/reference.rs's), per example and on
+/// average; without a model, the metric is a usage error.
+#[test]
+fn side_scores_predictions_and_references_against_the_code() {
+    let (tmp, out) = mined();
+    let rows = shard_rows(&out.join("csn"));
+    let model = workspace_root().join("side/tests/data/tiny-st");
+    let mut preds = String::new();
+    let mut expect = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let p = if i % 2 == 0 {
+            "returns the length".to_string()
+        } else {
+            format!("{} twice", row["docstring"].as_str().unwrap())
+        };
+        preds.push_str(&format!("{}\n", json!({"id": row["url"], "prediction": p})));
+        expect.push((
+            row["code"].as_str().unwrap().to_string(),
+            p,
+            row["docstring_tokens"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ));
+    }
+    let pf = tmp.path().join("preds.jsonl");
+    std::fs::write(&pf, preds).unwrap();
+    let per = tmp.path().join("per.jsonl");
+    let got = eval_json(
+        &[
+            out.join("csn").to_str().unwrap(),
+            "-p",
+            pf.to_str().unwrap(),
+            "-m",
+            "side,side_reference",
+            "--side-model",
+            model.to_str().unwrap(),
+            "--per-example",
+            per.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let side = codemine_side::Side::load(&model).unwrap();
+    let pred_pairs: Vec<(&str, &str)> = expect
+        .iter()
+        .map(|(c, p, _)| (c.as_str(), p.as_str()))
+        .collect();
+    let ref_pairs: Vec<(&str, &str)> = expect
+        .iter()
+        .map(|(c, _, r)| (c.as_str(), r.as_str()))
+        .collect();
+    let want_pred = side.score(&pred_pairs, 1).unwrap();
+    let want_ref = side.score(&ref_pairs, 1).unwrap();
+    let lines: Vec<Value> = std::fs::read_to_string(&per)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), rows.len());
+    for (i, line) in lines.iter().enumerate() {
+        let k = rows.iter().position(|r| r["url"] == line["id"]).unwrap();
+        assert!(
+            (line["side"].as_f64().unwrap() - want_pred[k] as f64).abs() < 1e-5,
+            "row {i}"
+        );
+        assert!(
+            (line["side_reference"].as_f64().unwrap() - want_ref[k] as f64).abs() < 1e-5,
+            "row {i}"
+        );
+    }
+    let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
+    assert!((got["metrics"]["side"].as_f64().unwrap() - mean(&want_pred)).abs() < 1e-5);
+    assert!((got["metrics"]["side_reference"].as_f64().unwrap() - mean(&want_ref)).abs() < 1e-5);
+
+    // (The flag's environment variable would give a model.)
+    let res = Command::new(binary())
+        .args(["eval", out.join("csn").to_str().unwrap()])
+        .args(["-p", pf.to_str().unwrap(), "-m", "side"])
+        .env_remove("CODEMINE_SIDE_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("--side-model"));
+}

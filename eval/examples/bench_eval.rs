@@ -288,6 +288,7 @@ fn main() {
                 predictions: p,
                 references: r,
                 languages: langs,
+                codes: &[],
             })
             .expect("score");
         let secs = t.elapsed().as_secs_f64();

@@ -73,6 +73,9 @@ pub struct EvalOptions {
     /// The language of every example (`python`, `java`, `c`, `cpp`), for tables without a
     /// language column; it overrides the dataset's.
     pub language: Option<String>,
+    /// The dataset's code column, for SIDE (default by shape: CSN `code`, YABLoCo
+    /// `outputs`).
+    pub code_column: Option<String>,
     /// Metric settings (CodeBLEU's weights).
     pub metric_config: metric::MetricConfig,
 }
@@ -751,6 +754,21 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         }
         wanted.push((pred_col.clone(), resolve(&schema, &pred_col)?));
     }
+    let code_column = match (&opts.code_column, shape) {
+        _ if !metric_names.iter().any(|m| metric::needs_code(m)) => None,
+        (Some(c), _) => Some(c.clone()),
+        (None, Shape::Csn) => Some("code".to_string()),
+        (None, Shape::Yabloco) => Some("outputs".to_string()),
+        (None, Shape::Other) => {
+            return Err(Error::Usage(
+                "SIDE scores against the examples' code: say --code-column for this table".into(),
+            ))
+        }
+    };
+    let code_at = wanted.len();
+    if let Some(c) = &code_column {
+        wanted.push((c.clone(), resolve(&schema, c)?));
+    }
     let by_start = wanted.len();
     for b in &opts.by {
         wanted.push((b.clone(), resolve(&schema, b)?));
@@ -758,6 +776,11 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     let table = read_columns(&files, &wanted)?;
     let mut cols = table.columns;
     let by_cols: Vec<Vec<Option<String>>> = cols.split_off(by_start);
+    let code_col: Vec<Option<String>> = cols
+        .split_off(code_at)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     let mut cols = cols.into_iter();
     let ids_col = cols.next().unwrap_or_default();
     let refs_col = cols.next().unwrap_or_default();
@@ -908,10 +931,15 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
             .map(|&i| langs_col[i].as_deref().map(normalize_language))
             .collect(),
     };
+    let codes: Vec<Option<String>> = match code_column {
+        Some(_) => rows.iter().map(|&i| code_col[i].clone()).collect(),
+        None => Vec::new(),
+    };
     let batch = Batch {
         predictions: &predictions,
         references: &references,
         languages: &languages,
+        codes: &codes,
     };
     let mut metrics = Vec::new();
     for s in scorers {

@@ -37,6 +37,9 @@ pub struct Batch<'a> {
     pub predictions: &'a [String],
     pub references: &'a [String],
     pub languages: &'a [Option<String>],
+    /// The code of each example (CSN `code`, YABLoCo `outputs`), read only when a metric
+    /// needs it (SIDE); empty otherwise.
+    pub codes: &'a [Option<String>],
 }
 
 /// A corpus-level score of the examples at the given indices.
@@ -186,7 +189,24 @@ pub const METRICS: &[MetricInfo] = &[
         default: false,
         about: "CodeBLEU's data-flow match (0 when there is none; CodeBLEU counts 1), 0-1",
     },
+    MetricInfo {
+        name: "side",
+        task: Task::Summarization,
+        default: false,
+        about: "SIDE (Mastropaolo et al., ICSE 2024): cosine of the prediction's and the code's MPNet embeddings, reference-free; needs --side-model, -1-1",
+    },
+    MetricInfo {
+        name: "side_reference",
+        task: Task::Summarization,
+        default: false,
+        about: "SIDE of the reference against the code: how aligned the dataset's own summaries are; needs --side-model, -1-1",
+    },
 ];
+
+/// The metrics that read the examples' code.
+pub fn needs_code(name: &str) -> bool {
+    matches!(name, "side" | "side_reference")
+}
 
 /// Settings of the metrics that have any.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -195,6 +215,9 @@ pub struct MetricConfig {
     pub codebleu_weights: Weights,
     /// The WordNet database folder of `meteor` (default: [`wordnet::discover`]).
     pub wordnet: Option<PathBuf>,
+    /// The SIDE model folder of `side` and `side_reference` (a Hugging Face MPNet
+    /// checkpoint; nothing is downloaded).
+    pub side_model: Option<PathBuf>,
 }
 
 impl MetricConfig {
@@ -251,10 +274,33 @@ pub fn scorers<S: AsRef<str>>(
     config: &MetricConfig,
 ) -> Result<Vec<Box<dyn Scorer>>, Error> {
     let shared = SharedCodeBleu::default();
+    let mut side_model: Option<Arc<codemine_side::Side>> = None;
     names
         .iter()
         .map(|n| {
             let n = n.as_ref();
+            if needs_code(n) {
+                let model = match &side_model {
+                    Some(m) => m.clone(),
+                    None => {
+                        let dir = config.side_model.as_ref().ok_or_else(|| {
+                            Error::Usage(format!(
+                                "`{n}` needs a SIDE model: give --side-model DIR (a local MPNet checkpoint folder)"
+                            ))
+                        })?;
+                        let m = Arc::new(
+                            codemine_side::Side::load(dir)
+                                .map_err(|e| Error::Usage(format!("--side-model: {e}")))?,
+                        );
+                        side_model = Some(m.clone());
+                        m
+                    }
+                };
+                return Ok(Box::new(SideMetric {
+                    reference: n == "side_reference",
+                    model,
+                }) as Box<dyn Scorer>);
+            }
             if n == "meteor" {
                 let dir = config.wordnet_dir()?;
                 if config.wordnet.is_some() && !dir.is_file() && !dir.join("index.noun").is_file() {
@@ -350,6 +396,50 @@ impl Scorer for Meteor {
         let stages = MeteorStages::WordNet(&self.wordnet);
         Ok(MetricScores {
             per_example: Some(sum::meteor_all(batch.predictions, batch.references, stages)),
+            aggregate: Aggregate::Mean { scale: 1.0 },
+        })
+    }
+}
+
+/// SIDE of each prediction (or reference) against the example's code.
+struct SideMetric {
+    reference: bool,
+    model: Arc<codemine_side::Side>,
+}
+
+impl Scorer for SideMetric {
+    fn name(&self) -> &'static str {
+        if self.reference {
+            "side_reference"
+        } else {
+            "side"
+        }
+    }
+
+    fn score(&self, batch: &Batch<'_>) -> Result<MetricScores, Error> {
+        let texts = if self.reference {
+            batch.references
+        } else {
+            batch.predictions
+        };
+        if batch.codes.len() != texts.len() {
+            return Err(Error::Usage(format!(
+                "`{}` needs the examples' code: this table has no code column (say --code-column)",
+                self.name()
+            )));
+        }
+        let pairs: Vec<(&str, &str)> = batch
+            .codes
+            .iter()
+            .zip(texts)
+            .map(|(c, t)| (c.as_deref().unwrap_or(""), t.as_str()))
+            .collect();
+        let scores = self
+            .model
+            .score(&pairs, codemine_side::BATCH)
+            .map_err(|e| Error::Data(format!("SIDE: {e}")))?;
+        Ok(MetricScores {
+            per_example: Some(scores.into_iter().map(f64::from).collect()),
             aggregate: Aggregate::Mean { scale: 1.0 },
         })
     }

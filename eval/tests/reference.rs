@@ -200,6 +200,7 @@ fn corpus_bleu_matches_nltk() {
             predictions: &p,
             references: &g,
             languages: &langs,
+            codes: &[],
         })
         .unwrap();
     let groups = r["corpus_bleu"].as_array().unwrap();

@@ -127,6 +127,14 @@ struct EvalArgs {
     /// (default: nltk's data folders, $WNHOME/dict, /usr/share/wordnet).
     #[arg(long, value_name = "DIR", env = "CODEMINE_WORDNET")]
     wordnet: Option<PathBuf>,
+    /// The SIDE model of `side` and `side_reference`: a local MPNet checkpoint folder
+    /// (config.json, tokenizer.json, tokenizer_config.json, model.safetensors or
+    /// pytorch_model.bin); nothing is downloaded.
+    #[arg(long, value_name = "DIR", env = "CODEMINE_SIDE_MODEL")]
+    side_model: Option<PathBuf>,
+    /// The code column SIDE scores against (default: CSN `code`, YABLoCo `outputs`).
+    #[arg(long, value_name = "COLUMN")]
+    code_column: Option<String>,
     /// Write per-example scores here (Parquet for *.parquet, JSON lines otherwise).
     #[arg(long, value_name = "FILE")]
     per_example: Option<PathBuf>,
@@ -481,9 +489,11 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         by: args.by,
         intersection: args.intersection,
         language: args.language,
+        code_column: args.code_column,
         metric_config: codemine_eval::metric::MetricConfig {
             codebleu_weights: args.codebleu_weights,
             wordnet: args.wordnet,
+            side_model: args.side_model,
         },
     };
     let ev = codemine_eval::evaluate(&opts)?;
