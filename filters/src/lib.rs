@@ -87,6 +87,7 @@
 
 pub mod config;
 pub mod date;
+pub mod decontam;
 pub mod dedup;
 pub mod english;
 mod error;

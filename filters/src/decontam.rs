@@ -1,0 +1,251 @@
+//! Decontamination: which mined functions contain a benchmark's code. Benchmark items and
+//! functions are compared on the same content tokens as dedup (identifiers, keywords,
+//! literals; no comments, no layout), in two ways:
+//!
+//! - exact: the function and the item share a run of `ngram` consecutive tokens (13 by
+//!   default, as BigCode and GPT-3 decontaminate); items shorter than that match when the
+//!   function contains all of them in a row;
+//! - near: MinHash LSH with the dedup parameters finds candidate items, kept when the exact
+//!   Jaccard of the shingle sets is at least the threshold.
+//!
+//! The index holds every item of every benchmark once, so one pass over the corpus checks
+//! them all.
+//!
+//! ```
+//! use codemine_filters::decontam::{BenchItem, DecontamParams, Index, MatchKind};
+//! let toks = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+//! let item = BenchItem {
+//!     benchmark: "humaneval".into(),
+//!     id: "HumanEval/0".into(),
+//!     tokens: toks("def has_close_elements numbers threshold for idx elem in enumerate numbers for idx2 elem2 in enumerate numbers"),
+//! };
+//! let index = Index::build(vec![item], &DecontamParams::default());
+//! let f = toks("import x def has_close_elements numbers threshold for idx elem in enumerate numbers for idx2 elem2 in enumerate numbers return False");
+//! let refs: Vec<&str> = f.iter().map(String::as_str).collect();
+//! let m = index.check(&refs).unwrap();
+//! assert_eq!((m.item.as_str(), m.kind), ("HumanEval/0", MatchKind::Exact));
+//! ```
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::dedup::{jaccard, prepare, DedupParams, Item};
+
+/// Settings of the two tests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecontamParams {
+    /// Tokens in a shared run that makes an exact match.
+    pub ngram: usize,
+    /// The least verified Jaccard of a near match.
+    pub threshold: f64,
+    /// Shingles, permutations and bands of the near test (the run's dedup parameters).
+    pub dedup: DedupParams,
+}
+
+impl Default for DecontamParams {
+    fn default() -> Self {
+        let dedup = DedupParams::bigcode();
+        Self {
+            ngram: 13,
+            threshold: dedup.threshold,
+            dedup,
+        }
+    }
+}
+
+/// One benchmark item: its benchmark's name, its id there, and its content tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchItem {
+    pub benchmark: String,
+    pub id: String,
+    pub tokens: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatchKind {
+    Exact,
+    Near,
+}
+
+impl MatchKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Near => "near",
+        }
+    }
+}
+
+/// What a function matched: the first item by index order among exact matches, else the
+/// near match with the highest Jaccard (ties: the first item).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Match {
+    pub benchmark: String,
+    pub item: String,
+    pub kind: MatchKind,
+    /// 1 for exact matches; the verified Jaccard for near ones.
+    pub score: f64,
+}
+
+/// Every item of every benchmark, indexed by token n-grams and LSH bands.
+pub struct Index {
+    params: DecontamParams,
+    items: Vec<(String, String)>,
+    /// Hash of each `ngram`-token run (or of a whole shorter item) to the first item with it.
+    runs: HashMap<u64, u32>,
+    /// Lengths of the items shorter than `ngram`, for their whole-item runs.
+    short_lengths: Vec<usize>,
+    /// One map per band: band hash to the items in that bucket.
+    bands: Vec<HashMap<u64, Vec<u32>>>,
+    shingles: Vec<Vec<u64>>,
+}
+
+/// The hash of a run of tokens (length-prefixed, so runs do not collide by concatenation).
+fn run_hash<T: AsRef<str>>(tokens: &[T]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for t in tokens {
+        let t = t.as_ref();
+        h.update(&(t.len() as u32).to_le_bytes());
+        h.update(t.as_bytes());
+    }
+    h.digest()
+}
+
+impl Index {
+    pub fn build(items: Vec<BenchItem>, params: &DecontamParams) -> Self {
+        let n = params.ngram.max(1);
+        let mut runs = HashMap::new();
+        let mut short_lengths = Vec::new();
+        let mut bands: Vec<HashMap<u64, Vec<u32>>> = vec![HashMap::new(); params.dedup.bands];
+        let mut shingles = Vec::with_capacity(items.len());
+        let mut names = Vec::with_capacity(items.len());
+        for (k, item) in items.into_iter().enumerate() {
+            let k = k as u32;
+            let toks = &item.tokens;
+            if toks.is_empty() {
+                shingles.push(Vec::new());
+                names.push((item.benchmark, item.id));
+                continue;
+            }
+            if toks.len() < n {
+                runs.entry(run_hash(toks)).or_insert(k);
+                if !short_lengths.contains(&toks.len()) {
+                    short_lengths.push(toks.len());
+                }
+            } else {
+                for w in toks.windows(n) {
+                    runs.entry(run_hash(w)).or_insert(k);
+                }
+            }
+            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
+            let (p, band_hashes) = prepare(
+                &Item {
+                    id: u64::from(k),
+                    tokens: &refs,
+                    has_docstring: false,
+                    last_commit: None,
+                    partition: 0,
+                },
+                &params.dedup,
+            );
+            for (b, h) in band_hashes.into_iter().enumerate() {
+                if let Some(map) = bands.get_mut(b) {
+                    map.entry(h).or_default().push(k);
+                }
+            }
+            shingles.push(p.shingles);
+            names.push((item.benchmark, item.id));
+        }
+        short_lengths.sort_unstable();
+        Self {
+            params: params.clone(),
+            items: names,
+            runs,
+            short_lengths,
+            bands,
+            shingles,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    fn found(&self, k: u32, kind: MatchKind, score: f64) -> Match {
+        let (benchmark, item) = &self.items[k as usize];
+        Match {
+            benchmark: benchmark.clone(),
+            item: item.clone(),
+            kind,
+            score,
+        }
+    }
+
+    /// The benchmark item a function's content tokens contain, if any.
+    pub fn check(&self, tokens: &[&str]) -> Option<Match> {
+        let n = self.params.ngram.max(1);
+        // Exact: the first item (by index order) any of the function's runs belongs to.
+        let mut best: Option<u32> = None;
+        let mut consider = |h: u64| {
+            if let Some(&k) = self.runs.get(&h) {
+                best = Some(best.map_or(k, |b| b.min(k)));
+            }
+        };
+        if tokens.len() >= n {
+            for w in tokens.windows(n) {
+                consider(run_hash(w));
+            }
+        }
+        for &len in &self.short_lengths {
+            if len <= tokens.len() {
+                for w in tokens.windows(len) {
+                    consider(run_hash(w));
+                }
+            }
+        }
+        if let Some(k) = best {
+            return Some(self.found(k, MatchKind::Exact, 1.0));
+        }
+        // Near: LSH candidates verified by Jaccard.
+        let (p, band_hashes) = prepare(
+            &Item {
+                id: 0,
+                tokens,
+                has_docstring: false,
+                last_commit: None,
+                partition: 0,
+            },
+            &self.params.dedup,
+        );
+        if p.shingles.is_empty() {
+            return None;
+        }
+        let mut cands: Vec<u32> = band_hashes
+            .iter()
+            .zip(&self.bands)
+            .filter_map(|(h, map)| map.get(h))
+            .flatten()
+            .copied()
+            .collect();
+        cands.sort_unstable();
+        cands.dedup();
+        let mut near: Option<(f64, u32)> = None;
+        for k in cands {
+            let s = &self.shingles[k as usize];
+            if s.is_empty() {
+                continue;
+            }
+            let j = jaccard(&p.shingles, s);
+            if j >= self.params.threshold && near.is_none_or(|(bj, _)| j > bj) {
+                near = Some((j, k));
+            }
+        }
+        near.map(|(j, k)| self.found(k, MatchKind::Near, j))
+    }
+}

@@ -1,0 +1,117 @@
+//! The decontamination index on token sequences: a verbatim copy, a copy inside a larger
+//! function, a copy with one variable renamed, a function that shares only boilerplate, a
+//! short item; expected matches written from the rules (13-token runs; Jaccard of 5-token
+//! shingles at 0.7, computed here by brute force).
+
+use std::collections::HashSet;
+
+use codemine_filters::decontam::{BenchItem, DecontamParams, Index, MatchKind};
+
+fn toks(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+/// A 60-token function body in the style of a HumanEval solution.
+const SOLUTION: &str = "def has_close_elements numbers threshold for idx elem in enumerate numbers \
+    for idx2 elem2 in enumerate numbers if idx != idx2 distance = abs elem - elem2 if distance \
+    < threshold return True return False def truncate_number number return number % 1.0 def \
+    below_zero operations balance = 0 for op in operations balance += op if balance < 0 return True";
+
+fn shingles(t: &[String]) -> HashSet<Vec<String>> {
+    t.windows(5).map(|w| w.to_vec()).collect()
+}
+
+fn jaccard(a: &[String], b: &[String]) -> f64 {
+    let (a, b) = (shingles(a), shingles(b));
+    a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+}
+
+fn index() -> Index {
+    Index::build(
+        vec![
+            BenchItem {
+                benchmark: "humaneval".into(),
+                id: "HumanEval/0".into(),
+                tokens: toks(SOLUTION),
+            },
+            BenchItem {
+                benchmark: "tiny".into(),
+                id: "t1".into(),
+                tokens: toks("return x * y + 1"),
+            },
+        ],
+        &DecontamParams::default(),
+    )
+}
+
+fn check(index: &Index, t: &[String]) -> Option<(String, MatchKind, f64)> {
+    let refs: Vec<&str> = t.iter().map(String::as_str).collect();
+    index.check(&refs).map(|m| (m.item, m.kind, m.score))
+}
+
+#[test]
+fn copies_match_exactly() {
+    let idx = index();
+    let copy = toks(SOLUTION);
+    assert_eq!(
+        check(&idx, &copy),
+        Some(("HumanEval/0".into(), MatchKind::Exact, 1.0))
+    );
+    // Any 13 consecutive tokens of it inside other code.
+    let mut inside = toks("class Helper def run self");
+    inside.extend_from_slice(&copy[20..33]);
+    inside.extend(toks("print done"));
+    assert_eq!(check(&idx, &inside).map(|m| m.1), Some(MatchKind::Exact));
+    // 12 shared tokens are not enough.
+    let mut twelve = toks("class Helper def run self");
+    twelve.extend_from_slice(&copy[20..32]);
+    assert_eq!(check(&idx, &twelve), None);
+}
+
+#[test]
+fn a_renamed_copy_is_a_near_match_at_its_jaccard() {
+    // At the defaults, breaking every 13-token run changes a 5-shingle set by more than 0.3,
+    // so a near match that is not exact needs longer runs: 40 here.
+    let params = DecontamParams {
+        ngram: 40,
+        ..DecontamParams::default()
+    };
+    let idx = Index::build(
+        vec![BenchItem {
+            benchmark: "humaneval".into(),
+            id: "HumanEval/0".into(),
+            tokens: toks(SOLUTION),
+        }],
+        &params,
+    );
+    // Token 30 of 60 renamed: every run of 40 contains it.
+    let mut renamed = toks(SOLUTION);
+    renamed[30] = "renamed".into();
+    let j = jaccard(&renamed, &toks(SOLUTION));
+    assert!(j >= 0.7, "{j}");
+    let (item, kind, score) = check(&idx, &renamed).expect("a near match");
+    assert_eq!((item.as_str(), kind), ("HumanEval/0", MatchKind::Near));
+    assert!((score - j).abs() < 1e-9, "{score} vs {j}");
+    // Renaming every 12th token leaves no 13-token run and too few shingles.
+    let scattered: Vec<String> = toks(SOLUTION)
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| if i % 12 == 6 { format!("{t}_x") } else { t })
+        .collect();
+    assert!(jaccard(&scattered, &toks(SOLUTION)) < 0.7);
+    assert_eq!(check(&index(), &scattered), None);
+}
+
+#[test]
+fn boilerplate_and_short_items() {
+    let idx = index();
+    // Shares `for idx elem in enumerate numbers` and little else.
+    let other = toks("def count_words text words = text . split for idx elem in enumerate numbers print idx return len words");
+    assert!(jaccard(&other, &toks(SOLUTION)) < 0.7);
+    assert_eq!(check(&idx, &other), None);
+    // An item shorter than 13 tokens matches when the function contains all of it in a row.
+    let f = toks("def mul x y return x * y + 1");
+    assert_eq!(check(&idx, &f), Some(("t1".into(), MatchKind::Exact, 1.0)));
+    let g = toks("def mul x y return x * y + 2");
+    assert_eq!(check(&idx, &g), None);
+}
