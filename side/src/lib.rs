@@ -55,6 +55,9 @@ pub struct Side {
 /// Texts per forward pass: batches are grouped by length, so little is padded.
 pub const BATCH: usize = 32;
 
+/// Padded tokens per forward pass at most (but one text): bounds the attention's memory.
+pub const TOKEN_BUDGET: usize = 4096;
+
 impl Side {
     /// Loads a checkpoint folder; missing or malformed files are errors naming the file.
     pub fn load(dir: &Path) -> Result<Self, SideError> {
@@ -189,7 +192,22 @@ impl Side {
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| (ids[i].len(), i));
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
-        for chunk in order.chunks(batch.max(1)) {
+        // Batches of at most `batch` texts and about TOKEN_BUDGET tokens: the attention
+        // scores of a batch take batch x heads x len^2 floats, so long texts go fewer at a time.
+        let mut chunks: Vec<&[usize]> = Vec::new();
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start;
+            while end < order.len()
+                && end - start < batch.max(1)
+                && (end == start || (end - start + 1) * ids[order[end]].len() <= TOKEN_BUDGET)
+            {
+                end += 1;
+            }
+            chunks.push(&order[start..end]);
+            start = end;
+        }
+        for chunk in chunks {
             let len = chunk.iter().map(|&i| ids[i].len()).max().unwrap_or(0);
             let mut padded = Vec::with_capacity(chunk.len());
             let mut mask = Vec::with_capacity(chunk.len());
