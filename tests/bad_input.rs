@@ -333,3 +333,63 @@ fn a_blob_or_tree_revision_is_not_a_commit() {
         );
     }
 }
+
+/// A FIFO and a character device in a plain folder are listed as special files and never
+/// opened: the run neither blocks on the FIFO nor reads the endless device, and the regular
+/// file next to them is mined. (The run is killed after 60 s, so a regression fails instead
+/// of hanging.)
+#[test]
+fn special_files_are_skipped_without_being_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("special");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("ok.py"),
+        "def ok():\n    \"\"\"Fine.\"\"\"\n    return 1\n",
+    )
+    .unwrap();
+    let made = |cmd: &mut Command| cmd.status().map(|s| s.success()).unwrap_or(false);
+    assert!(made(Command::new("mkfifo").arg(dir.join("x.py"))), "mkfifo");
+    // /dev/zero's numbers; mknod needs root (the tests run as root here and in CI).
+    let device = made(
+        Command::new("mknod")
+            .arg(dir.join("zero.c"))
+            .args(["c", "1", "5"]),
+    );
+    if !device {
+        eprintln!("mknod not permitted: the device part is not checked");
+    }
+    let out = tmp.path().join("out");
+    let mut child = Command::new(binary())
+        .args([
+            "mine",
+            "--repo",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(["--cache", tmp.path().join("cache").to_str().unwrap()])
+        .args(["--max-file-bytes", "1048576", "--no-dedup"])
+        .env("CI", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed().as_secs() > 60 {
+            child.kill().unwrap();
+            panic!("codemine mine did not finish within 60 s on a folder with special files");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let rows = shard_rows(&out.join("csn"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["func_name"], "ok");
+    let skipped = &stats(&out)["stages"]["source"]["skipped"];
+    assert_eq!(skipped["special"], if device { 2 } else { 1 });
+}

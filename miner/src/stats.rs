@@ -306,6 +306,7 @@ fn add_skipped(a: &mut Skipped, b: &Skipped) {
     a.submodules += b.submodules;
     a.unsupported += b.unsupported;
     a.non_utf8_path += b.non_utf8_path;
+    a.special += b.special;
 }
 
 impl Stats {

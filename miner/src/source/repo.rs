@@ -94,6 +94,10 @@ pub struct Skipped {
     pub submodules: usize,
     pub unsupported: usize,
     pub non_utf8_path: usize,
+    /// FIFOs, sockets and devices in a plain folder: never opened (a FIFO would block the
+    /// run, a device never ends).
+    #[serde(default)]
+    pub special: usize,
 }
 
 /// A repository opened at a resolved revision, with its source files listed.
@@ -158,18 +162,44 @@ impl Reader {
                     .map_err(|e| ReadError::Unreadable(e.message().to_string()))?;
                 Ok(blob.content().to_vec())
             }
-            Reader::Disk(root) => {
-                let path = root.join(&file.path);
-                let size = fs::symlink_metadata(&path)
-                    .map_err(|e| ReadError::Unreadable(e.to_string()))?
-                    .len();
-                if size > limit {
-                    return Err(ReadError::TooLarge { size, limit });
-                }
-                fs::read(&path).map_err(|e| ReadError::Unreadable(e.to_string()))
-            }
+            Reader::Disk(root) => read_regular(&root.join(&file.path), limit),
         }
     }
+}
+
+/// The bytes of a regular file, at most `limit` of them: anything else (a FIFO, a device,
+/// a symlink swapped in since the listing) is refused without reading it, and a file that
+/// grew past the limit since its size was seen is refused after `limit + 1` bytes.
+fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| ReadError::Unreadable(e.to_string());
+    let not_regular = || ReadError::Unreadable("not a regular file".into());
+    // Checked before opening: opening a FIFO blocks until a writer comes.
+    let meta = fs::symlink_metadata(path).map_err(unreadable)?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular());
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let f = fs::File::open(path).map_err(unreadable)?;
+    if !f.metadata().map_err(unreadable)?.file_type().is_file() {
+        return Err(not_regular());
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    f.take(limit.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(unreadable)?;
+    if buf.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            size: buf.len() as u64,
+            limit,
+        });
+    }
+    Ok(buf)
 }
 
 impl SourceFile {
@@ -392,6 +422,8 @@ fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
         let path = rel.replace(std::path::MAIN_SEPARATOR, "/");
         if ft.is_symlink() {
             skipped.symlinks += 1;
+        } else if !ft.is_file() {
+            skipped.special += 1;
         } else if let Some(lang) = Lang::from_path(&path) {
             files.push(SourceFile {
                 path,
