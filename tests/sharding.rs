@@ -316,3 +316,117 @@ fn kill_after_marks(args: &[String], cache: &Path, out: &Path) {
         "the killed run did not finish"
     );
 }
+
+/// Whole-file bytes of every final shard, by relative path.
+fn shard_bytes(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for dir in ["csn", "yabloco", "callgraph", "dedup"] {
+        let mut names: Vec<PathBuf> = fs::read_dir(out.join(dir))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        names.sort();
+        for p in names {
+            let rel = p.strip_prefix(out).unwrap().to_string_lossy().into_owned();
+            files.push((rel, fs::read(&p).unwrap()));
+        }
+    }
+    files
+}
+
+/// A run killed at a fault point (`CODEMINE_FAULT=N` aborts at the Nth: each staged chunk,
+/// the cluster step, each final table, the card, the staging hand-over and every file of
+/// the staging cleanup), then rerun, gives the uninterrupted run's shards byte for byte and
+/// its counts; no staging is left. `CODEMINE_FAULT_POINTS=all` tries every point (the
+/// larger run of BENCHMARKS.md); by default every point after mining and three during it.
+#[test]
+fn a_run_killed_at_any_fault_point_reruns_to_the_same_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let repos = corpus(&tmp.path().join("repos"));
+    let m = manifest(&repos[..repos.len().min(4)], &tmp.path().join("repos.txt"));
+    let args = |out: &Path| -> Vec<String> {
+        let out = out.to_str().unwrap();
+        [
+            "mine",
+            "--manifest",
+            m.to_str().unwrap(),
+            "--out",
+            out,
+            "-j",
+            "1",
+            "--checkpoint-repos",
+            "1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let cmd = |out: &Path| {
+        let mut c = Command::new(binary());
+        c.args(args(out))
+            .env("CODEMINE_CACHE", &cache)
+            .env("CI", "1");
+        c
+    };
+    let whole = tmp.path().join("whole");
+    let res = cmd(&whole)
+        .env("CODEMINE_FAULT_TRACE", "1")
+        .output()
+        .unwrap();
+    assert_success(&res);
+    let trace = String::from_utf8_lossy(&res.stderr);
+    let points: Vec<&str> = trace
+        .lines()
+        .filter_map(|l| l.strip_prefix("codemine: fault point "))
+        .collect();
+    let names: Vec<&str> = points
+        .iter()
+        .filter_map(|p| p.split_once(": ").map(|x| x.1))
+        .collect();
+    assert!(
+        names.contains(&"remove staging file") && names.contains(&"clusters written"),
+        "{trace}"
+    );
+    let mining = names.iter().filter(|n| **n == "chunk staged").count();
+    let all = std::env::var("CODEMINE_FAULT_POINTS").is_ok_and(|v| v == "all");
+    let chosen: Vec<usize> = (1..=points.len())
+        .filter(|&n| all || n > mining || n == 1 || n == mining / 2 + 1 || n == mining)
+        .collect();
+    let want = everything(&whole);
+    let want_bytes = shard_bytes(&whole);
+    for n in chosen {
+        let out = tmp.path().join(format!("killed-{n}"));
+        let res = cmd(&out)
+            .env("CODEMINE_FAULT", n.to_string())
+            .output()
+            .unwrap();
+        assert!(
+            !res.status.success(),
+            "point {n} ({}) did not stop the run",
+            names[n - 1]
+        );
+        let res = cmd(&out).output().unwrap();
+        assert_success(&res);
+        assert_eq!(
+            everything(&out),
+            want,
+            "after a kill at point {n} ({})",
+            names[n - 1]
+        );
+        let got = shard_bytes(&out);
+        assert_eq!(
+            got.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            want_bytes.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            "point {n}"
+        );
+        for (g, w) in got.iter().zip(&want_bytes) {
+            assert!(
+                g.1 == w.1,
+                "{} differs after a kill at point {n} ({})",
+                g.0,
+                names[n - 1]
+            );
+        }
+        assert!(!out.join("staging").exists() && !out.join("staging.removing").exists());
+    }
+}

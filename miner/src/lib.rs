@@ -25,6 +25,7 @@ pub mod coverage;
 pub mod csn;
 pub mod enrich;
 pub mod extract;
+pub mod fault;
 pub(crate) mod intern;
 pub mod license;
 mod output;

@@ -70,6 +70,20 @@ impl FailureLog {
     }
 }
 
+/// Removes stats.json (the mark of a complete output) and the dataset card before the final
+/// tables are rewritten.
+pub fn remove_side_files(out_dir: &Path) -> Result<(), Error> {
+    for name in ["stats.json", "README.md"] {
+        let path = out_dir.join(name);
+        match fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(Error::Io { path, source }),
+        }
+    }
+    Ok(())
+}
+
 pub fn write_stats(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     let path = out_dir.join("stats.json");
     let mut json = serde_json::to_vec_pretty(stats).map_err(|e| Error::Io {

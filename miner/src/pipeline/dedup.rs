@@ -61,6 +61,7 @@ impl Decisions {
 pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Error> {
     let t = Instant::now();
     let dedup_dir = out_dir.join("dedup");
+    super::finalize::discard_removed(out_dir)?;
     clear_clusters(out_dir)?;
     let Some(params) = dedup_params(out_dir)? else {
         return Ok(None);
@@ -138,6 +139,7 @@ pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep
     let path = out_dir.join(STAGING).join("cluster-step.json");
     let json = serde_json::to_vec_pretty(&step).map_err(|e| json_error(&path, e))?;
     write_atomic(&path, &json)?;
+    crate::fault::point("clusters written");
     Ok(Some(step))
 }
 

@@ -5,6 +5,13 @@
 //! Outputs: `csn/`, `yabloco/`, `callgraph/`, `dropped/` (with `--explain`),
 //! `failures.jsonl`, `stats.json` and the dataset card; `staging/` is removed at the end.
 //!
+//! Publication is crash-safe: `stats.json` is removed first and written last, so an output
+//! folder with a `stats.json` is complete. Only then is `staging/` handed over in one
+//! rename to `staging.removing/` and deleted; a run that finds `staging.removing/` (a kill
+//! during the deletion) finishes deleting it before anything else. A kill at any earlier
+//! point leaves `staging/` whole, and a rerun redoes the cluster and finalize steps from it,
+//! which give the same bytes again.
+//!
 //! Removed functions leave the CSN and YABLoCo shards; every node stays, with its
 //! `cluster_id` and `duplicate_of`. Survivors of a cluster are its keepers, so every CSN row
 //! keeps its repository's partition and the cluster-to-keeper-partition rule holds by
@@ -88,9 +95,54 @@ fn rank_markers(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
     Ok(markers)
 }
 
-/// Streams every staging table into its final shards and writes the run's side files.
+/// The name `staging/` takes once the run is published, while it is deleted.
+pub const REMOVING: &str = "staging.removing";
+
+/// Finishes deleting the staging area of a published run, if a kill interrupted that.
+pub fn discard_removed(out_dir: &Path) -> Result<(), Error> {
+    let dir = out_dir.join(REMOVING);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(Error::Io { path: dir, source }),
+    }
+}
+
+/// Hands the staging area over once stats.json is written (the run is complete): one rename,
+/// then the deletion, file by file.
+pub fn publish(out_dir: &Path) -> Result<(), Error> {
+    crate::fault::point("publish");
+    let staging = out_dir.join(STAGING);
+    let removing = out_dir.join(REMOVING);
+    std::fs::rename(&staging, &removing).map_err(|source| Error::Io {
+        path: staging.clone(),
+        source,
+    })?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&removing)
+        .map_err(io(&removing))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    for f in files {
+        crate::fault::point("remove staging file");
+        if f.is_dir() {
+            std::fs::remove_dir_all(&f).map_err(io(&f))?;
+        } else {
+            std::fs::remove_file(&f).map_err(io(&f))?;
+        }
+    }
+    std::fs::remove_dir(&removing).map_err(io(&removing))
+}
+
+/// Streams every staging table into its final shards. The caller writes the side files
+/// ([`write_side_files`]) and then [`publish`]es.
 pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let t = Instant::now();
+    discard_removed(out_dir)?;
     let ranks = rank_markers(out_dir)?;
     let dedup = ranks.iter().any(|r| r.dedup);
     let explain = ranks.iter().any(|r| r.explain);
@@ -101,6 +153,8 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             out_dir.display()
         )));
     }
+    // No stats.json while the final tables are rewritten: its presence means complete.
+    output::remove_side_files(out_dir)?;
     for dir in ["csn", "yabloco", "callgraph", "dropped"] {
         clear_shards(&out_dir.join(dir))?;
     }
@@ -165,6 +219,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         }
     }
 
+    crate::fault::point("csn table streamed");
     let mut yabloco = ShardWriter::<YablocoTable>::new(&out_dir.join("yabloco"), "data", shards)?;
     let mut seen = HashSet::new();
     for path in staged_files(out_dir, "yabloco")? {
@@ -187,6 +242,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             nodes.push_batch(&finalize_nodes(&batch, &path, decide)?)?;
         }
     }
+    crate::fault::point("nodes table streamed");
     let edges = copy::<EdgesTable>(out_dir, "edges", &graph_dir, "edges", shards)?;
     let dropped = if explain {
         Some(copy::<DroppedTable>(
@@ -201,6 +257,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     };
 
     let write = &mut stats.stages.write;
+    crate::fault::point("tables streamed");
     let total: usize = csn.iter().map(|(_, w)| w.rows()).sum();
     for (split, w) in csn {
         let rows = w.rows();
@@ -242,11 +299,6 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);
     }
 
-    let staging = out_dir.join(STAGING);
-    std::fs::remove_dir_all(&staging).map_err(|source| Error::Io {
-        path: staging,
-        source,
-    })?;
     stats.stages.write.busy_seconds = counts.busy_seconds + t.elapsed().as_secs_f64();
     stats.codemine_version = env!("CARGO_PKG_VERSION");
     stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
@@ -257,10 +309,11 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     })
 }
 
-/// Writes stats.json and the dataset card.
+/// Writes the dataset card, then stats.json: the last file of a complete output.
 pub fn write_side_files(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
-    output::write_stats(out_dir, stats)?;
-    output::write_card(out_dir, stats)
+    output::write_card(out_dir, stats)?;
+    crate::fault::point("card written");
+    output::write_stats(out_dir, stats)
 }
 
 /// Copies a staged table that dedup does not change into its final shards.

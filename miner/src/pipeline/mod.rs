@@ -148,11 +148,12 @@ pub fn mine(
     }
     let share = mine_share(specs, opts, progress)?;
     cluster(&opts.out_dir, opts.threads)?;
-    let mut summary = finalize(&opts.out_dir, opts.shards)?;
+    let mut summary = finalize::run(&opts.out_dir, opts.shards)?;
     summary.resumed = share.resumed;
     summary.stats.threads = share.threads;
     summary.stats.wall_seconds = start.elapsed().as_secs_f64();
     finalize::write_side_files(&opts.out_dir, &summary.stats)?;
+    finalize::publish(&opts.out_dir)?;
     Ok(summary)
 }
 
@@ -201,5 +202,6 @@ pub fn finalize(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> 
     let mut summary = finalize::run(out_dir, shards)?;
     summary.stats.wall_seconds = t.elapsed().as_secs_f64();
     finalize::write_side_files(out_dir, &summary.stats)?;
+    finalize::publish(out_dir)?;
     Ok(summary)
 }

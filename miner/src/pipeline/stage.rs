@@ -111,6 +111,7 @@ pub fn run(
             "--rank {rank} must be below --world-size {world}"
         )));
     }
+    super::finalize::discard_removed(&opts.out_dir)?;
     let staging = opts.out_dir.join(STAGING);
     std::fs::create_dir_all(&staging).map_err(|source| Error::Io {
         path: staging.clone(),
@@ -490,6 +491,7 @@ impl Writer {
         let path = self.marker_path(self.next_chunk);
         let json = serde_json::to_vec(&marker).map_err(|e| json_error(&path, e))?;
         write_atomic(&path, &json)?;
+        crate::fault::point("chunk staged");
         self.next_chunk += 1;
         Ok(())
     }
