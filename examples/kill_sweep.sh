@@ -5,11 +5,18 @@
 set -uo pipefail
 manifest=$(realpath "$1")
 work=${2:-$(mktemp -d)}
-bin=${CODEMINE_BIN:-$(dirname "$0")/../target/release/codemine}
+bin=$(realpath "${CODEMINE_BIN:-$(dirname "$0")/../target/release/codemine}")
 run() { "$bin" mine --manifest "$manifest" --out "$1" --checkpoint-repos 1 -j 1; }
 digest() {
   (cd "$1" && find csn yabloco callgraph dedup -type f | sort | xargs sha256sum &&
-    python3 -c "import json; s = json.load(open('stats.json')); s.pop('wall_seconds', None); s.pop('stages', None); print(json.dumps(s, sort_keys=True))" &&
+    python3 -c "
+import json
+def keep(v):
+    # timings and memory vary from run to run; every count must not
+    if isinstance(v, dict):
+        return {k: keep(x) for k, x in v.items() if not any(w in k for w in ('seconds', 'peak_rss', 'threads'))}
+    return [keep(x) for x in v] if isinstance(v, list) else v
+print(json.dumps(keep(json.load(open('stats.json'))), sort_keys=True))" &&
     ls) | sha256sum
 }
 cd "$work" || exit 1

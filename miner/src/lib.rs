@@ -56,6 +56,12 @@ pub enum Error {
     Incomplete(String),
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// Another run holds the output folder (or this rank of it).
+    #[error("{} is in use by another codemine run ({holder}): wait for it to end or use another --out", path.parent().unwrap_or(path).display())]
+    Busy {
+        path: std::path::PathBuf,
+        holder: String,
+    },
 }
 
 /// The stable 64-bit id of a function (DESIGN.md, "Identity"): xxh3-64 of the repository,

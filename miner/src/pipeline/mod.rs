@@ -14,6 +14,7 @@
 
 mod dedup;
 mod finalize;
+pub mod lock;
 mod repo;
 mod stage;
 
@@ -146,8 +147,9 @@ pub fn mine(
                 .into(),
         ));
     }
-    let share = mine_share(specs, opts, progress)?;
-    cluster(&opts.out_dir, opts.threads)?;
+    let _lock = lock::lock(&opts.out_dir, lock::Mode::Exclusive, "codemine mine")?;
+    let share = mine_share_locked(specs, opts, progress)?;
+    dedup::cluster_step(&opts.out_dir, opts.threads)?;
     let mut summary = finalize::run(&opts.out_dir, opts.shards)?;
     summary.resumed = share.resumed;
     summary.stats.threads = share.threads;
@@ -174,6 +176,19 @@ pub fn mine_share(
     opts: &MineOptions,
     progress: &dyn Progress,
 ) -> Result<Share, Error> {
+    let what = format!(
+        "codemine mine --rank {} --world-size {}",
+        opts.rank, opts.world_size
+    );
+    let _lock = lock::lock(&opts.out_dir, lock::Mode::Rank(opts.rank), &what)?;
+    mine_share_locked(specs, opts, progress)
+}
+
+fn mine_share_locked(
+    specs: &[RepoSpec],
+    opts: &MineOptions,
+    progress: &dyn Progress,
+) -> Result<Share, Error> {
     if let Some(p) = &opts.dedup {
         p.validate()?;
     }
@@ -192,6 +207,7 @@ pub fn mine_share(
 /// Step 2 alone: clusters the dedup inputs of every rank under `out_dir` and writes
 /// `dedup/clusters-*` (see [`dedup`]); `None` when the mining step ran without dedup.
 pub fn cluster(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Error> {
+    let _lock = lock::lock(out_dir, lock::Mode::Exclusive, "codemine cluster")?;
     dedup::cluster_step(out_dir, threads)
 }
 
@@ -199,6 +215,7 @@ pub fn cluster(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Er
 /// from every rank's staging area and the clusters table (see [`finalize`]).
 pub fn finalize(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let t = Instant::now();
+    let _lock = lock::lock(out_dir, lock::Mode::Exclusive, "codemine finalize")?;
     let mut summary = finalize::run(out_dir, shards)?;
     summary.stats.wall_seconds = t.elapsed().as_secs_f64();
     finalize::write_side_files(out_dir, &summary.stats)?;

@@ -2,10 +2,8 @@
 //! git2, open local checkouts without touching their working tree, and list the source
 //! files of the resolved commit straight from the object database.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use git2::{FetchOptions, ObjectType, Oid, RemoteCallbacks, Repository, RepositoryOpenFlags};
 use xxhash_rust::xxh3::xxh3_64;
@@ -446,15 +444,41 @@ fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
     })
 }
 
-/// One lock per cache folder: two entries of a run that share a URL fetch one at a time.
-fn cache_lock(dir: &Path) -> Arc<Mutex<()>> {
-    static LOCKS: Mutex<Option<HashMap<PathBuf, Arc<Mutex<()>>>>> = Mutex::new(None);
-    let mut locks = LOCKS.lock().unwrap_or_else(|p| p.into_inner());
-    locks
-        .get_or_insert_with(HashMap::new)
-        .entry(dir.to_path_buf())
-        .or_default()
-        .clone()
+/// Locks the cache entry `dir` for this thread: an exclusive `flock` on `DIR.lock`, which
+/// other threads (each opens the file anew) and other processes sharing the cache wait for.
+/// Released when the returned file is dropped or the process ends.
+fn cache_lock(dir: &Path) -> Result<fs::File, RepoError> {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    let io = |source| RepoError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(io)?;
+    }
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(file)
+}
+
+/// Removes the temporary pack files (`objects/pack/pack_git2_*`) that a fetch killed part-way
+/// leaves in a cached clone; called with the entry's lock held, when no fetch runs.
+fn remove_interrupted_packs(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir.join("objects").join("pack")) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with("pack_git2_") {
+            let _ = fs::remove_file(e.path());
+        }
+    }
 }
 
 /// The cache folder of a URL: readable, and unique per URL (credentials excluded).
@@ -488,8 +512,8 @@ fn cached_clone(
 ) -> Result<(Repository, PathBuf), RepoError> {
     let display = redact(url);
     let dir = cache_path(&opts.cache_dir, url);
-    let lock = cache_lock(&dir);
-    let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+    let _lock = cache_lock(&dir)?;
+    remove_interrupted_packs(&dir);
     let existing = dir.exists().then(|| Repository::open_bare(&dir));
     let (repo, fresh) = match existing {
         // A clone interrupted before its first fetch completed has no commits: it is fetched
