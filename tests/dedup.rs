@@ -496,3 +496,54 @@ fn functions_sharing_an_id_do_not_stop_the_run() {
     assert_eq!(ids.len(), 3);
     assert_eq!(s["stages"]["dedup"]["functions"], 3);
 }
+
+/// Issue 21.3: two versions of one test (psf/requests' kind: a formatter swapped the quotes
+/// of its byte strings, and hex digits changed case) are one function for dedup, while
+/// `code_tokens` keep each spelling; a different value is not.
+#[test]
+fn literal_spellings_do_not_hide_a_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("quotes"));
+    let body = |q: &str, hex: &str, value: &str| {
+        format!(
+            "def test_chunked_upload(self, httpbin):\n    \"\"\"Chunked bodies arrive whole.\"\"\"\n    data = iter([b{q}a{q}, b{q}b{q}, b{q}{value}{q}])\n    r = requests.post(httpbin({q}post{q}), data=data, stream=True)\n    assert r.status_code == {hex}\n    assert r.request.headers[{q}Transfer-Encoding{q}] == {q}chunked{q}\n    return r.json()[{q}data{q}]\n"
+        )
+    };
+    r.write("old/test_requests.py", body("'", "0XC8", "c"));
+    r.write("new/test_requests.py", body("\"", "0xc8", "c"));
+    r.write("other/test_requests.py", body("\"", "0xc8", "cd"));
+    r.commit("one");
+    let out = mine_into(&r.path, tmp.path(), &[]);
+    let nodes = shard_rows(&out.join("callgraph"));
+    let by_path = |p: &str| {
+        nodes
+            .iter()
+            .find(|n| n["path"] == p && n.get("duplicate_of").is_some())
+            .unwrap_or_else(|| panic!("no node for {p}: {nodes:?}"))
+            .clone()
+    };
+    let (old, new, other) = (
+        by_path("old/test_requests.py"),
+        by_path("new/test_requests.py"),
+        by_path("other/test_requests.py"),
+    );
+    // The smaller id keeps; the other is an exact copy of it, whichever it is.
+    let removed: Vec<&Value> = [&old, &new]
+        .into_iter()
+        .filter(|n| !n["duplicate_of"].is_null())
+        .collect();
+    assert_eq!(removed.len(), 1, "{old}\n{new}");
+    assert_eq!(old["cluster_id"], new["cluster_id"]);
+    assert!(other["duplicate_of"].is_null(), "{other}");
+    let csn = shard_rows(&out.join("csn"));
+    assert_eq!(csn.len(), 2, "one of the two spellings and the other value");
+    let tokens: Vec<String> = csn
+        .iter()
+        .flat_map(|r| r["code_tokens"].as_array().unwrap().clone())
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        tokens.iter().any(|t| t == "b\"cd\""),
+        "code_tokens keep the source spelling"
+    );
+}

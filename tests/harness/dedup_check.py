@@ -2,7 +2,8 @@
 mined with --no-dedup, one with dedup) and recomputes, by brute force over exact shingle
 sets built here from the CSN code_tokens, what DESIGN.md and the dedup issue define:
 content tokens (identifiers, keywords, literals: tokens that are not ASCII punctuation only,
-string literals kept), 5-token shingles, exact Jaccard.
+string literals kept) with literals in one spelling (issue 21.3: Python string prefixes and
+quotes; number case and digit separators), 5-token shingles, exact Jaccard.
 
 Usage: dedup_check.py BASELINE_OUT DEDUP_OUT SHINGLE THRESHOLD
 Prints JSON: functions, pairs (J >= THRESHOLD or identical), nodes, csn keys, clusters, band
@@ -10,6 +11,7 @@ row counts per id, stats.
 """
 import glob
 import json
+import re
 import string
 import sys
 
@@ -18,8 +20,28 @@ import pyarrow.parquet as pq
 PUNCT = set(string.punctuation) - {"_"}
 
 
-def content(tokens):
-    return [t for t in tokens if t[:1] in ('"', "'", "`") or not all(c in PUNCT for c in t)]
+STRING = re.compile(r"""(?s)([rRbBuUfF]{0,2})('\'\'|\"\"\"|'|")(.*)\2""")
+SEPARATOR = {"python": "_", "java": "_", "c": "'", "cpp": "'"}
+
+
+def spelling(token, language):
+    """One spelling per literal value, as the issue states the rule."""
+    if re.match(r"\.?[0-9]", token):
+        return token.replace(SEPARATOR[language], "").lower()
+    m = STRING.fullmatch(token) if language == "python" else None
+    if not m:
+        return token
+    prefix = "".join(sorted(c for c in m.group(1).lower() if c != "u"))
+    body = re.sub(r"""\\(.)""", lambda e: e.group(1) if e.group(1) in "'\"" else e.group(0), m.group(3))
+    return f'{prefix}"{body}"'
+
+
+def content(tokens, language):
+    return [
+        spelling(t, language)
+        for t in tokens
+        if t[:1] in ('"', "'", "`") or not all(c in PUNCT for c in t)
+    ]
 
 
 def shingles(tokens, k):
@@ -41,7 +63,7 @@ def main():
     base, dd, k, t = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
     funcs = {}
     for r in rows(base, "csn/*.parquet"):
-        funcs[key(r["repo"], r["path"], r["func_name"])] = content(r["code_tokens"])
+        funcs[key(r["repo"], r["path"], r["func_name"])] = content(r["code_tokens"], r["language"])
     names = sorted(funcs)
     sets = {n: shingles(funcs[n], k) for n in names}
     pairs = []

@@ -36,6 +36,16 @@ pub enum Lang {
 }
 
 impl Lang {
+    /// Which literal spellings dedup treats as one (quote style, prefix case, number case).
+    pub fn literal_spelling(self) -> codemine_filters::dedup::literal::Spelling {
+        use codemine_filters::dedup::literal::Spelling;
+        match self {
+            Lang::Python => Spelling::Python,
+            Lang::Java => Spelling::UnderscoreDigits,
+            Lang::C | Lang::Cpp => Spelling::QuoteDigits,
+        }
+    }
+
     /// The language's name in output rows (`python`, `java`, `c`, `cpp`).
     pub fn name(self) -> &'static str {
         match self {

@@ -384,7 +384,7 @@ fn dedup_stage(
         } else {
             "external".into()
         },
-        tokens: "identifiers, keywords and literals of the parser's tokens (punctuation and operators left out)".into(),
+        tokens: "identifiers, keywords and literals of the parser's tokens (punctuation and operators left out), literals in one spelling per value".into(),
         keeper_rule: "has a docstring, then the most recent last commit (unknown last), then the smallest id; chained components are cut into clusters around keepers".into(),
         params,
         minhash_rs_version: codemine_filters::dedup::MINHASH_RS_VERSION.into(),

@@ -1,9 +1,10 @@
 //! Mining one repository: source, extract, resolve, enrich and filter, ending in the rows
 //! of every table and the dedup inputs of the functions the filters kept.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
-use codemine_filters::dedup::{self as near, DedupParams, Item};
+use codemine_filters::dedup::{self as near, literal, DedupParams, Item};
 use codemine_filters::{FunctionView, Kind};
 use codemine_schemas::callgraph::NodeRow;
 use codemine_schemas::csn::CsnRow;
@@ -313,17 +314,19 @@ fn prepare_dedup(
     partition: u8,
     params: &DedupParams,
 ) -> Vec<DedupInput> {
-    let kept: Vec<(usize, &Function)> = each_function(units)
+    let kept: Vec<(usize, Lang, &Function)> = each_function(units)
         .filter(|(k, _, _)| keep[*k])
-        .map(|(k, _, f)| (k, f))
+        .map(|(k, u, f)| (k, u.lang, f))
         .collect();
     kept.par_iter()
-        .map(|&(k, f)| {
-            let tokens: Vec<&str> = f
+        .map(|&(k, lang, f)| {
+            let spelling = lang.literal_spelling();
+            let tokens: Vec<Cow<str>> = f
                 .code_tokens
                 .iter()
                 .map(String::as_str)
                 .filter(|t| near::is_content_token(t))
+                .map(|t| literal::canonical(t, spelling))
                 .collect();
             let node = &nodes[k];
             let item = Item {
