@@ -243,6 +243,20 @@ struct MineArgs {
     /// Also write every function a filter removed, with the rule, to DIR/dropped/.
     #[arg(long)]
     explain: bool,
+    /// Extra outputs: `completion` writes CodeXGLUE's token-level and line-level
+    /// code-completion sets of every Python and Java file to DIR/completion/.
+    #[arg(long, value_name = "completion", value_parser = ["completion"])]
+    emit: Vec<String>,
+    /// A CodeXGLUE `literals.json` (`str`, `num`, `char` lists) replacing the built-in ones
+    /// (py150's for Python, javaCorpus's for Java).
+    #[arg(long, value_name = "FILE", requires = "emit")]
+    completion_literals: Option<PathBuf>,
+    /// Seed of the line-level cut positions.
+    #[arg(long, value_name = "N", requires = "emit", default_value_t = crate::pipeline::completion::DEFAULT_SEED)]
+    completion_seed: u64,
+    /// Line-level cuts per file.
+    #[arg(long, value_name = "N", requires = "emit", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    completion_cuts: u64,
     #[command(flatten)]
     filter: codemine_filters::FilterArgs,
     #[command(flatten)]
@@ -559,6 +573,22 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
+    if args.emit.iter().any(|e| e == "completion") {
+        let mut c = crate::pipeline::completion::CompletionOptions {
+            seed: args.completion_seed,
+            cuts: usize::try_from(args.completion_cuts).unwrap_or(usize::MAX),
+            ..Default::default()
+        };
+        if let Some(f) = &args.completion_literals {
+            let bytes = std::fs::read(f).map_err(|e| {
+                crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+            })?;
+            c = c.with_literals(&bytes).map_err(|e| {
+                crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+            })?;
+        }
+        opts.completion = Some(c);
+    }
     let filter = args
         .filter
         .to_config()

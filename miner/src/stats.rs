@@ -123,6 +123,9 @@ pub struct RepoStats {
     /// The last-commit walk, when history was asked for and the repository has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryStats>,
+    /// The completion step's counts, with `--emit completion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<crate::pipeline::completion::RepoCompletion>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -285,6 +288,9 @@ pub struct Stages {
     /// Absent when dedup was off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dedup: Option<DedupStage>,
+    /// Absent without `--emit completion`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion: Option<crate::pipeline::completion::CompletionStage>,
     pub write: WriteStage,
 }
 
@@ -299,6 +305,9 @@ pub struct Stats {
     pub stages: Stages,
     pub languages: BTreeMap<&'static str, LangCounts>,
     pub repositories: Vec<RepoStats>,
+    /// The repositories' completion counts, summed (for `stages.completion`).
+    #[serde(skip)]
+    pub completion_counts: crate::pipeline::completion::RepoCompletion,
 }
 
 fn add_skipped(a: &mut Skipped, b: &Skipped) {
@@ -333,6 +342,9 @@ impl Stats {
                 s.resolve.busy_seconds += r.resolve_seconds;
                 if let Some(h) = &r.history {
                     s.enrich.history.add(h);
+                }
+                if let Some(c) = &r.completion {
+                    self.completion_counts.add(c);
                 }
                 if let Some(c) = &r.coverage {
                     let t = &mut s.enrich.coverage;

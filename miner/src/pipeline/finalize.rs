@@ -294,6 +294,21 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             .or_default()
             .extend(file_names(&files));
     }
+    let settings = ranks.iter().find_map(|r| r.completion.clone());
+    stats.stages.completion =
+        super::completion::finalize(out_dir, settings.as_ref(), &stats.completion_counts, shards)?;
+    if stats.stages.completion.is_some() {
+        let files = codemine_schemas::list_files(&out_dir.join(super::completion::DIR), |n| {
+            n.ends_with(".parquet")
+        })?;
+        stats
+            .stages
+            .write
+            .shards
+            .entry("completion")
+            .or_default()
+            .extend(file_names(&files));
+    }
     restate_csn_rows(&mut stats, &kept);
     if dedup {
         stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);

@@ -12,6 +12,7 @@
 //!
 //! Output order is input order whatever the thread count.
 
+pub mod completion;
 mod dedup;
 mod finalize;
 pub mod lock;
@@ -64,6 +65,8 @@ pub struct MineOptions {
     pub world_size: usize,
     /// Repositories per staging chunk: an interrupted run resumes after the last chunk.
     pub checkpoint_repos: usize,
+    /// The code-completion outputs (`--emit completion`); `None` writes none.
+    pub completion: Option<completion::CompletionOptions>,
 }
 
 /// The language of `.h` headers.
@@ -100,6 +103,7 @@ impl MineOptions {
             rank: 0,
             world_size: 1,
             checkpoint_repos: 16,
+            completion: None,
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct RepoOutput {
     pub failures: Vec<Failure>,
     /// The repository-level failure kind, when it could not be opened.
     pub failed: Option<&'static str>,
+    /// Its code-completion rows, with `--emit completion`.
+    pub completion: Option<super::completion::RepoRows>,
 }
 
 /// Mines one repository: open, list, then read and parse its files in parallel.
@@ -293,6 +295,19 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             }
         }
     }
+    let completion = opts.completion.as_ref().map(|c| {
+        let info = codemine_schemas::completion::FileInfo {
+            repo: name.clone(),
+            path: String::new(),
+            sha: snap.sha.clone().unwrap_or_default(),
+            language: String::new(),
+            partition: split,
+        };
+        let rows =
+            super::completion::step(&snap.files, || snap.reader(), &info, c, opts.max_file_bytes);
+        stats.completion = Some(rows.counts.clone());
+        rows
+    });
     RepoOutput {
         stats,
         csn: rows,
@@ -301,6 +316,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         dedup,
         failures,
         failed: None,
+        completion,
     }
 }
 
@@ -551,6 +567,7 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
         dedup: Vec::new(),
         failures: vec![failure],
         failed: Some(e.kind()),
+        completion: None,
     }
 }
 

@@ -22,6 +22,7 @@ use std::time::Instant;
 use codemine_filters::dedup::DedupParams;
 use codemine_filters::{Filter, Funnel};
 use codemine_schemas::callgraph::{EdgesTable, NodesTable};
+use codemine_schemas::completion::{LineTable, TokenTable};
 use codemine_schemas::csn::CsnTable;
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
@@ -31,6 +32,7 @@ use codemine_schemas::{remove_files, shard_files, ShardOptions, ShardWriter, Tab
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::completion;
 use super::repo::{mine_repo, RepoOutput};
 use super::{MineOptions, Progress};
 use crate::callgraph::GraphRows;
@@ -90,6 +92,9 @@ pub struct RankMarker {
     pub filter_rules: Vec<&'static str>,
     pub dedup: bool,
     pub explain: bool,
+    /// `--emit completion`'s settings, when it was asked for.
+    #[serde(default)]
+    pub completion: Option<super::completion::Settings>,
 }
 
 /// `r{rank:05}`, the tag in a rank's file names.
@@ -193,6 +198,13 @@ pub fn run(
         filter_rules: filter.map(Filter::rule_names).unwrap_or_default(),
         dedup: opts.dedup.is_some(),
         explain: opts.explain,
+        completion: opts
+            .completion
+            .as_ref()
+            .map(|c| super::completion::Settings {
+                seed: c.seed,
+                cuts: c.cuts,
+            }),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -248,6 +260,11 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         opts.source.depth,
         opts.date_zone.name(),
     );
+    // Appended only when asked, so that the fingerprints of other runs stay as they were.
+    let text = match &opts.completion {
+        Some(c) => format!("{text}\n{c:?}"),
+        None => text,
+    };
     format!(
         "{{\"fingerprint\": \"{:032x}\"}}\n",
         xxhash_rust::xxh3::xxh3_128(text.as_bytes())
@@ -280,6 +297,8 @@ struct Chunk {
     dropped: ShardWriter<DroppedTable>,
     functions: ShardWriter<FunctionsTable>,
     bands: ShardWriter<BandsTable>,
+    completion_tokens: ShardWriter<TokenTable>,
+    completion_lines: ShardWriter<LineTable>,
     marker: ChunkMarker,
 }
 
@@ -379,6 +398,8 @@ impl Writer {
                 dropped: ShardWriter::new(&staging, &w("dropped"), big)?,
                 functions: ShardWriter::new(&staging, &w("functions"), big)?,
                 bands: ShardWriter::new(&self.out_dir.join("dedup"), &w("bands"), big)?,
+                completion_tokens: ShardWriter::new(&staging, &w(completion::TOKEN_STAGED), big)?,
+                completion_lines: ShardWriter::new(&staging, &w(completion::LINE_STAGED), big)?,
                 marker: ChunkMarker {
                     repos: Vec::new(),
                     counts: ChunkCounts::default(),
@@ -404,6 +425,7 @@ impl Writer {
             repo.dropped.clear();
             repo.dedup.clear();
             repo.failures.clear();
+            repo.completion = None;
         }
         let (dedup, explain) = (self.dedup, self.explain);
         // Ids are (repository name, path, qualified name, start line): two functions can
@@ -458,6 +480,14 @@ impl Writer {
                 c.functions.push(f)?;
             }
         }
+        if let Some(rows) = &repo.completion {
+            for r in &rows.tokens {
+                c.completion_tokens.push(r)?;
+            }
+            for r in &rows.lines {
+                c.completion_lines.push(r)?;
+            }
+        }
         let funnel = std::mem::take(&mut repo.stats.funnel);
         c.marker.repos.push(RepoRecord {
             index,
@@ -486,6 +516,8 @@ impl Writer {
         finish(c.dropped)?;
         finish(c.functions)?;
         finish(c.bands)?;
+        finish(c.completion_tokens)?;
+        finish(c.completion_lines)?;
         let mut marker = c.marker;
         marker.counts.busy_seconds += t.elapsed().as_secs_f64();
         let path = self.marker_path(self.next_chunk);

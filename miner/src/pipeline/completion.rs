@@ -1,0 +1,515 @@
+//! The code-completion outputs (`--emit completion`), a step of their own on both sides of
+//! the staging area:
+//! - per repository ([`step`]): every Python and Java file's CodeXGLUE token line (see
+//!   [`crate::completion`]) and its line-level cuts, staged per chunk as
+//!   `staging/ctoken-*` and `staging/cline-*`;
+//! - at finalize ([`finalize`]): a file whose token line an earlier file of the run already
+//!   has (input order, so the same for any thread count or rank count) is left out with its
+//!   cuts, and the rest is written as `completion/token-{split}-*.parquet`,
+//!   `completion/line-{split}-*.parquet` and the text files CodeXGLUE's scripts read:
+//!   `completion/{python,java}/{train,dev,test}.txt` and `line_{train,dev,test}.json`, in
+//!   the order of the Parquet rows.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::RecordBatch;
+use codemine_schemas::completion::{
+    FileInfo, LineRow, LineTable, TokenRow, TokenTable, LINE_PREFIX, TOKEN_PREFIX,
+};
+use codemine_schemas::staged::read_batches;
+use codemine_schemas::{ShardOptions, ShardWriter, Split};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
+
+use super::stage::staged_files;
+use crate::completion::{self as cx, line, CompletionLang, Literals};
+use crate::extract::Lang;
+use crate::source::{Reader, RepoError, SourceFile};
+use crate::Error;
+
+/// Staging table names.
+pub const TOKEN_STAGED: &str = "ctoken";
+pub const LINE_STAGED: &str = "cline";
+/// The output folder under `DIR`.
+pub const DIR: &str = "completion";
+
+/// What `--emit completion` asks for.
+#[derive(Clone)]
+pub struct CompletionOptions {
+    pub python: Arc<Literals>,
+    pub java: Arc<Literals>,
+    /// xxh3 of a `--completion-literals` file, for the run's fingerprint.
+    pub literals_digest: Option<u128>,
+    pub seed: u64,
+    /// Line-level cuts per file.
+    pub cuts: usize,
+}
+
+impl std::fmt::Debug for CompletionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "completion(seed {}, cuts {}, literals {:?})",
+            self.seed, self.cuts, self.literals_digest
+        )
+    }
+}
+
+/// The default `--completion-seed`.
+pub const DEFAULT_SEED: u64 = 42;
+
+impl Default for CompletionOptions {
+    fn default() -> Self {
+        Self {
+            python: Arc::new(Literals::py150()),
+            java: Arc::new(Literals::java_corpus()),
+            literals_digest: None,
+            seed: DEFAULT_SEED,
+            cuts: 1,
+        }
+    }
+}
+
+impl CompletionOptions {
+    /// `--completion-literals FILE`: one `literals.json` for both languages.
+    pub fn with_literals(mut self, bytes: &[u8]) -> Result<Self, cx::LiteralsError> {
+        let lits = Arc::new(Literals::from_json(bytes)?);
+        self.python = lits.clone();
+        self.java = lits;
+        self.literals_digest = Some(xxh3_128(bytes));
+        Ok(self)
+    }
+
+    fn literals(&self, lang: CompletionLang) -> &Literals {
+        match lang {
+            CompletionLang::Python => &self.python,
+            CompletionLang::Java => &self.java,
+        }
+    }
+}
+
+/// One repository's completion counts (in its stats and chunk marker).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct RepoCompletion {
+    /// Python and Java files looked at.
+    pub files: usize,
+    pub token_rows: usize,
+    pub line_rows: usize,
+    /// Files without a token line, by reason (`tokenize`, `encoding`, `empty`,
+    /// `line_break`, and the read failures `too_large`, `binary`, `non_utf8`, `read_error`).
+    pub skipped: BTreeMap<String, usize>,
+}
+
+impl RepoCompletion {
+    pub fn add(&mut self, o: &RepoCompletion) {
+        self.files += o.files;
+        self.token_rows += o.token_rows;
+        self.line_rows += o.line_rows;
+        for (k, v) in &o.skipped {
+            *self.skipped.entry(k.clone()).or_default() += v;
+        }
+    }
+}
+
+/// A repository's staged completion rows.
+#[derive(Default)]
+pub struct RepoRows {
+    pub tokens: Vec<TokenRow>,
+    pub lines: Vec<LineRow>,
+    pub counts: RepoCompletion,
+}
+
+fn completion_lang(lang: Lang) -> Option<CompletionLang> {
+    match lang {
+        Lang::Python => Some(CompletionLang::Python),
+        Lang::Java => Some(CompletionLang::Java),
+        Lang::C | Lang::Cpp => None,
+    }
+}
+
+/// The line-level id: the file's key and the cut's token position, 16 hex digits each.
+pub fn line_id(file: &FileInfo, position: usize) -> String {
+    let key = format!("{}\0{}\0{}", file.repo, file.sha, file.path);
+    format!("{:016x}-{position:016x}", xxh3_64(key.as_bytes()))
+}
+
+enum FileOutcome {
+    Rows(TokenRow, Vec<LineRow>),
+    Skipped(String),
+}
+
+/// The completion rows of a repository's Python and Java files, read again from the
+/// snapshot (in parallel, in file order).
+pub fn step(
+    files: &[SourceFile],
+    reader: impl Fn() -> Result<Reader, RepoError> + Sync,
+    info: &FileInfo,
+    opts: &CompletionOptions,
+    max_file_bytes: u64,
+) -> RepoRows {
+    let chosen: Vec<(&SourceFile, CompletionLang)> = files
+        .iter()
+        .filter_map(|f| completion_lang(f.lang).map(|l| (f, l)))
+        .collect();
+    let outcomes: Vec<FileOutcome> = chosen
+        .par_iter()
+        .map_init(&reader, |reader, &(file, lang)| {
+            let reader = match reader {
+                Ok(r) => r,
+                Err(_) => return FileOutcome::Skipped("read_error".into()),
+            };
+            let bytes = match reader.read(file, max_file_bytes) {
+                Ok(b) => b,
+                Err(crate::source::ReadError::TooLarge { .. }) => {
+                    return FileOutcome::Skipped("too_large".into())
+                }
+                Err(_) => return FileOutcome::Skipped("read_error".into()),
+            };
+            if bytes[..bytes.len().min(8000)].contains(&0) {
+                return FileOutcome::Skipped("binary".into());
+            }
+            let Ok(text) = String::from_utf8(bytes) else {
+                return FileOutcome::Skipped("non_utf8".into());
+            };
+            let tokens = match cx::tokens(lang, &text, opts.literals(lang)) {
+                Ok(t) => t,
+                Err(skip) => return FileOutcome::Skipped(skip.kind().into()),
+            };
+            let file_info = FileInfo {
+                path: file.path.clone(),
+                language: lang.name().into(),
+                ..info.clone()
+            };
+            let key = format!("{}/{}", file_info.repo, file_info.path);
+            let lines = line::cuts(&tokens, lang, opts.cuts, opts.seed, &key)
+                .into_iter()
+                .map(|c| LineRow {
+                    id: line_id(&file_info, c.position),
+                    file: file_info.clone(),
+                    input: c.input,
+                    gt: c.gt,
+                    line: u32::try_from(c.line).unwrap_or(u32::MAX),
+                })
+                .collect();
+            FileOutcome::Rows(
+                TokenRow {
+                    file: file_info,
+                    text: cx::token_line(&tokens),
+                },
+                lines,
+            )
+        })
+        .collect();
+    let mut rows = RepoRows::default();
+    rows.counts.files = chosen.len();
+    for o in outcomes {
+        match o {
+            FileOutcome::Rows(t, lines) => {
+                rows.tokens.push(t);
+                rows.lines.extend(lines);
+            }
+            FileOutcome::Skipped(kind) => *rows.counts.skipped.entry(kind).or_default() += 1,
+        }
+    }
+    rows.counts.token_rows = rows.tokens.len();
+    rows.counts.line_rows = rows.lines.len();
+    rows
+}
+
+/// stats.json's `stages.completion`.
+#[derive(Debug, Default, Serialize)]
+pub struct CompletionStage {
+    pub seed: u64,
+    pub cuts: usize,
+    pub files: usize,
+    pub skipped: BTreeMap<String, usize>,
+    /// Files left out because an earlier file of the run has the same token line.
+    pub duplicate_files: usize,
+    pub token_rows: BTreeMap<&'static str, usize>,
+    pub line_rows: BTreeMap<&'static str, usize>,
+}
+
+/// The run-wide settings a rank records for finalize.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Settings {
+    pub seed: u64,
+    pub cuts: usize,
+}
+
+fn split_dir_name(split: Split) -> &'static str {
+    // CodeXGLUE's file names call the validation split `dev`.
+    match split {
+        Split::Train => "train",
+        Split::Valid => "dev",
+        Split::Test => "test",
+    }
+}
+
+/// A text file written whole or not at all: `.NAME.tmp`, renamed when finished.
+struct TextFile {
+    tmp: PathBuf,
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl TextFile {
+    fn create(path: PathBuf) -> Result<Self, Error> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.tmp"));
+        let file = std::fs::File::create(&tmp).map_err(|source| Error::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+        Ok(Self {
+            tmp,
+            path,
+            out: std::io::BufWriter::new(file),
+        })
+    }
+
+    fn line(&mut self, text: &str) -> Result<(), Error> {
+        writeln!(self.out, "{text}").map_err(|source| Error::Io {
+            path: self.tmp.clone(),
+            source,
+        })
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        let io = |source| Error::Io {
+            path: self.tmp.clone(),
+            source,
+        };
+        let file = self.out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&self.tmp, &self.path).map_err(io)
+    }
+}
+
+/// Removes the completion outputs of an earlier run in `out_dir`.
+pub fn clear(out_dir: &Path) -> Result<(), Error> {
+    let dir = out_dir.join(DIR);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(Error::Io { path: dir, source }),
+    }
+}
+
+fn column<'a>(
+    batch: &'a RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<&'a arrow_array::StringArray, Error> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_string_opt::<i32>())
+        .ok_or_else(|| {
+            Error::Incomplete(format!(
+                "{}: no text column {name} (a staging file of another version?)",
+                path.display()
+            ))
+        })
+}
+
+fn file_key(repo: &str, sha: &str, path: &str) -> u128 {
+    xxh3_128(format!("{repo}\0{sha}\0{path}").as_bytes())
+}
+
+fn split_of(name: &str) -> Split {
+    Split::ALL
+        .into_iter()
+        .find(|s| s.as_str() == name)
+        .unwrap_or(Split::Train)
+}
+
+/// The text files of one run, opened as rows arrive.
+struct TextFiles {
+    dir: PathBuf,
+    open: BTreeMap<(String, &'static str, bool), TextFile>,
+}
+
+impl TextFiles {
+    fn get(&mut self, lang: &str, split: Split, line_level: bool) -> Result<&mut TextFile, Error> {
+        use std::collections::btree_map::Entry;
+        match self
+            .open
+            .entry((lang.to_string(), split_dir_name(split), line_level))
+        {
+            Entry::Occupied(e) => Ok(e.into_mut()),
+            Entry::Vacant(e) => {
+                let d = self.dir.join(lang);
+                std::fs::create_dir_all(&d).map_err(|source| Error::Io {
+                    path: d.clone(),
+                    source,
+                })?;
+                let name = if line_level {
+                    format!("line_{}.json", split_dir_name(split))
+                } else {
+                    format!("{}.txt", split_dir_name(split))
+                };
+                Ok(e.insert(TextFile::create(d.join(name))?))
+            }
+        }
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        for (_, f) in self.open {
+            f.finish()?;
+        }
+        Ok(())
+    }
+}
+
+fn file_info(cols: &[&arrow_array::StringArray; 5], i: usize) -> FileInfo {
+    FileInfo {
+        repo: cols[0].value(i).into(),
+        path: cols[1].value(i).into(),
+        sha: cols[2].value(i).into(),
+        language: cols[3].value(i).into(),
+        partition: split_of(cols[4].value(i)),
+    }
+}
+
+fn columns<'a, const N: usize>(
+    batch: &'a RecordBatch,
+    names: [&str; N],
+    path: &Path,
+) -> Result<[&'a arrow_array::StringArray; N], Error> {
+    let mut out = Vec::with_capacity(N);
+    for n in names {
+        out.push(column(batch, n, path)?);
+    }
+    out.try_into()
+        .map_err(|_| Error::Incomplete(format!("{}: columns", path.display())))
+}
+
+const COMMON: [&str; 5] = ["repo", "path", "sha", "language", "partition"];
+
+/// Writes the completion outputs from the staging tables; `None` when the run did not ask
+/// for them (the folder is cleared either way).
+pub fn finalize(
+    out_dir: &Path,
+    settings: Option<&Settings>,
+    counts: &RepoCompletion,
+    shards: ShardOptions,
+) -> Result<Option<CompletionStage>, Error> {
+    clear(out_dir)?;
+    let Some(settings) = settings else {
+        return Ok(None);
+    };
+    let dir = out_dir.join(DIR);
+    std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut stage = CompletionStage {
+        seed: settings.seed,
+        cuts: settings.cuts,
+        files: counts.files,
+        skipped: counts.skipped.clone(),
+        ..Default::default()
+    };
+    let mut text = TextFiles {
+        dir: dir.clone(),
+        open: BTreeMap::new(),
+    };
+
+    // Token level: the first file (in input order) with a given line keeps it.
+    let mut lines_seen: HashSet<u128> = HashSet::new();
+    let mut dropped: HashSet<u128> = HashSet::new();
+    let mut writers = Split::ALL
+        .iter()
+        .map(|&s| {
+            let name = format!("{TOKEN_PREFIX}-{}", s.as_str());
+            Ok((s, ShardWriter::<TokenTable>::new(&dir, &name, shards)?))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    for path in staged_files(out_dir, TOKEN_STAGED)? {
+        for batch in read_batches(&path)? {
+            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            let cols = columns(&batch, COMMON, &path)?;
+            let [line_text] = columns(&batch, ["text"], &path)?;
+            for i in 0..batch.num_rows() {
+                let file = file_info(&cols, i);
+                if !lines_seen.insert(xxh3_128(line_text.value(i).as_bytes())) {
+                    dropped.insert(file_key(&file.repo, &file.sha, &file.path));
+                    stage.duplicate_files += 1;
+                    continue;
+                }
+                text.get(&file.language, file.partition, false)?
+                    .line(line_text.value(i))?;
+                let split = file.partition;
+                let row = TokenRow {
+                    file,
+                    text: line_text.value(i).into(),
+                };
+                if let Some((_, w)) = writers.iter_mut().find(|(s, _)| *s == split) {
+                    w.push(&row)?;
+                }
+            }
+        }
+    }
+    for (split, w) in writers {
+        stage.token_rows.insert(split.as_str(), w.rows());
+        w.finish(false)?;
+    }
+    crate::fault::point("completion tokens streamed");
+
+    let mut writers = Split::ALL
+        .iter()
+        .map(|&s| {
+            let name = format!("{LINE_PREFIX}-{}", s.as_str());
+            Ok((s, ShardWriter::<LineTable>::new(&dir, &name, shards)?))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    for path in staged_files(out_dir, LINE_STAGED)? {
+        for batch in read_batches(&path)? {
+            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            let cols = columns(&batch, COMMON, &path)?;
+            let [id, input, gt] = columns(&batch, ["id", "input", "gt"], &path)?;
+            let line = batch
+                .column_by_name("line")
+                .and_then(|c| c.as_primitive_opt::<arrow_array::types::UInt32Type>())
+                .ok_or_else(|| Error::Incomplete(format!("{}: no line column", path.display())))?;
+            for i in 0..batch.num_rows() {
+                let file = file_info(&cols, i);
+                if dropped.contains(&file_key(&file.repo, &file.sha, &file.path)) {
+                    continue;
+                }
+                let json = serde_json::json!({
+                    "id": id.value(i),
+                    "input": input.value(i),
+                    "gt": gt.value(i),
+                });
+                text.get(&file.language, file.partition, true)?
+                    .line(&json.to_string())?;
+                let split = file.partition;
+                let row = LineRow {
+                    id: id.value(i).into(),
+                    file,
+                    input: input.value(i).into(),
+                    gt: gt.value(i).into(),
+                    line: line.value(i),
+                };
+                if let Some((_, w)) = writers.iter_mut().find(|(s, _)| *s == split) {
+                    w.push(&row)?;
+                }
+            }
+        }
+    }
+    for (split, w) in writers {
+        stage.line_rows.insert(split.as_str(), w.rows());
+        w.finish(false)?;
+    }
+    text.finish()?;
+    crate::fault::point("completion lines streamed");
+    Ok(Some(stage))
+}
