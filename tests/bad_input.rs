@@ -393,3 +393,134 @@ fn special_files_are_skipped_without_being_opened() {
     let skipped = &stats(&out)["stages"]["source"]["skipped"];
     assert_eq!(skipped["special"], if device { 2 } else { 1 });
 }
+
+/// Peak resident memory (KiB) of `codemine ARGS`, measured from outside: a Python parent
+/// runs it and reads `getrusage(RUSAGE_CHILDREN).ru_maxrss`. Returns the peak and whether
+/// the run succeeded.
+fn mine_measured(args: &[&str], cache: &Path) -> (u64, bool) {
+    let script = "import json, resource, subprocess, sys\n\
+                  code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n\
+                  peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n\
+                  print(json.dumps({'peak_kib': peak, 'code': code}))";
+    let bin = binary();
+    let mut all = vec!["-c", script, bin.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = Command::new(python())
+        .args(&all)
+        .env("CODEMINE_CACHE", cache)
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (v["peak_kib"].as_u64().unwrap(), v["code"] == 0)
+}
+
+/// A gzip bomb (3 GiB of zeros in about 3 MB, written as concatenated gzip members, which
+/// gunzip reads as one stream) attached as a coverage report is refused at the default
+/// 1 GiB limit with a `coverage_too_large` failure naming it and the limit, and the run
+/// never holds the inflated text: its peak memory stays far below the bomb's size. The
+/// repository itself is mined. A plain report over `--max-report-bytes` is refused the
+/// same way, and one under it is read.
+#[test]
+fn a_coverage_gzip_bomb_is_refused_in_bounded_memory() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut repo = RepoBuilder::init(&tmp.path().join("calc"));
+    repo.write("calc.py", GOOD_PY);
+    repo.commit("one");
+    let bomb = tmp.path().join("bomb.info.gz");
+    {
+        let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..64 {
+            member.write_all(&zeros).unwrap();
+        }
+        let member = member.finish().unwrap();
+        let mut file = std::io::BufWriter::new(fs::File::create(&bomb).unwrap());
+        for _ in 0..48 {
+            file.write_all(&member).unwrap();
+        }
+        file.flush().unwrap();
+    }
+    let bomb_size = fs::metadata(&bomb).unwrap().len();
+    assert!(bomb_size < 8 << 20, "{bomb_size}");
+    let out = tmp.path().join("out");
+    let (peak_kib, ok) = mine_measured(
+        &[
+            "mine",
+            "--repo",
+            repo.path.to_str().unwrap(),
+            "--coverage",
+            bomb.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--no-dedup",
+        ],
+        &tmp.path().join("cache"),
+    );
+    eprintln!("peak memory refusing the bomb: {} MiB", peak_kib >> 10);
+    assert!(ok, "the run failed");
+    let fails = failures(&out);
+    let too_large = by_kind(&fails, "coverage_too_large");
+    assert_eq!(too_large.len(), 1, "{fails:?}");
+    assert_eq!(too_large[0]["path"], bomb.to_str().unwrap());
+    assert_eq!(too_large[0]["stage"], "enrich");
+    let reason = too_large[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(bomb.to_str().unwrap())
+            && reason.contains("larger than the limit of 1073741824 bytes (--max-report-bytes)"),
+        "{reason}"
+    );
+    // 3 GiB inflated; the run must stay within a small fraction of it.
+    assert!(
+        peak_kib < 256 << 10,
+        "peak memory {} MiB while refusing a 3 GiB bomb",
+        peak_kib >> 10
+    );
+    let rows = shard_rows(&out.join("csn"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["func_name"], "ok");
+
+    // The flag: a 36-byte LCOV report over a 32-byte limit, then under a 1K one.
+    let report = tmp.path().join("calc.info");
+    fs::write(&report, "TN:\nSF:calc.py\nDA:3,2\nend_of_record\n").unwrap();
+    assert_eq!(fs::metadata(&report).unwrap().len(), 36);
+    for (limit, refused) in [("32", true), ("1K", false)] {
+        let out = tmp.path().join(format!("out-{limit}"));
+        let res = codemine(
+            &[
+                "mine",
+                "--repo",
+                repo.path.to_str().unwrap(),
+                "--coverage",
+                report.to_str().unwrap(),
+                "--max-report-bytes",
+                limit,
+                "--out",
+                out.to_str().unwrap(),
+                "--no-dedup",
+            ],
+            &tmp.path().join("cache"),
+        );
+        assert_success(&res);
+        let fails = failures(&out);
+        let node = &read_graph(&out)["nodes"][0];
+        if refused {
+            assert_eq!(by_kind(&fails, "coverage_too_large").len(), 1, "{fails:?}");
+            assert!(fails[0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("larger than the limit of 32 bytes"));
+            assert!(node["test_cov_hits"].is_null());
+        } else {
+            assert!(fails.is_empty(), "{fails:?}");
+            // Line 3 (`return 1`) ran twice.
+            assert_eq!(node["test_cov_hits"], 2);
+        }
+    }
+}

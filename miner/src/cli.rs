@@ -206,6 +206,11 @@ struct MineArgs {
     /// Skip source files larger than this (bytes; K, M, G suffixes allowed).
     #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
     max_file_bytes: u64,
+    /// Refuse coverage reports larger than this once decompressed (bytes; K, M, G suffixes
+    /// allowed): a report is parsed in memory, and a small gzip file can inflate without
+    /// bound. The limit is checked while reading.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_report_bytes: u64,
     /// Roll Parquet shards at this much uncompressed row data (K, M, G suffixes allowed).
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
     shard_size: u64,
@@ -566,6 +571,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     };
     opts.threads = args.threads;
     opts.max_file_bytes = args.max_file_bytes;
+    opts.max_report_bytes = args.max_report_bytes;
     opts.shards.max_shard_bytes = usize::try_from(args.shard_size).unwrap_or(usize::MAX);
     opts.shards.max_shard_rows = args.shard_rows.unwrap_or(usize::MAX);
     opts.split = args.split;

@@ -33,6 +33,7 @@ pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("extract", "read_error"),
     ("extract", "parse_error"),
     ("enrich", "coverage_error"),
+    ("enrich", "coverage_too_large"),
     ("enrich", "history_error"),
 ];
 
@@ -433,6 +434,28 @@ mod tests {
                 | RepoError::Io { .. } => e.kind(),
             };
             assert!(listed("source", kind), "{kind} is not in FAILURE_KINDS");
+        }
+        // Every coverage error's kind.
+        let coverage = [
+            crate::coverage::CoverageError::TooLarge {
+                path: Default::default(),
+                limit: 1,
+                compressed: true,
+            },
+            crate::coverage::CoverageError::UnknownFormat {
+                path: Default::default(),
+                reason: String::new(),
+            },
+        ];
+        for e in &coverage {
+            let kind = match e {
+                crate::coverage::CoverageError::Io { .. }
+                | crate::coverage::CoverageError::Gzip { .. }
+                | crate::coverage::CoverageError::TooLarge { .. }
+                | crate::coverage::CoverageError::UnknownFormat { .. }
+                | crate::coverage::CoverageError::Parse { .. } => e.kind(),
+            };
+            assert!(listed("enrich", kind), "{kind} is not in FAILURE_KINDS");
         }
         // The file and enrich failures the pipeline writes, as string literals.
         let pipeline = include_str!("pipeline/repo.rs");

@@ -6,7 +6,9 @@
 //!
 //! [`read_report`] detects the format from the content, never from the file name; a file
 //! that starts with the gzip magic bytes (`1f 8b`) is decompressed first. A report larger
-//! than [`MAX_REPORT_BYTES`] (decompressed) is refused before it fills the memory.
+//! than the limit (decompressed; [`DEFAULT_MAX_REPORT_BYTES`] unless `mine --max-report-bytes`
+//! says otherwise) is refused while it is read, before it fills the memory: a gzip report is
+//! inflated in a bounded buffer first, and only one known to fit is kept whole.
 //!
 //! | format | written by | what is read |
 //! |---|---|---|
@@ -118,9 +120,9 @@ pub enum CoverageError {
         #[source]
         source: std::io::Error,
     },
-    /// A report (after decompression) larger than [`MAX_REPORT_BYTES`]: a decompression
-    /// bomb, or a report that would not fit in memory.
-    #[error("{}: the report is larger than {limit} bytes{}, so it is not read", path.display(), if *.compressed { " once decompressed" } else { "" })]
+    /// A report (after decompression) larger than the limit (`--max-report-bytes`): a
+    /// decompression bomb, or a report that would not fit in memory.
+    #[error("{}: the report is larger than the limit of {limit} bytes (--max-report-bytes){}, so it is not read", path.display(), if *.compressed { " once decompressed" } else { "" })]
     TooLarge {
         path: PathBuf,
         limit: u64,
@@ -149,6 +151,18 @@ impl CoverageError {
             | CoverageError::TooLarge { path, .. }
             | CoverageError::UnknownFormat { path, .. }
             | CoverageError::Parse { path, .. } => path,
+        }
+    }
+
+    /// The failures.jsonl kind: `coverage_too_large` for a report over the limit,
+    /// `coverage_error` for every other problem.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CoverageError::TooLarge { .. } => "coverage_too_large",
+            CoverageError::Io { .. }
+            | CoverageError::Gzip { .. }
+            | CoverageError::UnknownFormat { .. }
+            | CoverageError::Parse { .. } => "coverage_error",
         }
     }
 
@@ -223,67 +237,166 @@ fn merge_lines(lines: &mut Vec<(u32, u64)>) {
     }
 }
 
-/// The largest report read, in bytes after decompression (4 GiB): reports are held in
-/// memory whole, and a small gzip file can inflate to far more than a machine has.
-pub const MAX_REPORT_BYTES: u64 = 4 << 30;
+/// The default largest report read, in bytes after decompression (1 GiB; `mine
+/// --max-report-bytes`): a report is parsed from memory whole, and a small gzip file can
+/// inflate to far more than a machine has.
+pub const DEFAULT_MAX_REPORT_BYTES: u64 = 1 << 30;
+
+/// How much decompressed text is kept while it is not yet known whether a gzip report fits
+/// under the limit. A larger report is first inflated without keeping anything, to learn
+/// its size, and then once more into a buffer of exactly that size: a decompression bomb
+/// costs time, never more memory than this.
+const INFLATE_PROBE_BYTES: u64 = 16 << 20;
 
 /// Reads a coverage report, detecting its format from the content (gzip is decompressed
-/// first). Reports over [`MAX_REPORT_BYTES`] are an error.
+/// first), with the default limit [`DEFAULT_MAX_REPORT_BYTES`].
 pub fn read_report(path: &Path) -> Result<Report, CoverageError> {
+    read_report_limited(path, DEFAULT_MAX_REPORT_BYTES)
+}
+
+/// [`read_report`] with a limit on the report's size after decompression: a larger report
+/// is a [`CoverageError::TooLarge`], found while reading, so at most `limit` bytes (and a
+/// few buffers) are ever held.
+pub fn read_report_limited(path: &Path, limit: u64) -> Result<Report, CoverageError> {
     let io = |source| CoverageError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    // The size known up front saves the buffer's regrowth; a file that grows while read is
+    let too_large = |compressed| CoverageError::TooLarge {
+        path: path.to_path_buf(),
+        limit,
+        compressed,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut magic = [0u8; 2];
+    let got = read_up_to(&mut file, &mut magic).map_err(io)?;
+    if magic[..got] == GZIP_MAGIC {
+        drop(file);
+        let open = || std::fs::File::open(path).map(std::io::BufReader::new);
+        let data = inflate(path, open, limit, INFLATE_PROBE_BYTES)?;
+        return parse_text(path, &data);
+    }
+    // A file said to be over the limit is refused unread; one that grows while read is
     // still cut at the limit.
-    let known = file
-        .metadata()
-        .map_or(0, |m| m.len())
-        .min(MAX_REPORT_BYTES + 1);
+    let known = file.metadata().map_or(0, |m| m.len());
+    if known > limit {
+        return Err(too_large(false));
+    }
     let mut data = Vec::with_capacity(usize::try_from(known).unwrap_or(0));
-    file.take(MAX_REPORT_BYTES + 1)
+    data.extend_from_slice(&magic[..got]);
+    file.take((limit + 1).saturating_sub(got as u64))
         .read_to_end(&mut data)
         .map_err(io)?;
-    if data.len() as u64 > MAX_REPORT_BYTES {
-        return Err(CoverageError::TooLarge {
-            path: path.to_path_buf(),
-            limit: MAX_REPORT_BYTES,
-            compressed: false,
-        });
+    if data.len() as u64 > limit {
+        return Err(too_large(false));
     }
-    parse_report(path, &data)
+    parse_text(path, &data)
 }
 
-/// Parses a report held in memory; `path` is used for [`Report::path`] and in errors.
+/// The first two bytes of a gzip member.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Fills `buf` as far as the reader goes; the number of bytes read.
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Decompresses the gzip stream that `open` gives (every member, as gunzip does) if it
+/// inflates to at most `limit` bytes. Up to `probe` bytes are kept on the first pass; a
+/// longer stream is counted to its end (or to the limit) without being kept, then inflated
+/// again into a buffer of its exact size, so no more than `max(probe, size)` bytes are
+/// ever held, whatever the stream claims.
+fn inflate<R: Read>(
+    path: &Path,
+    mut open: impl FnMut() -> std::io::Result<R>,
+    limit: u64,
+    probe: u64,
+) -> Result<Vec<u8>, CoverageError> {
+    let gzip = |source| CoverageError::Gzip {
+        path: path.to_path_buf(),
+        source,
+    };
+    let io = |source| CoverageError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let too_large = || CoverageError::TooLarge {
+        path: path.to_path_buf(),
+        limit,
+        compressed: true,
+    };
+    let first = probe.min(limit);
+    let mut decoder = flate2::read::MultiGzDecoder::new(open().map_err(io)?);
+    let mut out = Vec::new();
+    (&mut decoder)
+        .take(first + 1)
+        .read_to_end(&mut out)
+        .map_err(gzip)?;
+    let kept = out.len() as u64;
+    if kept <= first {
+        return Ok(out);
+    }
+    if first == limit {
+        return Err(too_large());
+    }
+    drop(out);
+    let rest = std::io::copy(
+        &mut (&mut decoder).take(limit + 1 - kept),
+        &mut std::io::sink(),
+    )
+    .map_err(gzip)?;
+    let size = kept + rest;
+    if size > limit {
+        return Err(too_large());
+    }
+    drop(decoder);
+    // The second pass: a stream that changed in between is cut at the size first seen
+    // (one byte more tells it changed).
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    flate2::read::MultiGzDecoder::new(open().map_err(io)?)
+        .take(size + 1)
+        .read_to_end(&mut out)
+        .map_err(gzip)?;
+    if out.len() as u64 != size {
+        return Err(io(std::io::Error::other(
+            "the report changed while it was read",
+        )));
+    }
+    Ok(out)
+}
+
+/// Parses a report held in memory (gzip is decompressed first, up to
+/// [`DEFAULT_MAX_REPORT_BYTES`]); `path` is used for [`Report::path`] and in errors.
 pub fn parse_report(path: &Path, data: &[u8]) -> Result<Report, CoverageError> {
-    parse_report_limited(path, data, MAX_REPORT_BYTES)
+    parse_report_limited(path, data, DEFAULT_MAX_REPORT_BYTES)
 }
 
 /// [`parse_report`] with another limit on the decompressed size.
 fn parse_report_limited(path: &Path, data: &[u8], limit: u64) -> Result<Report, CoverageError> {
-    let inflated;
-    let data = if data.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(data)
-            .take(limit + 1)
-            .read_to_end(&mut out)
-            .map_err(|source| CoverageError::Gzip {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if out.len() as u64 > limit {
-            return Err(CoverageError::TooLarge {
-                path: path.to_path_buf(),
-                limit,
-                compressed: true,
-            });
-        }
-        inflated = out;
-        &inflated[..]
+    if data.starts_with(&GZIP_MAGIC) {
+        let inflated = inflate(
+            path,
+            || Ok(std::io::Cursor::new(data)),
+            limit,
+            INFLATE_PROBE_BYTES,
+        )?;
+        parse_text(path, &inflated)
     } else {
-        data
-    };
+        parse_text(path, data)
+    }
+}
+
+/// Parses the text of a report (already decompressed).
+fn parse_text(path: &Path, data: &[u8]) -> Result<Report, CoverageError> {
     // A byte-order mark is no part of any format (serde_json and the LCOV parser would
     // trip on it); it sits on line 1, so line numbers stay right.
     let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);

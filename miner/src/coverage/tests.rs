@@ -428,12 +428,117 @@ fn a_gzip_bomb_stops_at_the_limit() {
     assert!(matches!(e, CoverageError::TooLarge { .. }), "{e}");
     assert_eq!(
         e.to_string(),
-        "bomb.info.gz: the report is larger than 1000000 bytes once decompressed, so it is not read"
+        "bomb.info.gz: the report is larger than the limit of 1000000 bytes (--max-report-bytes) once decompressed, so it is not read"
     );
     assert_eq!(e.path(), Path::new("bomb.info.gz"));
+    assert_eq!(e.kind(), "coverage_too_large");
     // Under the limit it is read.
     let r = parse_report_limited(Path::new("ok.info.gz"), &gz, 20_000_000).unwrap();
     assert_eq!(r.files[0].lines.len(), 1);
+}
+
+#[test]
+fn a_report_longer_than_the_probe_is_counted_then_inflated_once_more() {
+    // Two gzip members (gunzip reads both), 2,000,000 bytes in all, with a 64 kB probe:
+    // over the probe, so the stream is counted and then inflated again.
+    let mut text = String::from("TN:\nSF:a.c\n");
+    let mut line = 0;
+    while text.len() < 999_980 {
+        line += 1;
+        text.push_str(&format!("DA:{line},1\n"));
+    }
+    let pad = |mut s: String| {
+        s.push_str(&" ".repeat(1_000_000 - s.len()));
+        s
+    };
+    let text = pad(text);
+    let second = pad("\nend_of_record\n".to_string());
+    let mut gz = gzip(text.as_bytes());
+    gz.extend(gzip(second.as_bytes()));
+    let open = || Ok(std::io::Cursor::new(&gz[..]));
+    let path = Path::new("two.info.gz");
+    let inflated = inflate(path, open, 2_000_000, 65_536).unwrap();
+    assert_eq!(inflated.len(), 2_000_000);
+    assert_eq!(inflated, format!("{text}{second}").into_bytes());
+    // One byte under the size: refused after counting, nothing kept beyond the probe.
+    let e = inflate(path, open, 1_999_999, 65_536).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CoverageError::TooLarge {
+                limit: 1_999_999,
+                compressed: true,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // A limit under the probe is decided on the first pass.
+    let e = inflate(path, open, 1_000, 65_536).unwrap_err();
+    assert!(
+        matches!(e, CoverageError::TooLarge { limit: 1_000, .. }),
+        "{e}"
+    );
+    let r = parse_report_limited(path, &gz, 2_000_000).unwrap();
+    assert_eq!(r.files[0].lines.len(), line);
+}
+
+#[test]
+fn a_file_over_the_limit_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.info");
+    std::fs::write(&path, "TN:\nSF:a.c\nDA:1,1\nend_of_record\n").unwrap();
+    let e = read_report_limited(&path, 10).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CoverageError::TooLarge {
+                limit: 10,
+                compressed: false,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("larger than the limit of 10 bytes (--max-report-bytes), so"),
+        "{e}"
+    );
+    // 32 bytes: a report exactly at the limit is read, one byte over is not.
+    assert!(matches!(
+        read_report_limited(&path, 31),
+        Err(CoverageError::TooLarge { .. })
+    ));
+    assert_eq!(
+        read_report_limited(&path, 32).unwrap().files[0].lines,
+        [(1, 1)]
+    );
+    // gzip on disk goes through the same bounded inflation.
+    let gz = dir.path().join("big.info.gz");
+    std::fs::write(&gz, gzip(b"TN:\nSF:a.c\nDA:1,1\nend_of_record\n")).unwrap();
+    assert!(matches!(
+        read_report_limited(&gz, 10),
+        Err(CoverageError::TooLarge {
+            compressed: true,
+            ..
+        })
+    ));
+    assert!(matches!(
+        read_report_limited(&gz, 31),
+        Err(CoverageError::TooLarge { .. })
+    ));
+    assert_eq!(
+        read_report_limited(&gz, 32).unwrap().files[0].lines,
+        [(1, 1)]
+    );
+    // A one-byte file is not mistaken for gzip.
+    let one = dir.path().join("one.info");
+    std::fs::write(&one, "\x1f").unwrap();
+    assert!(matches!(
+        read_report_limited(&one, 10),
+        Err(CoverageError::UnknownFormat { .. })
+    ));
 }
 
 #[test]

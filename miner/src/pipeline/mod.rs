@@ -41,6 +41,8 @@ pub struct MineOptions {
     pub threads: usize,
     /// Files larger than this are skipped (and recorded) without being read.
     pub max_file_bytes: u64,
+    /// Coverage reports larger than this after decompression are refused while read.
+    pub max_report_bytes: u64,
     pub shards: ShardOptions,
     pub split: SplitRatios,
     /// How `.h` headers are parsed.
@@ -90,6 +92,7 @@ impl MineOptions {
             },
             threads: 0,
             max_file_bytes: 1 << 20,
+            max_report_bytes: crate::coverage::DEFAULT_MAX_REPORT_BYTES,
             shards: ShardOptions::default(),
             split: SplitRatios::default(),
             headers: HeaderMode::Auto,

@@ -162,6 +162,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             spec,
             &files,
             &opts.coverage_strip_prefixes,
+            opts.max_report_bytes,
             &units,
             &mut graph,
         ) {
@@ -177,7 +178,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
                         source: stats.source.clone(),
                         path: Some(e.path().display().to_string()),
                         stage: "enrich",
-                        kind: "coverage_error",
+                        kind: e.kind(),
                         reason: e.to_string(),
                     });
                 }
@@ -382,13 +383,14 @@ fn attach_coverage(
     spec: &RepoSpec,
     files: &[&str],
     strip: &[String],
+    max_report_bytes: u64,
     units: &[SourceUnit],
     graph: &mut callgraph::Graph,
 ) -> Result<(CoverageStats, usize), Vec<CoverageError>> {
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     for path in &spec.coverage {
-        match coverage::read_report(path) {
+        match coverage::read_report_limited(path, max_report_bytes) {
             Ok(r) => reports.push(r),
             Err(e) => errors.push(e),
         }

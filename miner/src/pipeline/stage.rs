@@ -245,7 +245,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|s| format!("{}|{:?}", s.display(), s.coverage))
         .collect();
     let text = format!(
-        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {:?} {}\n{filter:?}",
+        "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {} {:?} {}\n{filter:?}",
         repos,
         opts.rank,
         opts.world_size,
@@ -257,6 +257,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         opts.dedup,
         opts.explain,
         opts.max_file_bytes,
+        opts.max_report_bytes,
         opts.source.depth,
         opts.date_zone.name(),
     );
@@ -565,5 +566,14 @@ mod tests {
         let utc = fingerprint(&specs, &opts);
         opts.date_zone = "Europe/Moscow".parse().expect("a zone");
         assert_ne!(utc, fingerprint(&specs, &opts));
+    }
+
+    #[test]
+    fn the_report_limit_is_part_of_the_fingerprint() {
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let before = fingerprint(&specs, &opts);
+        opts.max_report_bytes = 1 << 20;
+        assert_ne!(before, fingerprint(&specs, &opts));
     }
 }
