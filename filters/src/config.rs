@@ -78,6 +78,9 @@ pub struct FilterConfig {
     pub max_calls_num: Option<u64>,
     /// The time zone of `YYYY-MM-DD` bounds and of the `dd.mm.YYYY` dates written (UTC).
     pub date_timezone: Option<DateZone>,
+    /// Keep only functions whose file's license is one of these (SPDX ids, `permissive`,
+    /// `copyleft`).
+    pub licenses: Option<Vec<String>>,
 }
 
 impl FilterConfig {
@@ -137,6 +140,7 @@ impl FilterConfig {
             default_excludes: overrides.default_excludes.or(self.default_excludes),
             max_calls_num: overrides.max_calls_num.or(self.max_calls_num),
             date_timezone: overrides.date_timezone.or(self.date_timezone),
+            licenses: overrides.licenses.or(self.licenses),
         }
     }
 
@@ -222,6 +226,10 @@ pub struct FilterArgs {
     /// (+03:00). Default UTC.
     #[arg(long, value_name = "TZ", value_parser = parse_zone)]
     pub date_timezone: Option<DateZone>,
+    /// Keep only functions whose file's license is allowed: SPDX ids and the groups
+    /// `permissive` and `copyleft` (comma-separated); unknown licenses are dropped.
+    #[arg(long, value_name = "LICENSE,...", value_delimiter = ',')]
+    pub licenses: Option<Vec<String>>,
 }
 
 impl FilterArgs {
@@ -252,6 +260,7 @@ impl FilterArgs {
             default_excludes: self.no_default_excludes.then_some(false),
             max_calls_num: self.max_calls_num,
             date_timezone: self.date_timezone.clone(),
+            licenses: self.licenses.clone(),
         }
     }
 }

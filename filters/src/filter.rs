@@ -43,6 +43,7 @@ enum Rule {
     CallsNum {
         max: u64,
     },
+    License(crate::license::Allowed),
     Coverage {
         min: u64,
     },
@@ -68,6 +69,7 @@ impl Rule {
             Rule::SyntaxError => "syntax_error",
             Rule::English => "english",
             Rule::CallsNum { .. } => "calls_num",
+            Rule::License(_) => "license",
             Rule::Coverage { .. } => "coverage",
             Rule::KnownLastCommit => "known_last_commit",
             Rule::Since(_) => "since",
@@ -95,6 +97,7 @@ impl Rule {
             Rule::SyntaxError => !f.syntax_error,
             Rule::English => f.docstring.is_none_or(english::keeps),
             Rule::CallsNum { max } => f.calls_num <= *max,
+            Rule::License(allowed) => allowed.keeps(f.license),
             // No coverage data cannot show the hits.
             Rule::Coverage { min } => f
                 .test_cov_hits
@@ -127,6 +130,7 @@ impl Rule {
             Rule::BodyLines { min, max } => json!({ "min": min, "max": max }),
             Rule::DocstringTokens { min, max } => json!({ "min": min, "max": max }),
             Rule::CallsNum { max } => json!({ "max": max }),
+            Rule::License(allowed) => json!({ "licenses": allowed.names }),
             Rule::Coverage { min } => json!({ "min": min }),
             Rule::Since(d) => json!({ "date": d.as_str(), "first_second": d.first_second() }),
             Rule::Until(d) => json!({ "date": d.as_str(), "last_second": d.last_second() }),
@@ -305,6 +309,11 @@ impl Filter {
         }
         if let Some(max) = cfg.max_calls_num.or(yabloco.then_some(7)) {
             rules.push(Rule::CallsNum { max });
+        }
+        if let Some(names) = &cfg.licenses {
+            let allowed = crate::license::Allowed::parse(names)
+                .map_err(|e| FilterError::invalid("licenses", e))?;
+            rules.push(Rule::License(allowed));
         }
         // YABLoCo: `test_cov_hits > 0`, i.e. at least 1.
         if let Some(min) = cfg.min_coverage_hits.or(yabloco.then_some(1)) {

@@ -49,6 +49,7 @@
 //! | `require_docstring` | `require_docstring` | it has a non-blank docstring |
 //! | `docstring_tokens` | `min_docstring_tokens`, `max_docstring_tokens` | its summary's token count is within the bounds |
 //! | `calls_num` | `max_calls_num` | it has at most that many distinct callers |
+//! | `license` | `licenses` | its file's license expression is allowed (SPDX ids, `permissive`, `copyleft`; `A OR B` needs one, `A AND B` both; unknown fails) |
 //! | `coverage` | `min_coverage_hits` | coverage data exists and has at least that many hits |
 //! | `since` | `since` | its last commit is on or after the date |
 //! | `until` | `until` | its last commit is on or before the date (a `YYYY-MM-DD` day counts whole) |
@@ -60,7 +61,7 @@
 //! Evaluation order (rule names in stats and in dropped rows): `languages`,
 //! `path_exclude`, `test_in_name`, `special_method`, `test_in_path_or_name`, `lines`,
 //! `body_lines`, `require_docstring`, `docstring_tokens`, `yabloco_docstring`,
-//! `docstring_markup`, `syntax_error`, `english`, `calls_num`, `coverage`; then the
+//! `docstring_markup`, `syntax_error`, `english`, `calls_num`, `license`, `coverage`; then the
 //! history rules `known_last_commit`, `since`, `until`.
 //!
 //! # Path excludes
@@ -93,6 +94,7 @@ pub mod english;
 mod error;
 mod filter;
 mod funnel;
+pub mod license;
 pub mod rules;
 
 pub use config::{FilterArgs, FilterConfig, Preset};
@@ -140,4 +142,6 @@ pub struct FunctionView<'a> {
     pub last_commit: Option<i64>,
     /// Shallow clone: `last_commit` is only an upper bound of the true date.
     pub last_commit_bounded: bool,
+    /// The SPDX expression of the file's license, when one was found.
+    pub license: Option<&'a str>,
 }

@@ -23,6 +23,7 @@ fn good() -> FunctionView<'static> {
         test_cov_hits: Some(5),
         last_commit: Some(1_650_000_000),
         last_commit_bounded: false,
+        license: Some("MIT"),
     }
 }
 

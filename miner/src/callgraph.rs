@@ -249,6 +249,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 dropped_by: None,
                 cluster_id: None,
                 duplicate_of: None,
+                license: None,
             });
 
             rows.context.push(

@@ -124,6 +124,9 @@ pub struct RepoStats {
     /// The last-commit walk, when history was asked for and the repository has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryStats>,
+    /// The repository's own license (its root folder's) and the license step's counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<crate::pipeline::licenses::RepoLicense>,
     /// The completion step's counts, with `--emit completion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion: Option<crate::pipeline::completion::RepoCompletion>,

@@ -149,3 +149,16 @@ fn no_license() {
     assert!(is_license_file("UNLICENSE") && is_license_file("license.rst"));
     assert!(!is_license_file("README") && !is_license_file("src"));
 }
+
+/// psf/requests' LICENSE is Apache-2.0 without its appendix, which askalono alone scores as
+/// Pixar's modified Apache-2.0: the Apache trademark clause decides.
+#[test]
+fn apache_without_its_appendix_is_apache() {
+    let full = common("Apache-2.0");
+    let cut = full.split("APPENDIX").next().unwrap();
+    assert!(cut.len() + 500 < full.len());
+    assert_eq!(
+        root(&repo(&[("LICENSE", cut)])).as_deref(),
+        Some("Apache-2.0")
+    );
+}

@@ -46,6 +46,7 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
         s("dropped_by", true),
         Field::new("cluster_id", DataType::UInt64, true),
         Field::new("duplicate_of", DataType::UInt64, true),
+        s("license", true),
     ]))
 });
 
@@ -86,6 +87,9 @@ pub struct NodeRow {
     pub cluster_id: Option<u64>,
     /// The keeper's id when dedup removed this function from the CSN and YABLoCo shapes.
     pub duplicate_of: Option<u64>,
+    /// The SPDX expression of the file's license (its own header, else the nearest folder's
+    /// license files and manifests); null when none was found.
+    pub license: Option<String>,
 }
 
 #[derive(Default)]
@@ -104,6 +108,7 @@ pub struct NodesTable {
     syntax_error: BooleanBuilder,
     dropped_by: StringBuilder,
     clusters: [UInt64Builder; 2],
+    license: StringBuilder,
     rows: usize,
     bytes: usize,
 }
@@ -149,6 +154,7 @@ impl Table for NodesTable {
         self.dropped_by.append_option(r.dropped_by.as_deref());
         self.clusters[0].append_option(r.cluster_id);
         self.clusters[1].append_option(r.duplicate_of);
+        self.license.append_option(r.license.as_deref());
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
         self.rows += 1;
     }
@@ -176,6 +182,7 @@ impl Table for NodesTable {
         cols.push(Arc::new(self.syntax_error.finish()));
         cols.push(Arc::new(self.dropped_by.finish()));
         cols.extend(shard::finish_each(&mut self.clusters));
+        cols.push(Arc::new(self.license.finish()));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)

@@ -21,6 +21,7 @@ pub mod completion;
 pub mod csn;
 pub mod dedup;
 pub mod dropped;
+pub mod repositories;
 mod shard;
 pub mod staged;
 pub mod yabloco;

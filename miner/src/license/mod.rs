@@ -50,7 +50,25 @@ pub fn identify(text: &str) -> Option<(String, f32)> {
     let found = result.license?;
     // The store keeps deprecated ids (`GPL-2.0+`): give the current one.
     let id = manifest::parse(found.name).map_or_else(|| found.name.to_string(), |e| e.to_string());
-    Some((id, result.score))
+    Some((base_license(&id, text).unwrap_or(id), result.score))
+}
+
+/// Licenses that are a common license's text with a clause changed: askalono can score the
+/// variant higher when a file leaves out a part of the common text (Apache-2.0 without its
+/// appendix matches Pixar's modified Apache-2.0 better), so the common license is taken when
+/// the text has the clause only it has. (variant, common license, its clause)
+const VARIANTS: &[(&str, &str, &str)] = &[(
+    "Pixar",
+    "Apache-2.0",
+    "except as required for reasonable and customary use",
+)];
+
+fn base_license(id: &str, text: &str) -> Option<String> {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    VARIANTS
+        .iter()
+        .find(|(variant, _, clause)| *variant == id && flat.contains(clause))
+        .map(|(_, base, _)| base.to_string())
 }
 
 /// Whether a file name is a license file: `LICENSE`, `LICENCE`, `COPYING` with any suffix

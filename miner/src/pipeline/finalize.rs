@@ -27,6 +27,7 @@ use codemine_schemas::callgraph::{EdgesTable, NodesTable};
 use codemine_schemas::csn::{self as csn_schema, CsnTable};
 use codemine_schemas::dedup::read_functions;
 use codemine_schemas::dropped::DroppedTable;
+use codemine_schemas::repositories::{RepositoriesTable, RepositoryRow};
 use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{clear_shards, shard_files, ShardOptions, ShardWriter, Split, Table};
@@ -155,7 +156,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     }
     // No stats.json while the final tables are rewritten: its presence means complete.
     output::remove_side_files(out_dir)?;
-    for dir in ["csn", "yabloco", "callgraph", "dropped"] {
+    for dir in ["csn", "yabloco", "callgraph", "dropped", "repositories"] {
         clear_shards(&out_dir.join(dir))?;
     }
 
@@ -189,6 +190,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         counts.busy_seconds += marker.counts.busy_seconds;
     }
     let failures = failures.finish()?;
+    let repositories = write_repositories(out_dir, &stats, shards)?;
 
     let (decisions, clusters) = Decisions::read(out_dir)?;
     let decide = |id| decisions.get(id);
@@ -284,6 +286,11 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         write.dropped_rows = rows;
         write.shards.entry("dropped").or_default().extend(files);
     }
+    write
+        .shards
+        .entry("repositories")
+        .or_default()
+        .extend(repositories);
     write.band_rows = counts.band_rows;
     write.same_id_skipped = counts.same_id_skipped + same_id;
     for table in ["bands", "clusters"] {
@@ -322,6 +329,29 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         failures,
         resumed: 0,
     })
+}
+
+/// The repositories table: every mined repository (not failed, not listed twice) with its
+/// license; one shard even when empty, so the schema is there to read.
+fn write_repositories(
+    out_dir: &Path,
+    stats: &Stats,
+    shards: ShardOptions,
+) -> Result<Vec<String>, Error> {
+    let mut w =
+        ShardWriter::<RepositoriesTable>::new(&out_dir.join("repositories"), "data", shards)?;
+    for r in stats.repositories.iter().filter(|r| r.status == "mined") {
+        let l = r.license.as_ref();
+        w.push(&RepositoryRow {
+            repo: r.repo.clone(),
+            url: r.source.clone(),
+            sha: r.sha.clone(),
+            license: l.and_then(|l| l.license.clone()),
+            confidence: l.and_then(|l| l.confidence),
+            license_file: l.and_then(|l| l.license_file.clone()),
+        })?;
+    }
+    Ok(file_names(&w.finish(true)?))
 }
 
 /// Writes the dataset card, then stats.json: the last file of a complete output.

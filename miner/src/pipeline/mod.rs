@@ -15,6 +15,7 @@
 pub mod completion;
 mod dedup;
 mod finalize;
+pub mod licenses;
 pub mod lock;
 mod repo;
 mod stage;

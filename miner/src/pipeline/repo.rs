@@ -69,6 +69,8 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         }
     }
     progress.repo_listed(&name, snap.files.len());
+    let (licenses, repo_license) = super::licenses::detect(&snap);
+    stats.license = Some(repo_license);
 
     let split = csn::partition(&name, opts.split);
     stats.partition = Some(split.as_str());
@@ -92,7 +94,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             || (snap.reader(), Extractor::default()),
             |(reader, ex), file| {
                 let t = Instant::now();
-                let r = parse_file(reader, ex, file, opts.max_file_bytes);
+                let r = parse_file(reader, ex, file, opts.max_file_bytes, &licenses);
                 progress.file_done();
                 (r, t.elapsed().as_secs_f64())
             },
@@ -100,6 +102,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         .collect();
 
     let mut units = Vec::new();
+    let mut unit_licenses: Vec<Option<String>> = Vec::new();
     let mut blobs = Vec::new();
     let mut failures = Vec::new();
     let mut busy = 0.0;
@@ -124,6 +127,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
                 blobs.push(file.blob());
+                unit_licenses.push(p.license);
                 units.push(SourceUnit {
                     path: file.path.clone(),
                     lang: file.lang,
@@ -151,6 +155,13 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     let (edges, counts) = resolve::resolve(&units);
     let mut graph = callgraph::build(&name, &units, &edges);
     drop(edges);
+    let per_node = units
+        .iter()
+        .zip(&unit_licenses)
+        .flat_map(|(u, l)| std::iter::repeat_n(l, u.functions.len()));
+    for (node, l) in graph.nodes.iter_mut().zip(per_node) {
+        node.license.clone_from(l);
+    }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
@@ -458,6 +469,7 @@ fn for_each_view(
             test_cov_hits: node.test_cov_hits,
             last_commit: node.last_commit,
             last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
+            license: node.license.as_deref(),
         });
     }
 }
@@ -582,6 +594,8 @@ struct Parsed {
     info: FileInfo,
     dropped_syntax_error: usize,
     has_errors: bool,
+    /// The file's license ([`super::licenses::for_file`]).
+    license: Option<String>,
 }
 
 /// Git's heuristic: a NUL byte in the first 8000 bytes means binary.
@@ -594,6 +608,7 @@ fn parse_file(
     ex: &mut Extractor,
     file: &SourceFile,
     limit: u64,
+    licenses: &crate::license::Licenses,
 ) -> FileResult {
     let reader = reader.as_ref().map_err(|e| ("read_error", e.to_string()))?;
     let bytes = reader.read(file, limit).map_err(|e| match e {
@@ -619,6 +634,7 @@ fn parse_file(
         .extract(file.lang, text)
         .map_err(|e| ("parse_error", e.to_string()))?;
     Ok(Parsed {
+        license: super::licenses::for_file(licenses, &file.path, text),
         bytes: size,
         functions: out.functions,
         info: out.info,

@@ -5,6 +5,7 @@ mod repo;
 mod spec;
 
 pub use repo::{
-    cache_path, open, ReadError, Reader, RepoError, Skipped, Snapshot, SourceFile, SourceOptions,
+    cache_path, open, LicenseFile, ReadError, Reader, RepoError, Skipped, Snapshot, SourceFile,
+    SourceOptions,
 };
 pub use spec::{parse_repo_arg, read_manifest, redact, Location, RepoSpec};

@@ -110,8 +110,19 @@ pub struct Snapshot {
     /// Whether the location is a remote URL (a GitHub one gets `blob` URLs in rows).
     pub remote_host: Option<String>,
     pub files: Vec<SourceFile>,
+    /// The license files and package manifests ([`crate::license::wanted`]), read by the
+    /// license step; they are not source files.
+    pub license_files: Vec<LicenseFile>,
     pub skipped: Skipped,
     access: Access,
+}
+
+/// A license file or package manifest of a snapshot.
+#[derive(Debug, Clone)]
+pub struct LicenseFile {
+    /// `/`-separated, relative to the repository root.
+    pub path: String,
+    oid: Option<Oid>,
 }
 
 #[derive(Debug, Clone)]
@@ -138,11 +149,18 @@ pub enum ReadError {
 impl Reader {
     /// The bytes of `file`, refusing files over `limit` bytes before reading them.
     pub fn read(&self, file: &SourceFile, limit: u64) -> Result<Vec<u8>, ReadError> {
+        self.read_at(&file.path, file.oid, limit)
+    }
+
+    /// The bytes of a license file or manifest, as [`Reader::read`].
+    pub fn read_license(&self, file: &LicenseFile, limit: u64) -> Result<Vec<u8>, ReadError> {
+        self.read_at(&file.path, file.oid, limit)
+    }
+
+    fn read_at(&self, path: &str, oid: Option<Oid>, limit: u64) -> Result<Vec<u8>, ReadError> {
         match self {
             Reader::Git(repo) => {
-                let oid = file
-                    .oid
-                    .ok_or_else(|| ReadError::Unreadable("no object id".into()))?;
+                let oid = oid.ok_or_else(|| ReadError::Unreadable("no object id".into()))?;
                 let odb = repo
                     .odb()
                     .map_err(|e| ReadError::Unreadable(e.message().to_string()))?;
@@ -160,7 +178,7 @@ impl Reader {
                     .map_err(|e| ReadError::Unreadable(e.message().to_string()))?;
                 Ok(blob.content().to_vec())
             }
-            Reader::Disk(root) => read_regular(&root.join(&file.path), limit),
+            Reader::Disk(root) => read_regular(&root.join(path), limit),
         }
     }
 }
@@ -356,6 +374,7 @@ fn resolve<'r>(
 fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError> {
     let tree = commit.tree().map_err(|e| corrupt(display, e))?;
     let mut files = Vec::new();
+    let mut license_files = Vec::new();
     let mut skipped = Skipped::default();
     // libgit2 walks the tree with its own iteration, not on our stack.
     tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
@@ -376,6 +395,13 @@ fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError>
                     lang,
                     oid: Some(entry.id()),
                 }),
+                None if crate::license::wanted(&path) => {
+                    skipped.unsupported += 1;
+                    license_files.push(LicenseFile {
+                        path,
+                        oid: Some(entry.id()),
+                    });
+                }
                 None => skipped.unsupported += 1,
             },
         }
@@ -383,12 +409,14 @@ fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError>
     })
     .map_err(|e| corrupt(display, e))?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    license_files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Snapshot {
         name: String::new(),
         display: display.to_string(),
         sha: Some(commit.id().to_string()),
         remote_host: None,
         files,
+        license_files,
         skipped,
         access: Access::Disk(PathBuf::new()),
     })
@@ -396,6 +424,7 @@ fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError>
 
 fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
     let mut files = Vec::new();
+    let mut license_files = Vec::new();
     let mut skipped = Skipped::default();
     // Symlinks are never followed: one pointing outside the folder must not be read.
     let walk = walkdir::WalkDir::new(root)
@@ -428,17 +457,22 @@ fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
                 lang,
                 oid: None,
             });
+        } else if crate::license::wanted(&path) {
+            skipped.unsupported += 1;
+            license_files.push(LicenseFile { path, oid: None });
         } else {
             skipped.unsupported += 1;
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    license_files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Snapshot {
         name: String::new(),
         display: display.to_string(),
         sha: None,
         remote_host: None,
         files,
+        license_files,
         skipped,
         access: Access::Disk(root.to_path_buf()),
     })
