@@ -502,9 +502,9 @@ fn large_components_are_clustered_as_brute_force_jaccard_says() {
         component[s] = s;
         let mut stack = vec![s];
         while let Some(a) = stack.pop() {
-            for b in 0..n {
-                if component[b] == usize::MAX && near(a, b) {
-                    component[b] = s;
+            for (b, c) in component.iter_mut().enumerate() {
+                if *c == usize::MAX && near(a, b) {
+                    *c = s;
                     stack.push(b);
                 }
             }

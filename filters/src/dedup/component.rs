@@ -12,7 +12,7 @@
 //!   an element of their prefixes), instead of comparing the keeper with every remaining
 //!   member.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::shingle::jaccard_at_least;
 use super::{Prepared, UnionFind};
@@ -53,13 +53,13 @@ impl BucketJoiner {
     /// component, as if every pair had been checked: when a member is reached, each other
     /// component of the bucket is tried member by member until one pair verifies, and a
     /// component already holding the member needs no check. `rejected` remembers pairs
-    /// (smaller, larger) below the threshold, across bands.
+    /// below the threshold across bands, keyed by [`pair_key`].
     pub(super) fn join(
         &mut self,
         bucket: impl Iterator<Item = u32>,
         input: &NearInput<'_>,
         uf: &mut UnionFind,
-        rejected: &mut HashSet<(u32, u32)>,
+        rejected: &mut HashSet<u64>,
         counts: &mut PairCounts,
     ) {
         let mut used = 0;
@@ -77,7 +77,7 @@ impl BucketJoiner {
                 }
                 for &b in members {
                     // Members are walked in ascending order, so `b < a`.
-                    if rejected.contains(&(b, a)) {
+                    if rejected.contains(&pair_key(b, a)) {
                         continue;
                     }
                     counts.candidate += 1;
@@ -91,7 +91,7 @@ impl BucketJoiner {
                         self.joined.push(g);
                         break;
                     }
-                    rejected.insert((b, a));
+                    rejected.insert(pair_key(b, a));
                 }
             }
             // `a` and the groups it reached are now one component: one group again.
@@ -121,6 +121,12 @@ impl BucketJoiner {
             }
         }
     }
+}
+
+/// The key of a pair of representatives in the rejected set: one u64, hashed in one step
+/// (the set takes tens of millions of pairs on large, varied components).
+pub(super) fn pair_key(smaller: u32, larger: u32) -> u64 {
+    u64::from(smaller) << 32 | u64::from(larger)
 }
 
 /// Whether `m` joins the star of keeper `k`: the keeper's tokens, or both have shingles and

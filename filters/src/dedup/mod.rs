@@ -40,7 +40,7 @@ mod shingle;
 mod signature;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -318,7 +318,7 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
         .iter()
         .map(|&i| items[i as usize].shingles.as_slice())
         .collect();
-    let mut rejected: HashSet<(u32, u32)> = HashSet::new();
+    let mut rejected: foldhash::HashSet<u64> = foldhash::HashSet::default();
     let mut counts = PairCounts::default();
     let mut joiner = BucketJoiner::default();
     let input = NearInput {
