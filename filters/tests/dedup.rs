@@ -421,3 +421,153 @@ fn chains_are_cut_so_every_removal_is_near_its_keeper() {
     assert_eq!(out.stats.cluster_sizes.get(&2), Some(&1));
     assert_eq!(out.stats.cluster_sizes.get(&1), Some(&1));
 }
+
+/// Large components cut into many stars, checked against a brute-force reference computed
+/// here from the definitions (every pair's Jaccard by set intersection, components by
+/// flood fill, stars by the keeper rule), not from the tool's own output. Band 0 puts every
+/// item in one bucket, so every pair is a candidate and the reference components are
+/// exact; band 1 makes smaller, overlapping buckets that are joined across components.
+#[test]
+fn large_components_are_clustered_as_brute_force_jaccard_says() {
+    use codemine_filters::dedup::{cluster, BandTable, Prepared};
+    use std::collections::HashSet;
+
+    // Three token streams; an item is a window of 17, 20 or 24 shingles of one of them, at
+    // a multiple of 3. Windows of 17, 3 apart, are exactly at the threshold (14/20 = 0.7);
+    // longer windows reach further: chains of a few hundred items in which a keeper only
+    // holds its near neighbours, with many pairs at or just below the threshold.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let streams: Vec<Vec<u64>> = (0..3)
+        .map(|_| (0..2400).map(|_| next()).collect())
+        .collect();
+    let mut items: Vec<Prepared> = Vec::new();
+    for i in 0..900u64 {
+        let r = next();
+        let stream = (i % 3) as usize;
+        let start = (r % 60) as usize * 3;
+        let len = [17, 20, 24][(r >> 32) as usize % 3];
+        let window = &streams[stream][start..start + len];
+        let tiny = r % 41 == 0;
+        let mut shingles = window.to_vec();
+        shingles.sort_unstable();
+        items.push(Prepared {
+            id: next(),
+            // Equal windows have equal tokens: exact copies. Tiny items share three keys.
+            exact: if tiny {
+                u128::MAX - u128::from(r % 3)
+            } else {
+                (stream as u128) << 64 | (start as u128) << 8 | len as u128
+            },
+            shingles: if tiny { Vec::new() } else { shingles },
+            has_docstring: r % 4 != 0,
+            last_commit: (r % 5 != 0).then_some((r >> 8) as i64 % 50),
+            partition: (r % 3) as u8,
+        });
+    }
+    let params = DedupParams::bigcode();
+    let mut bands = BandTable::new(items.len(), params.bands);
+    for (i, item) in items.iter().enumerate() {
+        bands.set(i, 0, 7);
+        bands.set(i, 1, item.id % 5);
+        for band in 2..params.bands {
+            bands.set(i, band, item.id.wrapping_add(band as u64));
+        }
+    }
+
+    // Reference. Near: shared * 10 >= 7 * union (threshold 0.7, exact in integers).
+    let sets: Vec<HashSet<u64>> = items
+        .iter()
+        .map(|it| it.shingles.iter().copied().collect())
+        .collect();
+    let near = |a: usize, b: usize| {
+        items[a].exact == items[b].exact
+            || (!sets[a].is_empty() && !sets[b].is_empty() && {
+                let shared = sets[a].intersection(&sets[b]).count();
+                let union = sets[a].len() + sets[b].len() - shared;
+                shared * 10 >= 7 * union
+            })
+    };
+    let n = items.len();
+    let mut component = vec![usize::MAX; n];
+    for s in 0..n {
+        if component[s] != usize::MAX {
+            continue;
+        }
+        component[s] = s;
+        let mut stack = vec![s];
+        while let Some(a) = stack.pop() {
+            for (b, c) in component.iter_mut().enumerate() {
+                if *c == usize::MAX && near(a, b) {
+                    *c = s;
+                    stack.push(b);
+                }
+            }
+        }
+    }
+    // Keeper rule: docstring first, then the latest commit (unknown last), then smallest id.
+    let rank = |i: usize| {
+        let it = &items[i];
+        (
+            !it.has_docstring,
+            it.last_commit.map_or(i64::MAX, |t| -t),
+            it.id,
+        )
+    };
+    let mut keeper = vec![usize::MAX; n];
+    let mut largest = 0;
+    for c in (0..n).filter(|&c| component[c] == c) {
+        let mut members: Vec<usize> = (0..n).filter(|&i| component[i] == c).collect();
+        largest = largest.max(members.len());
+        members.sort_by_key(|&i| rank(i));
+        for (pos, &k) in members.iter().enumerate() {
+            if keeper[k] != usize::MAX {
+                continue;
+            }
+            for &m in &members[pos..] {
+                if keeper[m] == usize::MAX && (m == k || near(m, k)) {
+                    keeper[m] = k;
+                }
+            }
+        }
+    }
+    let mut size = vec![0usize; n];
+    for &k in &keeper {
+        size[k] += 1;
+    }
+    let expected_cluster: Vec<Option<u64>> = (0..n)
+        .map(|i| (size[keeper[i]] >= 2).then_some(items[keeper[i]].id))
+        .collect();
+    let expected_duplicate: Vec<Option<u64>> = (0..n)
+        .map(|i| (keeper[i] != i).then_some(items[keeper[i]].id))
+        .collect();
+    let expected_partition: Vec<u8> = (0..n).map(|i| items[keeper[i]].partition).collect();
+    let stars = (0..n).filter(|&i| keeper[i] == i && size[i] >= 2).count();
+    assert!(
+        largest >= 150,
+        "a component large enough for the index: {largest}"
+    );
+    assert!(stars >= 50, "many stars per component: {stars}");
+
+    let out = cluster(&items, &bands, &params, 2).expect("cluster");
+    for i in 0..n {
+        assert_eq!(
+            out.cluster_id[i], expected_cluster[i],
+            "cluster of item {i}"
+        );
+        assert_eq!(
+            out.duplicate_of[i], expected_duplicate[i],
+            "keeper of item {i}"
+        );
+        assert_eq!(
+            out.partition[i], expected_partition[i],
+            "partition of item {i}"
+        );
+        assert_eq!(out.exact[i], items[i].exact == items[keeper[i]].exact);
+    }
+}

@@ -20,6 +20,13 @@
 //!    way. Every removed item is thus a verified near-duplicate of its own keeper, and no
 //!    two keepers of a component are near-duplicates of each other.
 //!
+//! Both pairwise definitions are computed without visiting every pair of a large
+//! component (thousands of near-identical generated functions): a bucket's members are
+//! checked against each other component of the bucket rather than each earlier member,
+//! and a keeper's star is found through an inverted index of shingle prefixes (see
+//! `component`). The clusters are the same; only `candidate_pairs` and `near_pairs`
+//! count fewer checks.
+//!
 //! # Keeper rule
 //! Keepers are chosen by a total order that depends only on the items: the one with
 //! a docstring first, then the most recent `last_commit` (unknown dates last), then the
@@ -28,16 +35,18 @@
 //! spans train, valid and test.
 
 pub mod literal;
+mod component;
 mod params;
 mod shingle;
 mod signature;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
+use component::{stars_of, BucketJoiner, NearInput, PairCounts};
 pub use params::DedupParams;
 pub use shingle::{is_content_token, jaccard, sequence_hash, shingle_set};
 pub use signature::SUPPORTED_PERMUTATIONS;
@@ -310,8 +319,14 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
         .iter()
         .map(|&i| items[i as usize].shingles.as_slice())
         .collect();
-    let mut rejected: HashSet<(u32, u32)> = HashSet::new();
-    let (mut candidate_pairs, mut near_pairs) = (0u64, 0u64);
+    let mut rejected: foldhash::HashSet<u64> = foldhash::HashSet::default();
+    let mut counts = PairCounts::default();
+    let mut joiner = BucketJoiner::default();
+    let input = NearInput {
+        reps: &reps,
+        sets: &sets,
+        threshold: params.threshold,
+    };
     let mut bucket_keys: Vec<(u64, u32)> = Vec::with_capacity(reps.len());
     for band in 0..params.bands {
         bucket_keys.clear();
@@ -322,28 +337,16 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
         );
         bucket_keys.par_sort_unstable();
         for bucket in bucket_keys.chunk_by(|a, b| a.0 == b.0) {
-            for (x, &(_, a)) in bucket.iter().enumerate() {
-                for &(_, b) in &bucket[x + 1..] {
-                    let (ia, ib) = (reps[a as usize] as usize, reps[b as usize] as usize);
-                    // Already joined pairs cannot change the components: skip them.
-                    if uf.find(ia) == uf.find(ib) || rejected.contains(&(a, b)) {
-                        continue;
-                    }
-                    candidate_pairs += 1;
-                    if shingle::jaccard_at_least(
-                        sets[a as usize],
-                        sets[b as usize],
-                        params.threshold,
-                    ) {
-                        near_pairs += 1;
-                        uf.union(ia, ib);
-                    } else {
-                        rejected.insert((a, b));
-                    }
-                }
+            if bucket.len() >= 2 {
+                let members = bucket.iter().map(|&(_, r)| r);
+                joiner.join(members, &input, &mut uf, &mut rejected, &mut counts);
             }
         }
     }
+    let PairCounts {
+        candidate: candidate_pairs,
+        near: near_pairs,
+    } = counts;
     drop(sets);
 
     // Clusters and keepers. A component can chain functions that are far apart (a and c
@@ -429,32 +432,6 @@ fn run(items: &[Prepared], band_table: &BandTable, params: &DedupParams) -> Outc
             minhash_rs_version: MINHASH_RS_VERSION,
         },
     }
-}
-
-/// Cuts one component (its members sorted by the keeper rule, best first) into stars, as
-/// (member, keeper) pairs.
-fn stars_of(items: &[Prepared], group: &[usize], threshold: f64) -> Vec<(usize, usize)> {
-    let mut out = Vec::with_capacity(group.len());
-    let mut remaining: Vec<usize> = group.to_vec();
-    while let Some((&keeper, rest)) = remaining.split_first() {
-        out.push((keeper, keeper));
-        let k = &items[keeper];
-        let mut next = Vec::new();
-        for &m in rest {
-            let item = &items[m];
-            let near = item.exact == k.exact
-                || (!item.shingles.is_empty()
-                    && !k.shingles.is_empty()
-                    && shingle::jaccard_at_least(&item.shingles, &k.shingles, threshold));
-            if near {
-                out.push((m, keeper));
-            } else {
-                next.push(m);
-            }
-        }
-        remaining = next;
-    }
-    out
 }
 
 /// Union-find with path halving and union by size.
