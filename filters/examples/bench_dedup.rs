@@ -25,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::process::Command;
 use std::time::Instant;
 
+use codemine_filters::dedup::literal::{canonical, Spelling};
 use codemine_filters::dedup::{dedup, jaccard, shingle_set, DedupParams, Item};
 use rayon::prelude::*;
 use regex::Regex;
@@ -163,12 +164,25 @@ fn real_functions() -> Vec<Vec<String>> {
         let files = git_files(&format!("{root}/{repo}/repo"), exts);
         let before = all.len();
         for (path, src) in files {
-            if path.ends_with(".py") {
-                all.extend(python_functions(&re, &src));
+            // Literals in one spelling, as the pipeline's dedup tokens have them.
+            let spelling = if path.ends_with(".py") {
+                Spelling::Python
+            } else if path.ends_with(".java") {
+                Spelling::UnderscoreDigits
+            } else {
+                Spelling::QuoteDigits
+            };
+            let functions = if path.ends_with(".py") {
+                python_functions(&re, &src)
             } else {
                 // C preprocessor lines look like comments to `lex` (`#`): fine, they are not code.
-                all.extend(brace_functions(&lex(&re, &src)));
-            }
+                brace_functions(&lex(&re, &src))
+            };
+            all.extend(functions.into_iter().map(|f| {
+                f.iter()
+                    .map(|t| canonical(t, spelling).into_owned())
+                    .collect::<Vec<String>>()
+            }));
         }
         eprintln!("{repo}: {} functions", all.len() - before);
     }
