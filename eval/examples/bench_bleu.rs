@@ -191,9 +191,15 @@ fn main() {
     let gold = dir.path().join("test.gold");
     std::fs::write(&pred, preds.join("\n") + "\n").expect("write");
     std::fs::write(&gold, refs.join("\n") + "\n").expect("write");
+    let load = || {
+        std::fs::read_to_string("/proc/loadavg")
+            .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
     println!(
-        "{n} generated examples; rayon threads: {}; columns: {}",
+        "{n} generated examples; rayon threads: {}; load average {}; columns: {}",
         rayon::current_num_threads(),
+        load(),
         BLEU_ALL.join(" ")
     );
     let rust = codemine(&pred, &gold);
@@ -202,6 +208,7 @@ fn main() {
         _ => None,
     };
     print_pair("generated", &rust, py.as_ref());
+    println!("load average {}", load());
 
     if let (true, Some(src)) = (rq, &src) {
         let mut sets: Vec<(String, String, String)> = vec![(
