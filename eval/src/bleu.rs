@@ -115,6 +115,8 @@ impl Matches {
 
 /// A value of nltk's smoothing arithmetic: an exact `Fraction` (numerator, denominator) or
 /// a float, combined as Python combines them (a float anywhere makes the result a float).
+/// Exact arithmetic that would overflow u128 (hypotheses of millions of tokens) goes to
+/// floats instead, within an ulp or so of nltk.
 #[derive(Debug, Clone, Copy)]
 enum Num {
     Frac(u128, u128),
@@ -128,10 +130,10 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
-/// `Fraction(n, d)` reduced; `None` on overflow (then the caller goes to floats).
-fn frac(n: u128, d: u128) -> Option<Num> {
+/// `Fraction(n, d)` in lowest terms.
+fn frac(n: u128, d: u128) -> Num {
     let g = gcd(n, d).max(1);
-    Some(Num::Frac(n / g, d / g))
+    Num::Frac(n / g, d / g)
 }
 
 impl Num {
@@ -166,7 +168,7 @@ impl Num {
             let exact = (|| {
                 let g = gcd(b, d).max(1);
                 let num = a.checked_mul(d / g)?.checked_add(c.checked_mul(b / g)?)?;
-                frac(num, b.checked_mul(d / g)?)
+                Some(frac(num, b.checked_mul(d / g)?))
             })();
             if let Some(v) = exact {
                 return v;
@@ -179,7 +181,7 @@ impl Num {
         if let (Num::Frac(a, b), Num::Frac(c, d)) = (self, o) {
             if let Some(v) = a
                 .checked_mul(c)
-                .and_then(|n| b.checked_mul(d).and_then(|d| frac(n, d)))
+                .and_then(|n| b.checked_mul(d).map(|d| frac(n, d)))
             {
                 return v;
             }
@@ -192,7 +194,7 @@ impl Num {
             if c != 0 {
                 if let Some(v) = a
                     .checked_mul(d)
-                    .and_then(|n| b.checked_mul(c).and_then(|d| frac(n, d)))
+                    .and_then(|n| b.checked_mul(c).map(|d| frac(n, d)))
                 {
                     return v;
                 }

@@ -451,9 +451,9 @@ fn bleu_sentence_scorer(param: &str) -> Result<Box<dyn Scorer>, Error> {
 
 fn simple_scorer(name: &str) -> Option<Box<dyn Scorer>> {
     let s: Box<dyn Scorer> = match name {
-        "bleu_dcom" => Box::new(BleuVariant::Sentence(Smoothing::Method0)),
+        "bleu_dcom" => Box::new(BleuVariant::Dcom),
         "bleu_fc" => Box::new(BleuVariant::Corpus),
-        "bleu_dc" => Box::new(BleuVariant::Sentence(Smoothing::Method4)),
+        "bleu_dc" => Box::new(BleuVariant::Dc),
         "bleu_cn" => Box::new(BleuVariant::CodeNn),
         "bleu_ncs" => Box::new(BleuVariant::Google),
         "bleu_rc" => Box::new(BleuVariant::Rencos),
@@ -593,8 +593,11 @@ impl Scorer for CorpusBleu {
 /// what the script prints (0-100, unrounded), computed in its order of operations.
 #[derive(Clone, Copy)]
 enum BleuVariant {
-    /// nltk `sentence_bleu` averaged with `np.mean` (BLEU-DCOM is method 0); BLEU-DC
-    /// (method 4) sums and divides instead, as the script does.
+    /// BLEU-DCOM: nltk `sentence_bleu` without smoothing, `np.mean`.
+    Dcom,
+    /// BLEU-DC: nltk `sentence_bleu` with method 4, a running sum divided by the count.
+    Dc,
+    /// `bleu_sentence:method=N`: nltk `sentence_bleu` with method N, `np.mean`.
     Sentence(Smoothing),
     /// nltk `corpus_bleu` (BLEU-FC).
     Corpus,
@@ -609,8 +612,8 @@ enum BleuVariant {
 impl Scorer for BleuVariant {
     fn name(&self) -> &'static str {
         match self {
-            Self::Sentence(Smoothing::Method0) => "bleu_dcom",
-            Self::Sentence(Smoothing::Method4) => "bleu_dc",
+            Self::Dcom => "bleu_dcom",
+            Self::Dc => "bleu_dc",
             Self::Sentence(m) => BLEU_SENTENCE[usize::from(m.number())],
             Self::Corpus => "bleu_fc",
             Self::CodeNn => "bleu_cn",
@@ -665,14 +668,17 @@ impl Scorer for BleuVariant {
                 aggregate,
             }
         };
+        let sentence = |m: Smoothing, np: bool| {
+            let v = matches()
+                .par_iter()
+                .map(|s| bleu::nltk_sentence_bleu_from(s, m))
+                .collect();
+            per_example_mean(v, np)
+        };
         Ok(match *self {
-            Self::Sentence(m) => {
-                let v = matches()
-                    .par_iter()
-                    .map(|s| bleu::nltk_sentence_bleu_from(s, m))
-                    .collect();
-                per_example_mean(v, m != Smoothing::Method4)
-            }
+            Self::Dcom => sentence(Smoothing::Method0, true),
+            Self::Dc => sentence(Smoothing::Method4, false),
+            Self::Sentence(m) => sentence(m, true),
             Self::Google => per_example_mean(
                 matches().par_iter().map(bleu::google_bleu_from).collect(),
                 true,
@@ -911,6 +917,32 @@ mod tests {
         );
         assert!(!gen.iter().any(|n| n.starts_with("meteor")));
         assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn bleu_all_and_the_sentence_parameter() {
+        let names = expand(&["rouge_l", "bleu_all", "cider"]);
+        assert_eq!(names.len(), 8);
+        assert_eq!(&names[1..7], BLEU_ALL.map(String::from).as_slice());
+        let s = scorers(&["bleu_all"], &MetricConfig::default()).unwrap();
+        let got: Vec<&str> = s.iter().map(|s| s.name()).collect();
+        assert_eq!(got, BLEU_ALL);
+        for n in 0..8 {
+            let name = format!("bleu_sentence:method={n}");
+            let s = scorers(&[name.as_str()], &MetricConfig::default()).unwrap();
+            assert_eq!(s[0].name(), name);
+            assert_eq!(info(&name).map(|i| i.task), Some(Task::Summarization));
+        }
+        for bad in [
+            "bleu_sentence:method=8",
+            "bleu_sentence:k=5",
+            "bleu_sentence",
+        ] {
+            let err = scorers(&[bad], &MetricConfig::default()).err().unwrap();
+            assert!(matches!(err, Error::Usage(_)), "{bad}: {err}");
+        }
+        assert!(info("bleu_all").is_some() && info("bleu_rc").is_some());
+        assert!(info("bleu_nope").is_none());
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub fn codesum() -> Result<CodeSum, String> {
         &t,
     ])
     .map_err(|e| {
+        let _ = std::fs::remove_dir_all(&tmp);
         format!(
             "the BLEU reference tests run CodeSumEvaluation's own code, and cloning it failed \
              ({e}). Without network access, point CODEMINE_CODESUM_DIR at a clone or git \
