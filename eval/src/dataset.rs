@@ -190,7 +190,7 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         let tasks: Vec<Task> = opts
             .metrics
             .iter()
-            .filter_map(|m| metric::METRICS.iter().find(|i| i.name == m))
+            .filter_map(|m| metric::info(m))
             .map(|i| i.task)
             .collect();
         tasks

@@ -3,7 +3,8 @@
 //!
 //! - [`summarization`]: code → docstring metrics (CodeXGLUE smoothed BLEU, nltk corpus
 //!   BLEU, ROUGE-L, METEOR, CIDEr); [`wordnet`]: the WordNet database of METEOR's synonym
-//!   stage.
+//!   stage; [`bleu`]: the six BLEU variants code-summarization papers report (Shi et al.,
+//!   ICSE 2022) and nltk's sentence BLEU with each smoothing method.
 //! - [`generation`]: docstring + context → body metrics (exact match, edit similarity).
 //! - [`codebleu`]: CodeBLEU for Python, Java, C and C++.
 //! - [`pytext`], [`pytokenize`]: the parts of CPython the references depend on (string
@@ -28,6 +29,7 @@
 
 use std::path::PathBuf;
 
+pub mod bleu;
 pub mod codebleu;
 pub mod dataset;
 pub mod generation;

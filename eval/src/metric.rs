@@ -25,7 +25,11 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use rayon::prelude::*;
+
+use crate::bleu::{self, Smoothing};
 use crate::codebleu::{self, CodeBleuScore, CodeBleuStats, Language, Weights};
+use crate::pytext::py_split;
 use crate::summarization::{self as sum, MeteorStages};
 use crate::wordnet::{self, WordNet};
 use crate::{generation as gen, Error, Task};
@@ -104,6 +108,42 @@ pub const METRICS: &[MetricInfo] = &[
         task: Task::Summarization,
         default: true,
         about: "nltk corpus_bleu, whitespace tokens, no smoothing, 0-1",
+    },
+    MetricInfo {
+        name: "bleu_dcom",
+        task: Task::Summarization,
+        default: false,
+        about: "BLEU-DCOM (Shi et al. 2022; DeepCom's reported BLEU): nltk sentence_bleu, no smoothing, averaged; CodeSumEvaluation evaluate.py, 0-100",
+    },
+    MetricInfo {
+        name: "bleu_fc",
+        task: Task::Summarization,
+        default: false,
+        about: "BLEU-FC (funcom's Ba, CoCoGUM): nltk corpus_bleu, no smoothing; CodeSumEvaluation evaluate.py, 0-100",
+    },
+    MetricInfo {
+        name: "bleu_dc",
+        task: Task::Summarization,
+        default: false,
+        about: "BLEU-DC (EMSE-DeepCom): nltk sentence_bleu with smoothing method4, averaged; CodeSumEvaluation evaluate.py, 0-100",
+    },
+    MetricInfo {
+        name: "bleu_cn",
+        task: Task::Summarization,
+        default: false,
+        about: "BLEU-CN (CodeNN; CodeBERT's is the same): CodeNN bleu.py smoothed sentence BLEU-4 on NIST-normalized text, averaged; CodeSumEvaluation evaluate.py, 0-100",
+    },
+    MetricInfo {
+        name: "bleu_ncs",
+        task: Task::Summarization,
+        default: false,
+        about: "BLEU-NCS (NeuralCodeSum, Ahmad et al. 2020): Google compute_bleu(smooth=True) per example, averaged; CodeSumEvaluation evaluate.py, 0-100",
+    },
+    MetricInfo {
+        name: "bleu_rc",
+        task: Task::Summarization,
+        default: false,
+        about: "BLEU-RC (Rencos): pycocoevalcap-style per-example BLEU-4 (1e-15/1e-9 guards), averaged; CodeSumEvaluation evaluate.py, 0-100",
     },
     MetricInfo {
         name: "rouge_l",
@@ -203,6 +243,66 @@ pub const METRICS: &[MetricInfo] = &[
     },
 ];
 
+/// Names that stand for several metrics or take a parameter, listed after [`METRICS`].
+pub const FAMILIES: &[MetricInfo] = &[
+    MetricInfo {
+        name: "bleu_all",
+        task: Task::Summarization,
+        default: false,
+        about: "shorthand for the six BLEU variants of Shi et al. 2022: bleu_dcom,bleu_fc,bleu_dc,bleu_cn,bleu_ncs,bleu_rc",
+    },
+    MetricInfo {
+        name: "bleu_sentence:method=N",
+        task: Task::Summarization,
+        default: false,
+        about: "nltk sentence_bleu with SmoothingFunction().methodN (N 0-7), averaged, 0-100; method=0 is bleu_dcom, method=4 bleu_dc",
+    },
+];
+
+/// The six BLEU variants `bleu_all` stands for, in CodeSumEvaluation's order.
+pub const BLEU_ALL: [&str; 6] = [
+    "bleu_dcom",
+    "bleu_fc",
+    "bleu_dc",
+    "bleu_cn",
+    "bleu_ncs",
+    "bleu_rc",
+];
+
+/// The names `bleu_sentence:method=N` reports under.
+const BLEU_SENTENCE: [&str; 8] = [
+    "bleu_sentence:method=0",
+    "bleu_sentence:method=1",
+    "bleu_sentence:method=2",
+    "bleu_sentence:method=3",
+    "bleu_sentence:method=4",
+    "bleu_sentence:method=5",
+    "bleu_sentence:method=6",
+    "bleu_sentence:method=7",
+];
+
+/// The description of a metric name as given on the command line: a metric, a shorthand or
+/// a parameterized name (`bleu_sentence:method=3`).
+pub fn info(name: &str) -> Option<&'static MetricInfo> {
+    if name.starts_with("bleu_sentence:") {
+        return FAMILIES
+            .iter()
+            .find(|m| m.name.starts_with("bleu_sentence:"));
+    }
+    METRICS.iter().chain(FAMILIES).find(|m| m.name == name)
+}
+
+/// The metric names with the shorthands expanded (`bleu_all` to its six), in order.
+pub fn expand<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    names
+        .iter()
+        .flat_map(|n| match n.as_ref() {
+            "bleu_all" => BLEU_ALL.iter().map(|s| s.to_string()).collect(),
+            other => vec![other.to_string()],
+        })
+        .collect()
+}
+
 /// The metrics that read the examples' code.
 pub fn needs_code(name: &str) -> bool {
     matches!(name, "side" | "side_reference")
@@ -266,7 +366,8 @@ pub fn scorer(name: &str) -> Option<Box<dyn Scorer>> {
     s.pop()
 }
 
-/// The metrics called `names`, in order. The CodeBLEU family among them shares its
+/// The metrics called `names`, in order (shorthands such as `bleu_all` expanded, see
+/// [`expand`]). The CodeBLEU family among them shares its
 /// per-example statistics, so they should score one batch (another batch is detected by
 /// its contents and parsed again). [`Error::Usage`] names an unknown metric.
 pub fn scorers<S: AsRef<str>>(
@@ -275,10 +376,13 @@ pub fn scorers<S: AsRef<str>>(
 ) -> Result<Vec<Box<dyn Scorer>>, Error> {
     let shared = SharedCodeBleu::default();
     let mut side_model: Option<Arc<codemine_side::Side>> = None;
-    names
+    expand(names)
         .iter()
         .map(|n| {
-            let n = n.as_ref();
+            let n = n.as_str();
+            if let Some(param) = n.strip_prefix("bleu_sentence:") {
+                return bleu_sentence_scorer(param);
+            }
             if needs_code(n) {
                 let model = match &side_model {
                     Some(m) => m.clone(),
@@ -320,7 +424,7 @@ pub fn scorers<S: AsRef<str>>(
                     shared: shared.clone(),
                 }) as Box<dyn Scorer>),
                 None => simple_scorer(n).ok_or_else(|| {
-                    let known: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
+                    let known: Vec<&str> = METRICS.iter().chain(FAMILIES).map(|m| m.name).collect();
                     Error::Usage(format!(
                         "unknown metric `{n}`; metrics: {}",
                         known.join(", ")
@@ -331,8 +435,28 @@ pub fn scorers<S: AsRef<str>>(
         .collect()
 }
 
+/// `bleu_sentence:method=N`: nltk's sentence BLEU with smoothing method N.
+fn bleu_sentence_scorer(param: &str) -> Result<Box<dyn Scorer>, Error> {
+    let method = param
+        .strip_prefix("method=")
+        .and_then(|n| n.parse::<u8>().ok())
+        .and_then(Smoothing::from_number)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "`bleu_sentence:{param}`: say bleu_sentence:method=N with N one of nltk's smoothing methods 0-7"
+            ))
+        })?;
+    Ok(Box::new(BleuVariant::Sentence(method)))
+}
+
 fn simple_scorer(name: &str) -> Option<Box<dyn Scorer>> {
     let s: Box<dyn Scorer> = match name {
+        "bleu_dcom" => Box::new(BleuVariant::Dcom),
+        "bleu_fc" => Box::new(BleuVariant::Corpus),
+        "bleu_dc" => Box::new(BleuVariant::Dc),
+        "bleu_cn" => Box::new(BleuVariant::CodeNn),
+        "bleu_ncs" => Box::new(BleuVariant::Google),
+        "bleu_rc" => Box::new(BleuVariant::Rencos),
         "smoothed_bleu" => Box::new(PerExample("smoothed_bleu", 1.0, |p, r| {
             Ok(sum::smoothed_bleu(p, r))
         })),
@@ -460,6 +584,138 @@ impl Scorer for CorpusBleu {
             aggregate: Aggregate::Corpus(Box::new(move |rows| {
                 sum::corpus_bleu_from_stats(rows.iter().map(|&i| &stats[i]))
             })),
+        })
+    }
+}
+
+/// A BLEU variant of CodeSumEvaluation's `evaluate.py`, or nltk's sentence BLEU with any
+/// smoothing method. Per-example values are the implementation's own (0-1); aggregates are
+/// what the script prints (0-100, unrounded), computed in its order of operations.
+#[derive(Clone, Copy)]
+enum BleuVariant {
+    /// BLEU-DCOM: nltk `sentence_bleu` without smoothing, `np.mean`.
+    Dcom,
+    /// BLEU-DC: nltk `sentence_bleu` with method 4, a running sum divided by the count.
+    Dc,
+    /// `bleu_sentence:method=N`: nltk `sentence_bleu` with method N, `np.mean`.
+    Sentence(Smoothing),
+    /// nltk `corpus_bleu` (BLEU-FC).
+    Corpus,
+    /// CodeNN's smoothed BLEU (BLEU-CN).
+    CodeNn,
+    /// Google's smoothed `compute_bleu` per example (BLEU-NCS).
+    Google,
+    /// Rencos's per-example BLEU-4 (BLEU-RC).
+    Rencos,
+}
+
+impl Scorer for BleuVariant {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Dcom => "bleu_dcom",
+            Self::Dc => "bleu_dc",
+            Self::Sentence(m) => BLEU_SENTENCE[usize::from(m.number())],
+            Self::Corpus => "bleu_fc",
+            Self::CodeNn => "bleu_cn",
+            Self::Google => "bleu_ncs",
+            Self::Rencos => "bleu_rc",
+        }
+    }
+
+    fn score(&self, batch: &Batch<'_>) -> Result<MetricScores, Error> {
+        let (preds, refs) = (batch.predictions, batch.references);
+        if preds.len() != refs.len() {
+            return Err(Error::Data(format!(
+                "{}: {} predictions and {} references",
+                self.name(),
+                preds.len(),
+                refs.len()
+            )));
+        }
+        let matches = || -> Vec<bleu::Matches> {
+            preds
+                .par_iter()
+                .zip(refs.par_iter())
+                .map(|(p, r)| bleu::Matches::new(&py_split(r), &py_split(p)))
+                .collect()
+        };
+        let np_mean_x100 = |v: Arc<Vec<f64>>| -> Aggregate {
+            Aggregate::Corpus(Box::new(move |rows| {
+                let sel: Vec<f64> = rows.iter().map(|&i| v[i]).collect();
+                bleu::np_mean(&sel) * 100.0
+            }))
+        };
+        let per_example_mean = |v: Vec<f64>, np: bool| -> MetricScores {
+            let v = Arc::new(v);
+            let aggregate = if np {
+                np_mean_x100(v.clone())
+            } else {
+                // BLEU-DC: `all_score += score` from 0.0, then / count * 100.
+                let v = v.clone();
+                Aggregate::Corpus(Box::new(move |rows| {
+                    if rows.is_empty() {
+                        return 0.0;
+                    }
+                    let mut all = 0.0;
+                    for &i in rows {
+                        all += v[i];
+                    }
+                    all / rows.len() as f64 * 100.0
+                }))
+            };
+            MetricScores {
+                per_example: Some(v.to_vec()),
+                aggregate,
+            }
+        };
+        let sentence = |m: Smoothing, np: bool| {
+            let v = matches()
+                .par_iter()
+                .map(|s| bleu::nltk_sentence_bleu_from(s, m))
+                .collect();
+            per_example_mean(v, np)
+        };
+        Ok(match *self {
+            Self::Dcom => sentence(Smoothing::Method0, true),
+            Self::Dc => sentence(Smoothing::Method4, false),
+            Self::Sentence(m) => sentence(m, true),
+            Self::Google => per_example_mean(
+                matches().par_iter().map(bleu::google_bleu_from).collect(),
+                true,
+            ),
+            Self::Rencos => per_example_mean(
+                matches().par_iter().map(bleu::rencos_bleu4_from).collect(),
+                true,
+            ),
+            Self::Corpus => {
+                let stats = sum::corpus_bleu_stats(preds, refs);
+                MetricScores {
+                    per_example: None,
+                    aggregate: Aggregate::Corpus(Box::new(move |rows| {
+                        sum::corpus_bleu_from_stats(rows.iter().map(|&i| &stats[i])) * 100.0
+                    })),
+                }
+            }
+            Self::CodeNn => {
+                let values: Vec<bleu::CodennValue> = preds
+                    .par_iter()
+                    .zip(refs.par_iter())
+                    .map(|(p, r)| bleu::codenn_example(&py_split(r), &py_split(p)))
+                    .collect();
+                let per_example = values
+                    .iter()
+                    .map(|v| match v {
+                        bleu::CodennValue::Score(s) => *s,
+                        _ => f64::NAN,
+                    })
+                    .collect();
+                MetricScores {
+                    per_example: Some(per_example),
+                    aggregate: Aggregate::Corpus(Box::new(move |rows| {
+                        bleu::codenn_aggregate(rows.iter().map(|&i| &values[i]))
+                    })),
+                }
+            }
         })
     }
 }
@@ -661,6 +917,32 @@ mod tests {
         );
         assert!(!gen.iter().any(|n| n.starts_with("meteor")));
         assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn bleu_all_and_the_sentence_parameter() {
+        let names = expand(&["rouge_l", "bleu_all", "cider"]);
+        assert_eq!(names.len(), 8);
+        assert_eq!(&names[1..7], BLEU_ALL.map(String::from).as_slice());
+        let s = scorers(&["bleu_all"], &MetricConfig::default()).unwrap();
+        let got: Vec<&str> = s.iter().map(|s| s.name()).collect();
+        assert_eq!(got, BLEU_ALL);
+        for n in 0..8 {
+            let name = format!("bleu_sentence:method={n}");
+            let s = scorers(&[name.as_str()], &MetricConfig::default()).unwrap();
+            assert_eq!(s[0].name(), name);
+            assert_eq!(info(&name).map(|i| i.task), Some(Task::Summarization));
+        }
+        for bad in [
+            "bleu_sentence:method=8",
+            "bleu_sentence:k=5",
+            "bleu_sentence",
+        ] {
+            let err = scorers(&[bad], &MetricConfig::default()).err().unwrap();
+            assert!(matches!(err, Error::Usage(_)), "{bad}: {err}");
+        }
+        assert!(info("bleu_all").is_some() && info("bleu_rc").is_some());
+        assert!(info("bleu_nope").is_none());
     }
 
     #[test]

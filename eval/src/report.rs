@@ -18,15 +18,11 @@ use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use serde_json::{json, Map, Value};
 
-use crate::metric::METRICS;
+use crate::metric;
 use crate::{Error, Evaluation};
 
 fn about(name: &str) -> &'static str {
-    METRICS
-        .iter()
-        .find(|m| m.name == name)
-        .map(|m| m.about)
-        .unwrap_or("")
+    metric::info(name).map(|m| m.about).unwrap_or("")
 }
 
 fn metric_values(ev: &Evaluation, rows: &[usize]) -> Map<String, Value> {

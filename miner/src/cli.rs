@@ -484,7 +484,8 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
 
 fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     if args.list_metrics {
-        for m in codemine_eval::metric::METRICS {
+        use codemine_eval::metric::{FAMILIES, METRICS};
+        for m in METRICS.iter().chain(FAMILIES) {
             println!(
                 "{:<24} {:<14} {}{}",
                 m.name,
