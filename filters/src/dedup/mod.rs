@@ -34,8 +34,8 @@
 //! input order. Every member of a cluster takes the keeper's partition, so no cluster
 //! spans train, valid and test.
 
-pub mod literal;
 mod component;
+pub mod literal;
 mod params;
 mod shingle;
 mod signature;
