@@ -50,9 +50,11 @@ fn file_url_is_cloned_into_the_cache_then_fetched() {
 
     // The cache holds one bare clone; mark it to see that the next run reuses it.
     let cache = tmp.path().join("cache");
+    // Clones only: each has its lock file (`ENTRY.git.lock`) beside it.
     let clones: Vec<_> = fs::read_dir(&cache)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "git"))
         .collect();
     assert_eq!(clones.len(), 1);
     fs::write(clones[0].join("codemine-test-marker"), "x").unwrap();
@@ -436,6 +438,7 @@ fn depth_makes_shallow_clones_and_a_later_full_run_deepens_them() {
         let clones: Vec<_> = fs::read_dir(&cache)
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "git"))
             .collect();
         assert_eq!(clones.len(), 1, "{clones:?}");
         clones[0].clone()
