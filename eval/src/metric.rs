@@ -15,7 +15,7 @@
 //! let preds = vec!["return a + b".to_string()];
 //! let refs = vec!["return a+b".to_string()];
 //! let langs = vec![Some("python".to_string())];
-//! let batch = Batch { predictions: &preds, references: &refs, languages: &langs };
+//! let batch = Batch { predictions: &preds, references: &refs, languages: &langs, codes: &[] };
 //! let s = scorer("edit_sim").unwrap().score(&batch).unwrap();
 //! assert!(s.aggregate(&[0]) > 90.0);
 //! ```
