@@ -23,6 +23,7 @@ pub mod dedup;
 pub mod dropped;
 mod shard;
 pub mod staged;
+pub mod tokens;
 pub mod yabloco;
 
 pub use shard::{

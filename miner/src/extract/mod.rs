@@ -26,6 +26,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
 
+pub use codemine_schemas::tokens::Tokens;
+
 /// A supported source language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -311,7 +313,7 @@ pub struct Function {
     pub code: String,
     pub docstring: Option<String>,
     /// Leaf tokens of the definition, the docstring excluded.
-    pub code_tokens: Vec<String>,
+    pub code_tokens: Tokens,
     /// The enclosing scopes' qualified name (`Outer.Inner` for a method of `Inner`,
     /// `ns::Foo` for a C++ method defined out of class); empty at top level.
     pub scope: String,
@@ -680,7 +682,7 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
 
 #[derive(Default)]
 struct Walked {
-    tokens: Vec<String>,
+    tokens: Tokens,
     calls: Vec<CallSite>,
     locals: Vec<(String, String)>,
 }
@@ -690,13 +692,17 @@ struct Walked {
 /// out), the call sites and the typed local declarations. Calls and locals inside a nested
 /// function that is extracted on its own are left to that function.
 fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<usize>) -> Walked {
-    let mut out = Walked::default();
+    // Token text is at most the function's text; the spare room is given back at the end.
+    let mut out = Walked {
+        tokens: Tokens::with_capacity(node.byte_range().len()),
+        ..Default::default()
+    };
     let mut cursor = node.walk();
     // Depth (in the cursor's descent) of the nested function being passed, if any.
     let mut depth = 0usize;
     let mut nested_at: Option<usize> = None;
     let nested = spec.nested_functions_extracted();
-    loop {
+    'walk: loop {
         let n = cursor.node();
         let kind = n.kind();
         let atomic = n.child_count() == 0 || spec.atomic_token(kind);
@@ -704,7 +710,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
         if !skipped && atomic && !spec.hidden_leaf(kind) {
             let text = &src[n.byte_range()];
             if !text.is_empty() {
-                out.tokens.push(text.to_string());
+                out.tokens.push(text);
             }
         }
         if nested_at.is_none() && !skipped {
@@ -726,17 +732,19 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
                 nested_at = None;
             }
             if cursor.node() == node {
-                return out;
+                break 'walk;
             }
             if cursor.goto_next_sibling() {
                 break;
             }
             if !cursor.goto_parent() {
-                return out;
+                break 'walk;
             }
             depth -= 1;
         }
     }
+    out.tokens.shrink_to_fit();
+    out
 }
 
 /// The text of `node`.
@@ -777,7 +785,7 @@ mod tests {
 
     fn tokens(lang: Lang, src: &str) -> Vec<String> {
         let out = Extractor::default().extract(lang, src).expect("parses");
-        out.functions[0].code_tokens.clone()
+        out.functions[0].code_tokens.to_vec()
     }
 
     /// A backslash-newline is no token in any language, as in function_parser's grammars

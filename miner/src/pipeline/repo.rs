@@ -341,7 +341,6 @@ fn prepare_dedup(
             let tokens: Vec<Cow<str>> = f
                 .code_tokens
                 .iter()
-                .map(String::as_str)
                 .filter(|t| near::is_content_token(t))
                 .map(|t| literal::canonical(t, spelling))
                 .collect();
