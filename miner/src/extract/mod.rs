@@ -743,7 +743,10 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             depth -= 1;
         }
     }
+    // A function's lists live as long as the repository's run: no spare capacity.
     out.tokens.shrink_to_fit();
+    out.calls.shrink_to_fit();
+    out.locals.shrink_to_fit();
     out
 }
 

@@ -151,6 +151,12 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     let (edges, counts) = resolve::resolve(&units);
     let mut graph = callgraph::build(&name, &units, &edges);
     drop(edges);
+    // Call sites and typed locals served resolution only; a file of many functions holds
+    // them by the million (issue 22, item 5).
+    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
+        f.calls = Vec::new();
+        f.locals = Vec::new();
+    }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
