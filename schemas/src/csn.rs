@@ -57,7 +57,7 @@ pub struct CsnRow {
     pub func_name: String,
     pub original_string: String,
     pub language: String,
-    pub code_tokens: Vec<String>,
+    pub code_tokens: crate::tokens::Tokens,
     pub docstring: String,
     pub docstring_tokens: Vec<String>,
     pub sha: String,
@@ -86,7 +86,10 @@ impl Default for CsnTable {
     }
 }
 
-fn push_tokens(b: &mut ListBuilder<StringBuilder>, tokens: &[String]) -> usize {
+fn push_tokens<'a>(
+    b: &mut ListBuilder<StringBuilder>,
+    tokens: impl IntoIterator<Item = &'a str>,
+) -> usize {
     let mut bytes = 0;
     for t in tokens {
         b.values().append_value(t);
@@ -121,8 +124,11 @@ impl Table for CsnTable {
             b.append_value(v);
             self.bytes += v.len();
         }
-        self.bytes += push_tokens(&mut self.code_tokens, &r.code_tokens);
-        self.bytes += push_tokens(&mut self.docstring_tokens, &r.docstring_tokens);
+        self.bytes += push_tokens(&mut self.code_tokens, r.code_tokens.iter());
+        self.bytes += push_tokens(
+            &mut self.docstring_tokens,
+            r.docstring_tokens.iter().map(String::as_str),
+        );
         self.rows += 1;
     }
 

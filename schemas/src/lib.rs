@@ -24,6 +24,7 @@ pub mod dropped;
 pub mod repositories;
 mod shard;
 pub mod staged;
+pub mod tokens;
 pub mod yabloco;
 
 pub use shard::{

@@ -19,11 +19,14 @@ pub(crate) mod cpp;
 mod java;
 mod python;
 pub mod tokens;
+pub mod window;
 
 use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
+
+pub use codemine_schemas::tokens::Tokens;
 
 /// A supported source language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -168,7 +171,7 @@ pub struct ClassInfo {
 }
 
 /// What a file declares besides its functions, for the resolve stage.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileInfo {
     /// Java: the package.
     pub package: Option<String>,
@@ -310,7 +313,7 @@ pub struct Function {
     pub code: String,
     pub docstring: Option<String>,
     /// Leaf tokens of the definition, the docstring excluded.
-    pub code_tokens: Vec<String>,
+    pub code_tokens: Tokens,
     /// The enclosing scopes' qualified name (`Outer.Inner` for a method of `Inner`,
     /// `ns::Foo` for a C++ method defined out of class); empty at top level.
     pub scope: String,
@@ -329,7 +332,7 @@ pub struct Function {
 }
 
 /// The functions of one file, and those dropped because they overlap a syntax error.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct FileFunctions {
     pub functions: Vec<Function>,
     pub info: FileInfo,
@@ -347,17 +350,50 @@ pub enum ExtractError {
     NoTree,
 }
 
+/// Files of at least this many bytes are parsed in windows (see [`window`]).
+pub const WINDOW_THRESHOLD: usize = 4 << 20;
+/// The size a window aims at: its syntax tree takes about 43 bytes per byte, 45 MB here.
+pub const WINDOW_BYTES: usize = 1 << 20;
+
 /// Holds one tree-sitter parser per language; create one per thread and reuse it.
-#[derive(Default)]
 pub struct Extractor {
     parsers: HashMap<Lang, Parser>,
+    window_threshold: usize,
+    window_bytes: usize,
+    windowed: usize,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Extractor {
+            parsers: HashMap::new(),
+            window_threshold: WINDOW_THRESHOLD,
+            window_bytes: WINDOW_BYTES,
+            windowed: 0,
+        }
+    }
 }
 
 impl Extractor {
-    /// Parses `src` as `lang` without extracting anything (what the benchmark calls bare
-    /// parsing).
-    pub fn parse(&mut self, lang: Lang, src: &str) -> Result<Tree, ExtractError> {
-        let parser = match self.parsers.entry(lang) {
+    /// An extractor that parses files of `threshold` bytes or more in windows of about
+    /// `window` bytes (tests force windows on small files with it).
+    #[doc(hidden)]
+    pub fn with_windows(threshold: usize, window: usize) -> Self {
+        Extractor {
+            window_threshold: threshold,
+            window_bytes: window,
+            ..Default::default()
+        }
+    }
+
+    /// How many files this extractor has extracted in windows (a file whose windows did not
+    /// all parse cleanly, and was parsed whole instead, is not counted).
+    pub fn windowed_files(&self) -> usize {
+        self.windowed
+    }
+
+    fn parser(&mut self, lang: Lang) -> Result<&mut Parser, ExtractError> {
+        Ok(match self.parsers.entry(lang) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let mut p = Parser::new();
@@ -365,13 +401,110 @@ impl Extractor {
                     .map_err(|e| ExtractError::Grammar(lang.name(), e.to_string()))?;
                 v.insert(p)
             }
-        };
+        })
+    }
+
+    /// Parses `src` as `lang` without extracting anything (what the benchmark calls bare
+    /// parsing).
+    pub fn parse(&mut self, lang: Lang, src: &str) -> Result<Tree, ExtractError> {
+        let parser = self.parser(lang)?;
+        // An empty list is the whole text (a windowed parse leaves its last range behind).
+        parser
+            .set_included_ranges(&[])
+            .map_err(|_| ExtractError::NoTree)?;
         parser.parse(src, None).ok_or(ExtractError::NoTree)
     }
 
     pub fn extract(&mut self, lang: Lang, src: &str) -> Result<FileFunctions, ExtractError> {
+        if src.len() >= self.window_threshold {
+            let cuts = window::cuts(lang, src, self.window_bytes);
+            if !cuts.is_empty() {
+                if let Some(out) = self.extract_windows(lang, src, &cuts)? {
+                    self.windowed += 1;
+                    return Ok(out);
+                }
+            }
+        }
         let tree = self.parse(lang, src)?;
         Ok(functions_of(lang.spec(), &tree, src))
+    }
+
+    /// Extracts `src` one window at a time, each parsed as an included range of the whole
+    /// text so that byte offsets, rows and columns stay the file's, and dropped before the
+    /// next. `None` when a window does not parse cleanly: a cut the scanner got wrong, or a
+    /// file with syntax errors, whose error recovery may reach across a cut, so the caller
+    /// parses the whole file as usual.
+    fn extract_windows(
+        &mut self,
+        lang: Lang,
+        src: &str,
+        cuts: &[window::Cut],
+    ) -> Result<Option<FileFunctions>, ExtractError> {
+        let spec = lang.spec();
+        let end = window::Cut {
+            byte: src.len(),
+            row: 0,
+            column: 0,
+        };
+        let end_point = end_of(src);
+        let parser = self.parser(lang)?;
+        let mut out = FileFunctions::default();
+        let mut start = window::Cut {
+            byte: 0,
+            row: 0,
+            column: 0,
+        };
+        for (k, cut) in cuts.iter().chain(std::iter::once(&end)).enumerate() {
+            let end_point = if k == cuts.len() {
+                end_point
+            } else {
+                tree_sitter::Point::new(cut.row, cut.column)
+            };
+            let range = tree_sitter::Range {
+                start_byte: start.byte,
+                end_byte: cut.byte,
+                start_point: tree_sitter::Point::new(start.row, start.column),
+                end_point,
+            };
+            parser
+                .set_included_ranges(&[range])
+                .map_err(|_| ExtractError::NoTree)?;
+            let tree = parser.parse(src, None).ok_or(ExtractError::NoTree)?;
+            if tree.root_node().has_error() {
+                return Ok(None);
+            }
+            let part = functions_of(spec, &tree, src);
+            drop(tree);
+            out.functions.extend(part.functions);
+            out.dropped_syntax_error += part.dropped_syntax_error;
+            out.info.append(part.info);
+            start = *cut;
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The row and byte column just past the end of `src`.
+fn end_of(src: &str) -> tree_sitter::Point {
+    let row = src.bytes().filter(|&b| b == b'\n').count();
+    let line_start = src.rfind('\n').map_or(0, |i| i + 1);
+    tree_sitter::Point::new(row, src.len() - line_start)
+}
+
+impl FileInfo {
+    /// Appends what a later part of the same file declares (the parts in source order give
+    /// the whole file's lists, in the whole file's order).
+    fn append(&mut self, later: FileInfo) {
+        // A later `package` line wins, as it does in one walk of the whole file.
+        if later.package.is_some() {
+            self.package = later.package;
+        }
+        self.imports.extend(later.imports);
+        self.includes.extend(later.includes);
+        self.macros.extend(later.macros);
+        self.classes.extend(later.classes);
+        self.using_namespaces.extend(later.using_namespaces);
+        self.prototypes.extend(later.prototypes);
     }
 }
 
@@ -549,7 +682,7 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
 
 #[derive(Default)]
 struct Walked {
-    tokens: Vec<String>,
+    tokens: Tokens,
     calls: Vec<CallSite>,
     locals: Vec<(String, String)>,
 }
@@ -559,13 +692,17 @@ struct Walked {
 /// out), the call sites and the typed local declarations. Calls and locals inside a nested
 /// function that is extracted on its own are left to that function.
 fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<usize>) -> Walked {
-    let mut out = Walked::default();
+    // Token text is at most the function's text; the spare room is given back at the end.
+    let mut out = Walked {
+        tokens: Tokens::with_capacity(node.byte_range().len()),
+        ..Default::default()
+    };
     let mut cursor = node.walk();
     // Depth (in the cursor's descent) of the nested function being passed, if any.
     let mut depth = 0usize;
     let mut nested_at: Option<usize> = None;
     let nested = spec.nested_functions_extracted();
-    loop {
+    'walk: loop {
         let n = cursor.node();
         let kind = n.kind();
         let atomic = n.child_count() == 0 || spec.atomic_token(kind);
@@ -573,7 +710,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
         if !skipped && atomic && !spec.hidden_leaf(kind) {
             let text = &src[n.byte_range()];
             if !text.is_empty() {
-                out.tokens.push(text.to_string());
+                out.tokens.push(text);
             }
         }
         if nested_at.is_none() && !skipped {
@@ -595,17 +732,22 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
                 nested_at = None;
             }
             if cursor.node() == node {
-                return out;
+                break 'walk;
             }
             if cursor.goto_next_sibling() {
                 break;
             }
             if !cursor.goto_parent() {
-                return out;
+                break 'walk;
             }
             depth -= 1;
         }
     }
+    // A function's lists live as long as the repository's run: no spare capacity.
+    out.tokens.shrink_to_fit();
+    out.calls.shrink_to_fit();
+    out.locals.shrink_to_fit();
+    out
 }
 
 /// The text of `node`.
@@ -646,7 +788,7 @@ mod tests {
 
     fn tokens(lang: Lang, src: &str) -> Vec<String> {
         let out = Extractor::default().extract(lang, src).expect("parses");
-        out.functions[0].code_tokens.clone()
+        out.functions[0].code_tokens.to_vec()
     }
 
     /// A backslash-newline is no token in any language, as in function_parser's grammars

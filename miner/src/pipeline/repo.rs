@@ -162,6 +162,12 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     for (node, l) in graph.nodes.iter_mut().zip(per_node) {
         node.license.clone_from(l);
     }
+    // Call sites and typed locals served resolution only; a file of many functions holds
+    // them by the million (issue 22, item 5).
+    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
+        f.calls = Vec::new();
+        f.locals = Vec::new();
+    }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
@@ -352,7 +358,6 @@ fn prepare_dedup(
             let tokens: Vec<Cow<str>> = f
                 .code_tokens
                 .iter()
-                .map(String::as_str)
                 .filter(|t| near::is_content_token(t))
                 .map(|t| literal::canonical(t, spelling))
                 .collect();

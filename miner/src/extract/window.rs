@@ -1,0 +1,728 @@
+//! Where a very large file may be cut into windows of complete top-level items, so that
+//! extraction parses one window at a time and holds one window's syntax tree instead of
+//! the whole file's (a tree costs about 43 bytes per source byte).
+//!
+//! The scanners are cheap and language-aware, not parsers: they skip strings, character
+//! literals, comments and preprocessor lines, and propose a cut only where a top-level item
+//! has certainly ended. A cut they get wrong (inside an item) leaves a window that does not
+//! parse cleanly, and [`super::Extractor`] then parses the whole file instead, so a wrong
+//! cut costs time, never a different result.
+//!
+//! - C, C++, Java: after a `;` at brace, parenthesis and `#if` depth 0, or after a `}`
+//!   closing to depth 0 whose `{` followed a `)` (a function body, not `struct S {} x;`),
+//!   when the next text is not a comment (a comment after the cut could be the next
+//!   item's docstring, which the extractor finds through the previous sibling).
+//! - Python: before a line at column 0 that starts `def`, `class`, `async` or `@`, outside
+//!   strings, brackets and backslash continuations, unless the statement before it was a
+//!   decorator.
+//!
+//! ```
+//! use miner::extract::{window, Lang};
+//! let src = "int f(void) { return 1; }\nint g(void) { return 2; }\n";
+//! let cuts = window::cuts(Lang::C, src, 1);
+//! assert_eq!(cuts.iter().map(|c| c.byte).collect::<Vec<_>>(), [26]);
+//! assert_eq!((cuts[0].row, cuts[0].column), (1, 0));
+//! ```
+
+use super::Lang;
+
+/// A place where the file may be cut: its byte offset and (0-based) row and byte column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    pub byte: usize,
+    pub row: usize,
+    pub column: usize,
+}
+
+/// Cuts of `src` into windows of at least `window` bytes each (the last may be shorter, and
+/// a window is longer when no cut falls near its end): the first safe cut at or after
+/// `window` bytes from the previous one. Empty when there is no safe cut at all.
+pub fn cuts(lang: Lang, src: &str, window: usize) -> Vec<Cut> {
+    let candidates = match lang {
+        Lang::Python => python_candidates(src.as_bytes()),
+        Lang::C | Lang::Cpp | Lang::Java => c_family_candidates(src.as_bytes(), lang),
+    };
+    let mut bytes = Vec::new();
+    let mut last = 0usize;
+    for c in candidates {
+        if c >= last.saturating_add(window.max(1)) && c < src.len() {
+            bytes.push(c);
+            last = c;
+        }
+    }
+    // Rows and columns from the offsets alone, in one pass: the scanners need not track them.
+    let b = src.as_bytes();
+    let (mut row, mut line_start, mut at) = (0usize, 0usize, 0usize);
+    bytes
+        .into_iter()
+        .map(|byte| {
+            for (k, &x) in b[at..byte].iter().enumerate() {
+                if x == b'\n' {
+                    row += 1;
+                    line_start = at + k + 1;
+                }
+            }
+            at = byte;
+            Cut {
+                byte,
+                row,
+                column: byte - line_start,
+            }
+        })
+        .collect()
+}
+
+/// Skips a C-style string or character literal opened by `quote` at `i - 1`; an unescaped
+/// newline also ends it (C literals do not span lines, and a stray quote in a comment-like
+/// `#if 0` block then costs one line, not the rest of the file). Returns the index after it.
+fn skip_quoted(b: &[u8], mut i: usize, quote: u8) -> usize {
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += escape_len(b, i),
+            b'\n' => return i,
+            c if c == quote => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// The length of the escape that the backslash at `i` starts: the backslash and the next
+/// character, or a backslash and a Windows line end.
+fn escape_len(b: &[u8], i: usize) -> usize {
+    if b[i + 1..].starts_with(b"\r\n") {
+        3
+    } else {
+        2
+    }
+}
+
+/// The index just after the first `pat` at or after `from`, or the end of `b`.
+fn after(b: &[u8], from: usize, pat: &[u8]) -> usize {
+    let from = from.min(b.len());
+    b[from..]
+        .windows(pat.len())
+        .position(|w| w == pat)
+        .map_or(b.len(), |k| from + k + pat.len())
+}
+
+/// Whether the `'` at `i` is a C++14 digit separator (`1'000`): it follows a number.
+fn digit_separator(b: &[u8], i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'_' || b[j - 1] == b'\'') {
+        j -= 1;
+    }
+    j < i && b[j].is_ascii_digit()
+}
+
+/// A cut after an item that ended at byte `end`, waiting for what follows.
+struct Pending {
+    end: usize,
+    /// No comment came after the item yet.
+    first: bool,
+    /// The cut, once a comment that may start a window was seen.
+    at: Option<usize>,
+}
+
+impl Pending {
+    fn after(end: usize) -> Self {
+        Pending {
+            end,
+            first: true,
+            at: None,
+        }
+    }
+}
+
+/// Cut candidates (byte offsets) of a C, C++ or Java file, in order.
+fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
+    let mut out = Vec::new();
+    let (mut braces, mut parens, mut pp) = (0i64, 0i64, 0i64);
+    // Whether only whitespace came before on this line (a `#` there starts a directive).
+    let mut at_line_start = true;
+    // The last byte of code before the current one, comments and whitespace skipped.
+    let mut last_code = 0u8;
+    // For each open brace: whether it followed a `)` (a function body).
+    let mut openers: Vec<bool> = Vec::new();
+    // An item has just ended: where the cut would go, confirmed by the code that follows.
+    let mut pending: Option<Pending> = None;
+    // A top-level `)` was just closed; and a name followed one (`int f(a) int a; {`, K&R
+    // parameter declarations, or `void f() const;`): until the next body ends, a `;` may be
+    // inside a definition.
+    let (mut closed_paren, mut kr) = (false, false);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            i += 1;
+            at_line_start = true;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let comment = c == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*'));
+        if let Some(p) = pending.as_mut() {
+            if comment {
+                // A comment that trails the item on its row is no docstring of what follows
+                // only because the item is before it: the window may not start with it.
+                let trailing = p.first && !b[p.end..i].contains(&b'\n') && lang != Lang::Java;
+                if p.at.is_none() && !trailing {
+                    p.at = Some(i);
+                }
+                p.first = false;
+            } else {
+                // Only the start of a new item confirms the cut: a name or keyword, a
+                // directive, an annotation; not `;`, `,`, `(`, `{`..., which continue the
+                // item (`auto l = [] {...};`, K&R parameter declarations before a body).
+                if c.is_ascii_alphabetic() || matches!(c, b'_' | b'#' | b'@') {
+                    out.push(p.at.unwrap_or(i));
+                }
+                pending = None;
+            }
+        }
+        if comment {
+            if b[i + 1] == b'/' {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            } else {
+                i = after(b, i + 2, b"*/");
+            }
+            continue;
+        }
+        if c == b'#' && at_line_start && lang != Lang::Java {
+            // A directive: counts conditionals, skips the rest (continuations included).
+            let word_start = i
+                + 1
+                + b[i + 1..]
+                    .iter()
+                    .take_while(|&&x| x == b' ' || x == b'\t')
+                    .count();
+            let word: Vec<u8> = b[word_start..]
+                .iter()
+                .take_while(|x| x.is_ascii_alphabetic())
+                .copied()
+                .collect();
+            match word.as_slice() {
+                b"if" | b"ifdef" | b"ifndef" => pp += 1,
+                b"endif" => pp -= 1,
+                _ => {}
+            }
+            if pp < 0 {
+                break;
+            }
+            while i < b.len() && b[i] != b'\n' {
+                if b[i] == b'\\' && b[i + 1..].starts_with(b"\n") {
+                    i += 1;
+                } else if b[i] == b'\\' && b[i + 1..].starts_with(b"\r\n") {
+                    i += 2;
+                } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    // A comment may run on past the directive's line.
+                    i = after(b, i + 2, b"*/") - 1;
+                }
+                i += 1;
+            }
+            // The directive ended an item as far as docstrings go (it is no comment).
+            continue;
+        }
+        at_line_start = false;
+        if std::mem::take(&mut closed_paren) && (c.is_ascii_alphabetic() || c == b'_') {
+            kr = true;
+        }
+        match c {
+            b'"' if lang == Lang::Java && b[i..].starts_with(b"\"\"\"") => {
+                // A text block: up to the next unescaped `"""`.
+                i += 3;
+                while i < b.len() && !b[i..].starts_with(b"\"\"\"") {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 3).min(b.len());
+                last_code = b'"';
+                continue;
+            }
+            b'"' if lang == Lang::Cpp && raw_string_prefix(b, i) => {
+                // R"delim( ... )delim"
+                let open = i + 1;
+                let Some(paren) = b[open..].iter().position(|&x| x == b'(') else {
+                    break;
+                };
+                let mut close = Vec::with_capacity(paren + 2);
+                close.push(b')');
+                close.extend_from_slice(&b[open..open + paren]);
+                close.push(b'"');
+                i = after(b, open + paren + 1, &close);
+                last_code = b'"';
+                continue;
+            }
+            b'"' => {
+                i = skip_quoted(b, i + 1, b'"');
+                last_code = b'"';
+                continue;
+            }
+            b'\'' if !(lang == Lang::Cpp && digit_separator(b, i)) => {
+                i = skip_quoted(b, i + 1, b'\'');
+                last_code = b'\'';
+                continue;
+            }
+            b'(' => parens += 1,
+            b')' => {
+                parens -= 1;
+                closed_paren = parens == 0 && braces == 0;
+            }
+            b'{' => {
+                openers.push(last_code == b')');
+                braces += 1;
+            }
+            b'}' => {
+                braces -= 1;
+                let body = openers.pop().unwrap_or(false);
+                if braces == 0 {
+                    kr = false;
+                }
+                // In Java, a top-level `}` ends a type declaration.
+                if braces == 0 && parens == 0 && pp == 0 && (body || lang == Lang::Java) {
+                    pending = Some(Pending::after(i + 1));
+                }
+            }
+            b';' if braces == 0 && parens == 0 && pp == 0 && !kr => {
+                pending = Some(Pending::after(i + 1));
+            }
+            _ => {}
+        }
+        if braces < 0 || parens < 0 {
+            // Unbalanced: the count is lost, so no later cut is trustworthy.
+            break;
+        }
+        last_code = c;
+        i += 1;
+    }
+    out
+}
+
+/// Whether the `"` at `i` opens a C++ raw string (`R"`, `LR"`, `u8R"`, `uR"`, `UR"`).
+fn raw_string_prefix(b: &[u8], i: usize) -> bool {
+    if i == 0 || b[i - 1] != b'R' {
+        return false;
+    }
+    let mut j = i - 1;
+    while j > 0 && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'_') {
+        j -= 1;
+    }
+    matches!(&b[j..i], b"R" | b"LR" | b"uR" | b"UR" | b"u8R")
+}
+
+/// Cut candidates (byte offsets) of a Python file, in order: the starts of top-level
+/// `def`, `class`, `async` and decorator lines that do not follow a decorator.
+fn python_candidates(b: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut brackets = 0i64;
+    let mut continued = false; // the previous line ended in a backslash
+    let mut after_decorator = false;
+    let mut i = 0;
+    let mut line_begins = true;
+    while i < b.len() {
+        if line_begins {
+            line_begins = false;
+            if brackets == 0 && !continued {
+                let rest = &b[i..];
+                let starts_item = rest.starts_with(b"def ")
+                    || rest.starts_with(b"class ")
+                    || rest.starts_with(b"async ")
+                    || rest.starts_with(b"@");
+                if starts_item && i > 0 && !after_decorator {
+                    out.push(i);
+                }
+                if let Some(&c) = rest.first() {
+                    if !c.is_ascii_whitespace() && c != b'#' {
+                        after_decorator = c == b'@';
+                    }
+                }
+            }
+            continued = false;
+        }
+        let c = b[i];
+        match c {
+            b'\n' => {
+                i += 1;
+                line_begins = true;
+                continue;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\\' if b.get(i + 1) == Some(&b'\n') => {
+                continued = true;
+                i += 1;
+                continue;
+            }
+            b'\\' if b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') => {
+                continued = true;
+                i += 2;
+                continue;
+            }
+            b'(' | b'[' | b'{' => brackets += 1,
+            b')' | b']' | b'}' => {
+                brackets -= 1;
+                if brackets < 0 {
+                    break;
+                }
+            }
+            b'"' | b'\'' => {
+                let triple = b[i..].starts_with(&[c, c, c]);
+                i += if triple { 3 } else { 1 };
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => {
+                            i += escape_len(b, i);
+                            continue;
+                        }
+                        b'\n' if !triple => break,
+                        x if x == c && (!triple || b[i..].starts_with(&[c, c, c])) => {
+                            i += if triple { 3 } else { 1 };
+                            break;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(lang: Lang, src: &str) -> Vec<usize> {
+        cuts(lang, src, 1).iter().map(|c| c.byte).collect()
+    }
+
+    #[test]
+    fn c_cuts_only_between_items() {
+        let src = "int a[] = {1, 2};\nstruct S { int x; } s;\nint f(void) { return '}'; }\n/* doc */\nint g(void) { return 0; }\n#if X\nint h(void) { return 1; }\n#endif\nint k(void) {}";
+        let at = |s: &str| src.find(s).expect("present");
+        assert_eq!(
+            bytes(Lang::C, src),
+            [at("struct S"), at("int f"), at("/* doc */"), at("#if X")]
+        );
+    }
+
+    #[test]
+    fn python_cuts_before_top_level_definitions() {
+        let src = "import os\n\n@dec\n# c\ndef f():\n    s = '''\ndef no():\n'''\n    return (\ndef_ )\nclass A:\n    def m(self): pass\nx = 1\nasync def g(): pass\n";
+        let at = |s: &str| src.find(s).expect("present");
+        assert_eq!(
+            bytes(Lang::Python, src),
+            [at("@dec"), at("class A"), at("async def")]
+        );
+        let c = cuts(Lang::Python, src, 1);
+        assert_eq!((c[1].row, c[1].column), (10, 0));
+    }
+}
+
+/// The windowed extraction against the reference, a parse of the whole file: every field of
+/// every function (names, qualified names, lines, byte ranges, code, code tokens,
+/// docstrings, calls, locals) and of the file's declarations must be equal.
+#[cfg(test)]
+mod equivalence {
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    use super::super::{Extractor, FileFunctions, Lang};
+
+    /// Extracts `src` whole and in windows of `window` bytes; asserts both agree and returns
+    /// whether windows were used (false: no safe cut, or a window that did not parse cleanly).
+    fn agree(lang: Lang, src: &str, window: usize, what: &str) -> bool {
+        let whole: FileFunctions = Extractor::with_windows(usize::MAX, 0)
+            .extract(lang, src)
+            .expect("parses");
+        let mut ex = Extractor::with_windows(0, window);
+        let parts = ex.extract(lang, src).expect("parses");
+        assert_eq!(
+            whole.functions.len(),
+            parts.functions.len(),
+            "{what}: function count"
+        );
+        for (w, p) in whole.functions.iter().zip(&parts.functions) {
+            assert_eq!(w, p, "{what}: function {}", w.qualified_name);
+        }
+        assert_eq!(whole.info, parts.info, "{what}: file declarations");
+        assert_eq!(
+            (whole.dropped_syntax_error, whole.has_errors),
+            (parts.dropped_syntax_error, parts.has_errors),
+            "{what}: errors"
+        );
+        ex.windowed_files() == 1
+    }
+
+    fn lang_of(path: &Path) -> Option<Lang> {
+        Lang::from_path(&path.to_string_lossy())
+    }
+
+    /// Every source file under `dir`, recursively, in a stable order.
+    fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                sources(&p, out);
+            } else if lang_of(&p).is_some() {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The repository's fixtures (real-world shapes: a C project, Java, Python, a broken C
+    /// file), each cut at every safe place and at about every 200 bytes. With
+    /// `CODEMINE_WINDOW_CORPUS=dir`, every source file under `dir` too (for checking against
+    /// real repositories by hand).
+    #[test]
+    fn fixtures_and_corpus_agree_with_whole_file_parsing() {
+        let mut files = Vec::new();
+        sources(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures"),
+            &mut files,
+        );
+        let fixtures = files.len();
+        if let Some(dir) = std::env::var_os("CODEMINE_WINDOW_CORPUS") {
+            sources(Path::new(&dir), &mut files);
+        }
+        let (mut windowed, mut checked, mut fixtures_windowed) = (0, 0, 0);
+        for (k, path) in files.iter().enumerate() {
+            let Ok(src) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let Some(lang) = lang_of(path) else { continue };
+            let what = path.display().to_string();
+            for window in [1, 200] {
+                let used = usize::from(agree(lang, &src, window, &what));
+                windowed += used;
+                fixtures_windowed += if k < fixtures { used } else { 0 };
+                checked += 1;
+            }
+        }
+        eprintln!(
+            "{} files, {checked} extractions compared, {windowed} of them in windows",
+            files.len()
+        );
+        assert!(fixtures >= 20, "fixtures found: {fixtures}");
+        // 38 of the 78 fixture extractions are cut today: not the headers, whose include
+        // guard holds every item, nor the files with syntax errors.
+        assert!(
+            fixtures_windowed >= 38,
+            "windowed {fixtures_windowed} of the fixtures' {}",
+            fixtures * 2
+        );
+    }
+
+    const C_TRICKY: &str = r#"/* File comment. */
+#include <stdio.h>
+#include "local.h"
+#define OPEN {
+#define CLOSE(x) } while (0); f(x)
+#define LONG_MACRO(a) do { \
+    g(a); \
+  } while (0)
+
+static const char *s = "} int fake(void) { \" ";
+static char c = '}';
+int table[] = { 1, 2, 3 };
+struct point { int x; int y; } origin = { 0, 0 };
+typedef struct { int a; } pair;
+enum color { RED, GREEN };
+
+/* Adds. */ int add(int a, int b) { return a + b; } /* trailing, not a docstring */ int sub(int a, int b) { return a - b; }
+/**
+ * Documented across lines: { not a brace.
+ */
+int mul(int a, int b) {
+    // } a brace in a comment
+    const char *t = "{{{";
+    return a * b + (t[0] == '{');
+}
+#if defined(FEATURE)
+int feature(void) { return 1; }
+#else
+int feature(void) { return 0; }
+#endif
+int kr(a, b)
+int a;
+int b;
+{
+    return add(a, b);
+}
+int (*pick(int k))(int, int) { return k ? add : sub; }
+extern int proto(int);
+static int with_macro(int v) { LONG_MACRO(v); return proto(v); }
+"#;
+
+    /// A string continued with a backslash (tree-sitter-c takes none before `\r\n`: that
+    /// file has a syntax error and is parsed whole, so this one is checked with `\n` only).
+    const C_CONTINUED: &str = "int f(void) { return 1; }\nstatic const char *cont = \"a \\\n } b\";\nint g(void) { return 2; }\n";
+
+    const CPP_TRICKY: &str = r#"#include <vector>
+namespace ns {
+int in_ns(int a) { return a; }
+}
+auto lambda = [](int x) { return x + 1; };
+static const char *raw = R"xy(} int no(){ )xy";
+long big = 1'000'000;
+template <typename T>
+T twice(T v) { return v + v; }
+class Box {
+ public:
+  int get() const { return v_; }
+ private:
+  int v_ = 0;
+};
+/// Doc of after.
+int Box_after(int x) { return twice(x); }
+void Box::set(int v) { v_ = v; }
+"#;
+
+    const PY_TRICKY: &str = r#""""Module docstring
+def not_a_function():
+"""
+import os
+from . import sibling as sib
+
+@decorator(
+    arg=1,
+)
+# a comment between
+@other
+def decorated(a):
+    """Decorated."""
+    return os.path.join(a, sib.x)
+
+
+class Outer:
+    """Outer."""
+
+    class Inner:
+        def method(self):
+            """Inner method."""
+            return 1
+
+    def outer_method(self):
+        s = """
+def inside_string():
+    pass
+"""
+        return s
+
+x = (1,
+def_ := 2)
+y = 1 + \
+    2
+z = 'a \
+b'
+async def fetch(u):
+    """Fetch."""
+    return await u
+
+
+if x:
+    def conditional():
+        return 0
+else:
+    def conditional():
+        return 1
+def last(): return last()
+"#;
+
+    const JAVA_TRICKY: &str = r#"package a.b;
+
+import java.util.List;
+import static java.lang.Math.max;
+
+/** First. */
+public class First {
+    /** Doc. */
+    public int f(int a) { return max(a, 1); }
+    String block = """
+        } class Fake { void g() { \
+        """;
+}
+
+@Deprecated
+class Second {
+    char c = '}';
+    void h() { new First().f(2); }
+}
+interface Third { default void i() {} }
+"#;
+
+    #[test]
+    fn tricky_files_agree_with_whole_file_parsing() {
+        assert!(agree(Lang::C, C_CONTINUED, 1, "continued string"));
+        assert_eq!(super::cuts(Lang::C, C_CONTINUED, 1).len(), 2);
+        for (lang, src) in [
+            (Lang::C, C_TRICKY),
+            (Lang::Cpp, CPP_TRICKY),
+            (Lang::Python, PY_TRICKY),
+            (Lang::Java, JAVA_TRICKY),
+        ] {
+            // Also with Windows line ends.
+            for src in [src.to_string(), src.replace('\n', "\r\n")] {
+                for window in [1, 50, 300] {
+                    assert!(
+                        agree(lang, &src, window, &format!("{lang:?} window {window}")),
+                        "{lang:?} window {window}: windows were not used"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn generated_files_agree_and_long_items_span_windows() {
+        // The long-line C file of the benchmark (a function and a same-line comment each).
+        let mut c = String::new();
+        for n in 0..400u32 {
+            let _ = write!(
+                c,
+                "/* Adds {n}. */ static int f{n}(int a, int b) {{ int c = a + b * {n}; return f{}(c, a) + g{}(b); }} ",
+                n.saturating_sub(1),
+                n % 7
+            );
+        }
+        c.push('\n');
+        assert!(agree(Lang::C, &c, 1000, "long-line C"));
+        // A Python class of many methods spans many windows; functions around it are cut.
+        let mut py = String::from("def before():\n    return 0\n\n\nclass Big:\n");
+        for n in 0..300u32 {
+            let _ = write!(
+                py,
+                "    @staticmethod\n    def m{n}(a):\n        \"\"\"M {n}.\"\"\"\n        return Big.m{}(a)\n\n",
+                n.saturating_sub(1)
+            );
+        }
+        py.push_str("def after():\n    return Big()\n");
+        assert!(agree(Lang::Python, &py, 100, "big class"));
+        // One giant function: no safe cut, the whole file is parsed.
+        let mut giant = String::from("int giant(int a) {\n");
+        for n in 0..2000 {
+            let _ = writeln!(giant, "    a = a * {n} + 1; /* }} */");
+        }
+        giant.push_str("    return a;\n}\n");
+        assert!(super::cuts(Lang::C, &giant, 100).is_empty());
+        assert!(!agree(Lang::C, &giant, 100, "giant function"));
+        // A file with a syntax error: windows are abandoned for the whole parse.
+        let broken = format!("{c}int broken(int a {{ return a; }}\n{c}");
+        assert!(!agree(Lang::C, &broken, 1000, "broken C"));
+    }
+}
