@@ -906,3 +906,56 @@ fn side_scores_predictions_and_references_against_the_code() {
     assert_eq!(res.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&res.stderr).contains("--side-model"));
 }
+
+/// A line-level completion set from `mine --emit completion` is scored directly: its rows
+/// joined by `id`, `gt` the reference, `exact_match` and `edit_sim` as CodeXGLUE's
+/// line-completion evaluator computes them (the reference harness).
+#[test]
+fn completion_line_sets_are_scored_against_gt_by_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("evalfx"));
+    r.write("pkg/util.py", PY);
+    r.write("src/util/Strings.java", JAVA);
+    r.commit("fixture");
+    let out = mine_into(
+        &r.path,
+        tmp.path(),
+        &["--split", "0,0,100", "--emit", "completion", "--completion-cuts", "4"],
+    );
+    let rows = shard_rows(&out.join("completion"))
+        .into_iter()
+        .filter(|r| r.get("gt").is_some())
+        .collect::<Vec<_>>();
+    assert!(rows.len() >= 6, "{} line rows", rows.len());
+    let mut lines = String::new();
+    let mut cases = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let gt = row["gt"].as_str().unwrap().to_string();
+        let p = match i % 3 {
+            0 => gt.clone(),
+            1 => format!("{gt} extra"),
+            _ => "x".to_string(),
+        };
+        lines.push_str(&json!({"id": row["id"], "prediction": p}).to_string());
+        lines.push('\n');
+        cases.push((p, gt));
+    }
+    let preds = tmp.path().join("preds.jsonl");
+    std::fs::write(&preds, lines).unwrap();
+    let got = eval_json(
+        &[
+            out.join("completion").to_str().unwrap(),
+            "--split",
+            "test",
+            "-m",
+            "exact_match,edit_sim",
+            "-p",
+            preds.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let want = reference_scores(tmp.path(), "generation", &cases, &json!({}));
+    assert_eq!(got["task"], "generation");
+    assert_eq!(got["join"]["scored"], rows.len(), "{got}");
+    assert_close(&got["metrics"], &want["all"], "all");
+}

@@ -85,6 +85,9 @@ pub struct EvalOptions {
 pub enum Shape {
     Csn,
     Yabloco,
+    /// CodeXGLUE line-level completion (`completion/line-{split}-*.parquet`): `id`,
+    /// `input`, `gt`.
+    CompletionLine,
     Other,
 }
 
@@ -95,6 +98,8 @@ impl Shape {
             Shape::Yabloco
         } else if has("docstring_tokens") && has("url") {
             Shape::Csn
+        } else if has("id") && has("input") && has("gt") {
+            Shape::CompletionLine
         } else {
             Shape::Other
         }
@@ -241,11 +246,22 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
                 }
             } else {
                 let mut fs = parquet_files_in(d)?;
+                let name = |p: &PathBuf| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                // A completion folder: its line-level shards are the dataset (the token-level
+                // ones are training text, not examples).
+                if fs.iter().any(|p| name(p).starts_with("line-")) {
+                    fs.retain(|p| name(p).starts_with("line-"));
+                }
                 if let Some(split) = opts.split.as_deref().filter(|s| *s != "all") {
                     fs.retain(|p| {
-                        p.file_name()
-                            .and_then(|n| n.to_str())
-                            .is_some_and(|n| n.starts_with(&format!("{split}-")))
+                        let n = name(p);
+                        n.starts_with(&format!("{split}-"))
+                            || n.starts_with(&format!("line-{split}-"))
                     });
                 }
                 files.extend(fs);
@@ -268,7 +284,7 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         Some(t) => t,
         None => match Shape::of(&schema_of(&files[0])?) {
             Shape::Csn => Task::Summarization,
-            Shape::Yabloco => Task::Generation,
+            Shape::Yabloco | Shape::CompletionLine => Task::Generation,
             Shape::Other => hinted.ok_or_else(|| {
                 Error::Usage(format!(
                     "{} is neither CodeSearchNet- nor YABLoCo-shaped: say --task",
@@ -697,6 +713,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (Some(c), _) => c.clone(),
         (None, Shape::Csn) => "url".to_string(),
         (None, Shape::Yabloco) => "meta.original_id".to_string(),
+        (None, Shape::CompletionLine) => "id".to_string(),
         (None, Shape::Other) => {
             return Err(Error::Usage(
                 "this table has no known id column: say --id-column (or @index)".into(),
@@ -707,6 +724,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (Some(c), _) => c.clone(),
         (None, Task::Summarization) if shape == Shape::Csn => "docstring_tokens".to_string(),
         (None, Task::Generation) if shape == Shape::Yabloco => "outputs".to_string(),
+        (None, Task::Generation) if shape == Shape::CompletionLine => "gt".to_string(),
         _ => {
             return Err(Error::Usage(format!(
                 "no default reference column for {} on this table: say --reference-column",
@@ -717,6 +735,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     let language_column = match shape {
         Shape::Csn => Some("language"),
         Shape::Yabloco => Some("inputs.language"),
+        Shape::CompletionLine => Some("language"),
         Shape::Other => None,
     };
     let mut notes = Vec::new();
@@ -759,7 +778,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (Some(c), _) => Some(c.clone()),
         (None, Shape::Csn) => Some("code".to_string()),
         (None, Shape::Yabloco) => Some("outputs".to_string()),
-        (None, Shape::Other) => {
+        (None, Shape::Other | Shape::CompletionLine) => {
             return Err(Error::Usage(
                 "SIDE scores against the examples' code: say --code-column for this table".into(),
             ))
