@@ -920,7 +920,14 @@ fn completion_line_sets_are_scored_against_gt_by_id() {
     let out = mine_into(
         &r.path,
         tmp.path(),
-        &["--split", "0,0,100", "--emit", "completion", "--completion-cuts", "4"],
+        &[
+            "--split",
+            "0,0,100",
+            "--emit",
+            "completion",
+            "--completion-cuts",
+            "4",
+        ],
     );
     let rows = shard_rows(&out.join("completion"))
         .into_iter()
