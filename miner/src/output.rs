@@ -153,6 +153,43 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
             y += &format!("  - split: {split}\n    path: csn/{split}-*.parquet\n");
         }
     }
+    // Every other table is a config of its own, so `load_dataset(OUT, "yabloco")` works.
+    // A table without partitions is one split, named `train` as the Hub names such data.
+    let mut config = |name: &str, files: &[(&str, String)]| {
+        if files.is_empty() {
+            return;
+        }
+        y += &format!("- config_name: {name}\n  data_files:\n");
+        for (split, path) in files {
+            y += &format!("  - split: {split}\n    path: {path}\n");
+        }
+    };
+    let has = |table: &str, prefix: &str| {
+        write
+            .shards
+            .get(table)
+            .is_some_and(|s| s.iter().any(|n| n.starts_with(prefix)))
+    };
+    let one = |table: &str, prefix: &str| -> Vec<(&'static str, String)> {
+        if has(table, prefix) {
+            vec![("train", format!("{table}/{prefix}-*.parquet"))]
+        } else {
+            Vec::new()
+        }
+    };
+    config("yabloco", &one("yabloco", "data"));
+    config("callgraph_nodes", &one("callgraph", "nodes"));
+    config("callgraph_edges", &one("callgraph", "edges"));
+    config("repositories", &one("repositories", "data"));
+    config("dropped", &one("dropped", "dropped"));
+    for level in ["token", "line"] {
+        let files: Vec<(&str, String)> = ["train", "valid", "test"]
+            .into_iter()
+            .filter(|s| has("completion", &format!("{level}-{s}-")))
+            .map(|s| (s, format!("completion/{level}-{s}-*.parquet")))
+            .collect();
+        config(&format!("completion_{level}"), &files);
+    }
     y += "dataset_info:\n  config_name: csn\n  features:\n";
     for f in codemine_schemas::csn::FIELDS {
         if f.ends_with("_tokens") {
@@ -177,7 +214,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
          - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}\n## Repositories\n\n\
-         | repo | commit | partition | rows |\n|---|---|---|---|\n",
+         | repo | commit | partition | license | rows |\n|---|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
         stats.stages.source.repositories,
@@ -189,10 +226,14 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         body += &format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             r.repo.replace('|', "\\|"),
             r.sha.as_deref().unwrap_or("(working folder)"),
             r.partition.unwrap_or(""),
+            r.license
+                .as_ref()
+                .and_then(|l| l.license.as_deref())
+                .unwrap_or("unknown"),
             r.totals.csn_rows
         );
     }
