@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
-use super::stage::staged_files;
+use super::stage::{file_names, staged_files};
 use crate::completion::{self as cx, line, CompletionLang, Literals};
 use crate::extract::Lang;
 use crate::source::{Reader, RepoError, SourceFile};
@@ -170,7 +170,7 @@ pub fn step(
                 }
                 Err(_) => return FileOutcome::Skipped("read_error".into()),
             };
-            if bytes[..bytes.len().min(8000)].contains(&0) {
+            if super::repo::is_binary(&bytes) {
                 return FileOutcome::Skipped("binary".into());
             }
             let Ok(text) = String::from_utf8(bytes) else {
@@ -232,6 +232,9 @@ pub struct CompletionStage {
     pub duplicate_files: usize,
     pub token_rows: BTreeMap<&'static str, usize>,
     pub line_rows: BTreeMap<&'static str, usize>,
+    /// The Parquet shards written, for `stages.write.shards`.
+    #[serde(skip)]
+    pub shards: Vec<String>,
 }
 
 /// The run-wide settings a rank records for finalize.
@@ -323,13 +326,6 @@ fn file_key(repo: &str, sha: &str, path: &str) -> u128 {
     xxh3_128(format!("{repo}\0{sha}\0{path}").as_bytes())
 }
 
-fn split_of(name: &str) -> Split {
-    Split::ALL
-        .into_iter()
-        .find(|s| s.as_str() == name)
-        .unwrap_or(Split::Train)
-}
-
 /// The text files of one run, opened as rows arrive.
 struct TextFiles {
     dir: PathBuf,
@@ -374,7 +370,7 @@ fn file_info(cols: &[&arrow_array::StringArray; 5], i: usize) -> FileInfo {
         path: cols[1].value(i).into(),
         sha: cols[2].value(i).into(),
         language: cols[3].value(i).into(),
-        partition: split_of(cols[4].value(i)),
+        partition: Split::parse(cols[4].value(i)).unwrap_or(Split::Train),
     }
 }
 
@@ -459,7 +455,7 @@ pub fn finalize(
     }
     for (split, w) in writers {
         stage.token_rows.insert(split.as_str(), w.rows());
-        w.finish(false)?;
+        stage.shards.extend(file_names(&w.finish(false)?));
     }
     crate::fault::point("completion tokens streamed");
 
@@ -507,9 +503,10 @@ pub fn finalize(
     }
     for (split, w) in writers {
         stage.line_rows.insert(split.as_str(), w.rows());
-        w.finish(false)?;
+        stage.shards.extend(file_names(&w.finish(false)?));
     }
     text.finish()?;
+    stage.shards.sort();
     crate::fault::point("completion lines streamed");
     Ok(Some(stage))
 }

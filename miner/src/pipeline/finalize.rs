@@ -304,17 +304,14 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let settings = ranks.iter().find_map(|r| r.completion.clone());
     stats.stages.completion =
         super::completion::finalize(out_dir, settings.as_ref(), &stats.completion_counts, shards)?;
-    if stats.stages.completion.is_some() {
-        let files = codemine_schemas::list_files(&out_dir.join(super::completion::DIR), |n| {
-            n.ends_with(".parquet")
-        })?;
+    if let Some(c) = &stats.stages.completion {
         stats
             .stages
             .write
             .shards
             .entry("completion")
             .or_default()
-            .extend(file_names(&files));
+            .extend(c.shards.iter().cloned());
     }
     restate_csn_rows(&mut stats, &kept);
     if dedup {

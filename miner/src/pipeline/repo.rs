@@ -604,7 +604,7 @@ struct Parsed {
 }
 
 /// Git's heuristic: a NUL byte in the first 8000 bytes means binary.
-fn is_binary(bytes: &[u8]) -> bool {
+pub(super) fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8000)].contains(&0)
 }
 
