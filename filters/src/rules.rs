@@ -9,18 +9,21 @@ use regex::Regex;
 
 use crate::{FunctionView, Kind};
 
-/// The languages codemine mines, by their canonical names.
+/// The languages codemine mines, by their canonical names (the miner's language registry,
+/// `miner::lang`, checks in a test that both know the same names and aliases).
 pub const LANGUAGES: &[&str] = &["python", "java", "c", "cpp"];
+
+/// Other spellings of the languages: (alias, canonical name).
+pub const ALIASES: &[(&str, &str)] = &[("py", "python"), ("c++", "cpp"), ("cxx", "cpp")];
 
 /// A language as a user may write it (`Python`, `c++`) to its canonical name.
 pub fn canonical_language(name: &str) -> Option<&'static str> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "python" | "py" => Some("python"),
-        "java" => Some("java"),
-        "c" => Some("c"),
-        "cpp" | "c++" | "cxx" => Some("cpp"),
-        _ => None,
-    }
+    let n = name.trim().to_ascii_lowercase();
+    LANGUAGES
+        .iter()
+        .copied()
+        .find(|l| *l == n)
+        .or_else(|| ALIASES.iter().find(|(a, _)| *a == n).map(|(_, l)| *l))
 }
 
 /// The built-in excludes for vendored and generated code, matched case-insensitively

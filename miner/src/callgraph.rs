@@ -95,20 +95,17 @@ const COUNTED: [Category; 5] = [
 
 /// The YABLoCo name of a language (`inputs.language`).
 pub fn language_label(lang: Lang) -> &'static str {
-    match lang {
-        Lang::C => "C",
-        Lang::Cpp => "C++",
-        Lang::Python => "Python",
-        Lang::Java => "Java",
-    }
+    lang.def().display_name()
 }
 
 /// The YABLoCo signature: the code before the first `{` with `\r`, `\n` and `\t` removed,
-/// as the benchmark's `extract_signature` does; for Python, the text before the body.
+/// as the benchmark's `extract_signature` does; for languages whose bodies are not braced
+/// (Python, Ruby), the text before the body.
 fn signature(lang: Lang, code: &str, signature: &str) -> String {
-    let head = match lang {
-        Lang::Python => signature,
-        _ => code.split('{').next().unwrap_or(code),
+    let head = if lang.def().braced_body() {
+        code.split('{').next().unwrap_or(code)
+    } else {
+        signature
     };
     head.chars()
         .filter(|c| !matches!(c, '\r' | '\n' | '\t'))

@@ -27,6 +27,7 @@ pub mod enrich;
 pub mod extract;
 pub mod fault;
 pub(crate) mod intern;
+pub mod lang;
 pub mod license;
 mod output;
 pub mod pipeline;

@@ -3,8 +3,7 @@
 //! and span.
 //!
 //! The walk is grammar-agnostic; what differs between languages lives behind
-//! [`LanguageSpec`], one module per language. Adding a language is a new module, a variant
-//! of [`Lang`] and a row in [`Lang::from_path`]; no stage needs editing.
+//! [`LanguageSpec`], implemented in each language's folder under [`crate::lang`].
 //!
 //! ```
 //! use miner::extract::{Extractor, Lang};
@@ -14,10 +13,6 @@
 //! assert_eq!(out.functions[0].docstring.as_deref(), Some("Adds."));
 //! ```
 
-mod c;
-pub(crate) mod cpp;
-mod java;
-mod python;
 pub mod tokens;
 pub mod window;
 
@@ -26,69 +21,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
 
+pub use crate::lang::Lang;
 pub use codemine_schemas::tokens::Tokens;
-
-/// A supported source language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    Python,
-    Java,
-    C,
-    Cpp,
-}
-
-impl Lang {
-    /// Which literal spellings dedup treats as one (quote style, prefix case, number case).
-    pub fn literal_spelling(self) -> codemine_filters::dedup::literal::Spelling {
-        use codemine_filters::dedup::literal::Spelling;
-        match self {
-            Lang::Python => Spelling::Python,
-            Lang::Java => Spelling::UnderscoreDigits,
-            Lang::C | Lang::Cpp => Spelling::QuoteDigits,
-        }
-    }
-
-    /// The language's name in output rows (`python`, `java`, `c`, `cpp`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::Python => "python",
-            Lang::Java => "java",
-            Lang::C => "c",
-            Lang::Cpp => "cpp",
-        }
-    }
-
-    /// The language of a file, from its extension. A `.h` header is C here; the pipeline
-    /// re-labels a repository's headers as C++ when its files are mostly C++ (see
-    /// [`is_ambiguous_header`]).
-    pub fn from_path(path: &str) -> Option<Lang> {
-        let ext = path.rsplit_once('.')?.1;
-        match ext {
-            "py" => Some(Lang::Python),
-            "java" => Some(Lang::Java),
-            "c" | "h" => Some(Lang::C),
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl" => {
-                Some(Lang::Cpp)
-            }
-            _ => None,
-        }
-    }
-
-    pub fn spec(self) -> &'static dyn LanguageSpec {
-        match self {
-            Lang::Python => &python::Python,
-            Lang::Java => &java::Java,
-            Lang::C => &c::C,
-            Lang::Cpp => &cpp::Cpp,
-        }
-    }
-
-    /// Whether call-graph categories treat this language as C or C++ (same resolver).
-    pub fn is_c_family(self) -> bool {
-        matches!(self, Lang::C | Lang::Cpp)
-    }
-}
 
 /// Whether `path` is a `.h` header, which may be C or C++ depending on the repository.
 pub fn is_ambiguous_header(path: &str) -> bool {

@@ -34,13 +34,24 @@ pub struct Cut {
     pub column: usize,
 }
 
+/// How a language's safe cut points are found (its [`crate::lang::Language::window_scanner`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scanner {
+    /// Python: a line at column 0 that starts a statement, outside strings and brackets.
+    Indentation,
+    /// C, C++, Java: after a top-level `}` or `;`, outside strings, comments and the
+    /// preprocessor (the C++ and Java tweaks are keyed on the language).
+    Braces,
+}
+
 /// Cuts of `src` into windows of at least `window` bytes each (the last may be shorter, and
 /// a window is longer when no cut falls near its end): the first safe cut at or after
 /// `window` bytes from the previous one. Empty when there is no safe cut at all.
 pub fn cuts(lang: Lang, src: &str, window: usize) -> Vec<Cut> {
-    let candidates = match lang {
-        Lang::Python => python_candidates(src.as_bytes()),
-        Lang::C | Lang::Cpp | Lang::Java => c_family_candidates(src.as_bytes(), lang),
+    let candidates = match lang.def().window_scanner() {
+        Some(Scanner::Indentation) => python_candidates(src.as_bytes()),
+        Some(Scanner::Braces) => c_family_candidates(src.as_bytes(), lang),
+        None => return Vec::new(),
     };
     let mut bytes = Vec::new();
     let mut last = 0usize;

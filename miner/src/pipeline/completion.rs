@@ -128,7 +128,7 @@ fn completion_lang(lang: Lang) -> Option<CompletionLang> {
     match lang {
         Lang::Python => Some(CompletionLang::Python),
         Lang::Java => Some(CompletionLang::Java),
-        Lang::C | Lang::Cpp => None,
+        _ => None,
     }
 }
 

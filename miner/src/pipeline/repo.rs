@@ -480,14 +480,16 @@ fn for_each_view(
 }
 
 /// YABLoCo's body length: the lines of the text between the first `{` and the last `}`,
-/// trimmed (its `has_proper_code_len`); for Python, the lines after the signature.
+/// trimmed (its `has_proper_code_len`); for languages whose bodies are not braced
+/// (Python, Ruby), the lines after the signature.
 fn body_lines(lang: Lang, f: &Function) -> u32 {
-    let body = match lang {
-        Lang::Python => f.code.get(f.signature.len()..).unwrap_or_default(),
-        _ => match (f.code.find('{'), f.code.rfind('}')) {
+    let body = if lang.def().braced_body() {
+        match (f.code.find('{'), f.code.rfind('}')) {
             (Some(i), Some(j)) if i < j => &f.code[i + 1..j],
             _ => "",
-        },
+        }
+    } else {
+        f.code.get(f.signature.len()..).unwrap_or_default()
     };
     body.trim().split('\n').count() as u32
 }

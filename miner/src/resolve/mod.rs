@@ -1,7 +1,8 @@
 //! The resolve stage: turns the call sites of a repository's functions into call-graph
 //! edges, each with a dependency category (DESIGN.md, "YABLoCo shape"), using the whole
-//! repository's symbol table. One resolver per language family: [`c`] (C and C++),
-//! [`python`] and [`java`].
+//! repository's symbol table. Each language brings its [`Resolver`] (in its folder under
+//! [`crate::lang`]); this module is the grammar-agnostic core that turns their decisions
+//! into edges, categories and counts.
 //!
 //! Every call site becomes an edge. A call that reaches a function of the repository has
 //! its callee; calls into the standard library or third-party code have a category but no
@@ -14,14 +15,9 @@
 //! within macros too) becomes an edge from the caller, marked with the macro (`via_macro`),
 //! because that is the call the compiled code makes (`#define xfree(p) util_free(p)`).
 
-mod c;
-mod java;
-mod python;
-pub mod stdlib;
-
 use std::collections::BTreeMap;
 
-use crate::extract::{FileInfo, Function, Lang};
+use crate::extract::{CallSite, FileInfo, Function, Lang};
 
 /// The dependency category of a call edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -133,9 +129,22 @@ impl ResolveCounts {
     }
 }
 
+/// One language's (or language family's) name resolution over a repository: built once
+/// per repository from all its units, then asked about each call site of its languages.
+pub trait Resolver {
+    /// What the call site `call` of the function `caller` reaches.
+    fn resolve(&self, caller: FnRef, call: &CallSite) -> Target;
+
+    /// For a call to a macro (what [`Resolver::resolve`] called [`Target::Macro`]): the
+    /// calls its expansion makes, each with its target.
+    fn expand(&self, _caller: FnRef, _macro_name: &str) -> Vec<(String, Target)> {
+        Vec::new()
+    }
+}
+
 /// What a resolver decided for one call site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Target {
+pub enum Target {
     /// A function of the repository; the number of equally good candidates.
     Function(FnRef, u32),
     /// Code of the repository that is not a function node (a class without an explicit
@@ -150,30 +159,35 @@ pub(crate) enum Target {
 /// The edges of a repository, in caller order then call-site order.
 pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
     let mut edges = Vec::new();
-    let c = units.iter().any(|u| u.lang.is_c_family());
-    let py = units.iter().any(|u| u.lang == Lang::Python);
-    let java = units.iter().any(|u| u.lang == Lang::Java);
-    let c_index = c.then(|| c::Index::new(units));
-    let py_index = py.then(|| python::Index::new(units));
-    let java_index = java.then(|| java::Index::new(units));
+    // One resolver per family present (C and C++ share one), built in language order.
+    let mut families: Vec<&'static str> = Vec::new();
+    let mut resolvers: Vec<Box<dyn Resolver + '_>> = Vec::new();
+    let mut by_lang: BTreeMap<Lang, usize> = BTreeMap::new();
+    for unit in units {
+        if by_lang.contains_key(&unit.lang) {
+            continue;
+        }
+        let def = unit.lang.def();
+        let family = def.resolver_family();
+        let i = match families.iter().position(|f| *f == family) {
+            Some(i) => i,
+            None => {
+                families.push(family);
+                resolvers.push(def.resolver(units));
+                resolvers.len() - 1
+            }
+        };
+        by_lang.insert(unit.lang, i);
+    }
     for (fi, unit) in units.iter().enumerate() {
+        let resolver = by_lang.get(&unit.lang).map(|&i| &resolvers[i]);
         for (gi, f) in unit.functions.iter().enumerate() {
             let caller = FnRef {
                 file: fi as u32,
                 func: gi as u32,
             };
             for call in &f.calls {
-                let target = match unit.lang {
-                    Lang::C | Lang::Cpp => c_index
-                        .as_ref()
-                        .map_or(Target::Unresolved, |ix| ix.resolve(caller, call)),
-                    Lang::Python => py_index
-                        .as_ref()
-                        .map_or(Target::Unresolved, |ix| ix.resolve(caller, call)),
-                    Lang::Java => java_index
-                        .as_ref()
-                        .map_or(Target::Unresolved, |ix| ix.resolve(caller, call)),
-                };
+                let target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
                 let (callee, candidates, category) = classify(units, fi, target);
                 edges.push(Edge {
                     caller,
@@ -184,8 +198,8 @@ pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, Resol
                     candidates,
                     via_macro: None,
                 });
-                if let (Target::Macro, Some(ix)) = (target, &c_index) {
-                    for (name, t) in ix.expand(caller, &call.name) {
+                if let (Target::Macro, Some(r)) = (target, resolver) {
+                    for (name, t) in r.expand(caller, &call.name) {
                         let (callee, candidates, category) = classify(units, fi, t);
                         edges.push(Edge {
                             caller,
@@ -221,14 +235,15 @@ fn classify(units: &[SourceUnit], from: usize, target: Target) -> (Option<FnRef>
 }
 
 /// The category of an edge from a function in file `from` to one in file `to`: same file,
-/// same package (same directory; for Java the same package), or elsewhere in the project.
+/// same package (as the caller's language defines it: by default the same directory), or
+/// elsewhere in the project.
 fn locate(units: &[SourceUnit], from: usize, to: usize) -> Category {
     if from == to {
         return Category::SameFile;
     }
     let (a, b) = (&units[from], &units[to]);
-    let same = if a.lang == Lang::Java && b.lang == Lang::Java {
-        a.info.package == b.info.package
+    let same = if a.lang.def().resolver_family() == b.lang.def().resolver_family() {
+        a.lang.def().same_package(a, b)
     } else {
         dir_of(&a.path) == dir_of(&b.path)
     };
@@ -240,7 +255,7 @@ fn locate(units: &[SourceUnit], from: usize, to: usize) -> Category {
 }
 
 /// The directory part of a `/`-separated path (empty at the root).
-pub(crate) fn dir_of(path: &str) -> &str {
+pub fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 

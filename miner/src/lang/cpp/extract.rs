@@ -6,14 +6,14 @@
 
 use tree_sitter::Node;
 
-use super::c::{
+use crate::lang::c::extract::{
     arg_count, c_call, c_details, c_file_item, comment_docstring, declarator_name, squash,
 };
-use super::{
+use crate::extract::{
     text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind, LanguageSpec,
 };
 
-pub struct Cpp;
+use super::Cpp;
 
 /// The name of an anonymous namespace in qualified names.
 pub const ANONYMOUS_NAMESPACE: &str = "(anonymous namespace)";
@@ -150,7 +150,7 @@ impl LanguageSpec for Cpp {
     /// Functions sit at the top level, in namespaces, classes, templates, linkage blocks and
     /// preprocessor conditionals; a class defined in a declaration (`struct S {...} s;`) too.
     fn may_contain_functions(&self, node: Node, src: &str) -> bool {
-        super::c::C.may_contain_functions(node, src)
+        crate::lang::c::C.may_contain_functions(node, src)
             || matches!(
                 node.kind(),
                 "namespace_definition"
@@ -197,19 +197,19 @@ impl LanguageSpec for Cpp {
                 }
                 let outer = scope();
                 let mut class = ClassInfo {
-                    name: super::qualify(&outer, "::", &name),
+                    name: crate::extract::qualify(&outer, "::", &name),
                     ..Default::default()
                 };
-                for c in super::named(node) {
+                for c in crate::extract::named(node) {
                     if c.kind() == "base_class_clause" {
-                        for b in super::named(c) {
+                        for b in crate::extract::named(c) {
                             if let Some(t) = type_name(b, src) {
                                 class.bases.push(t);
                             }
                         }
                     }
                 }
-                for f in super::named(body) {
+                for f in crate::extract::named(body) {
                     if f.kind() != "field_declaration" {
                         continue;
                     }

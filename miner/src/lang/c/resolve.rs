@@ -13,8 +13,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{dir_of, func, pick, stdlib, FnRef, SourceUnit, Target};
-use crate::extract::cpp::{last_component, ANONYMOUS_NAMESPACE};
+use super::stdlib;
+use crate::resolve::{dir_of, func, pick, FnRef, SourceUnit, Target};
+use crate::lang::cpp::extract::{last_component, ANONYMOUS_NAMESPACE};
 use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang, Macro};
 
 /// Most files an include closure follows; guards against pathological include graphs.
@@ -138,7 +139,7 @@ impl<'u> Index<'u> {
 
     /// The calls a macro call expands to, macros within macros followed (depth first,
     /// each macro once): (name called, what it resolves to) in the caller's context.
-    pub(crate) fn expand(&self, caller: FnRef, name: &str) -> Vec<(String, Target)> {
+    pub(crate) fn expand_macro(&self, caller: FnRef, name: &str) -> Vec<(String, Target)> {
         let mut out = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
         let mut stack: Vec<&str> = vec![name];
@@ -168,7 +169,7 @@ impl<'u> Index<'u> {
         out
     }
 
-    pub(crate) fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+    pub(crate) fn resolve_call(&self, caller: FnRef, call: &CallSite) -> Target {
         let unit = &self.units[caller.file as usize];
         let cpp = unit.lang == Lang::Cpp;
         match &call.kind {
@@ -584,4 +585,14 @@ fn normalize(path: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
+}
+
+impl crate::resolve::Resolver for Index<'_> {
+    fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+        self.resolve_call(caller, call)
+    }
+
+    fn expand(&self, caller: FnRef, name: &str) -> Vec<(String, Target)> {
+        self.expand_macro(caller, name)
+    }
 }

@@ -3,12 +3,12 @@
 
 use tree_sitter::Node;
 
-use super::{
+use crate::extract::{
     named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
-pub struct Python;
+use super::Python;
 
 impl LanguageSpec for Python {
     fn grammar(&self) -> tree_sitter::Language {
@@ -76,7 +76,7 @@ impl LanguageSpec for Python {
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
         let body = node.child_by_field_name("body")?;
-        let first = super::named(body).find(|n| n.kind() != "comment")?;
+        let first = crate::extract::named(body).find(|n| n.kind() != "comment")?;
         if first.kind() != "expression_statement" || first.named_child_count() != 1 {
             return None;
         }
@@ -185,7 +185,7 @@ impl LanguageSpec for Python {
                 let outer = scope();
                 let name = text(name, src);
                 let mut class = ClassInfo {
-                    name: super::qualify(&outer, ".", name),
+                    name: crate::extract::qualify(&outer, ".", name),
                     ..Default::default()
                 };
                 if let Some(sup) = node.child_by_field_name("superclasses") {

@@ -13,7 +13,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{stdlib, FnRef, SourceUnit, Target};
+use super::stdlib;
+use crate::resolve::{FnRef, SourceUnit, Target};
 use crate::extract::{CallKind, CallSite, ClassInfo, Import, Lang};
 
 /// How deep re-exports and base classes are followed.
@@ -384,7 +385,7 @@ impl<'u> Index<'u> {
         }
     }
 
-    pub(crate) fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+    pub(crate) fn resolve_call(&self, caller: FnRef, call: &CallSite) -> Target {
         match &call.kind {
             CallKind::Plain => match self.lookup(caller, &call.name) {
                 Some(s) => self.call_sym(s, None),
@@ -448,5 +449,11 @@ impl<'u> Index<'u> {
             Some(Sym::Function(_)) | None => None,
             Some(_) => self.dotted(caller.file, name),
         }
+    }
+}
+
+impl crate::resolve::Resolver for Index<'_> {
+    fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+        self.resolve_call(caller, call)
     }
 }

@@ -12,7 +12,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{func, pick, stdlib, FnRef, SourceUnit, Target};
+use super::stdlib;
+use crate::resolve::{func, pick, FnRef, SourceUnit, Target};
 use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang};
 
 /// Methods every class inherits from `java.lang.Object`.
@@ -305,7 +306,7 @@ impl<'u> Index<'u> {
         }
     }
 
-    pub(crate) fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+    pub(crate) fn resolve_call(&self, caller: FnRef, call: &CallSite) -> Target {
         let f = func(self.units, caller);
         let file = caller.file;
         let class = f.scope.as_str();
@@ -439,4 +440,10 @@ fn is_identifier(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+}
+
+impl crate::resolve::Resolver for Index<'_> {
+    fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+        self.resolve_call(caller, call)
+    }
 }

@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::{
+use crate::extract::{
     named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
@@ -31,7 +31,7 @@ fn has_modifier(node: Node, src: &str, m: &str) -> bool {
         .is_some_and(|mods| text(mods, src).split_whitespace().any(|w| w == m))
 }
 
-pub struct Java;
+use super::Java;
 
 impl LanguageSpec for Java {
     fn grammar(&self) -> tree_sitter::Language {
@@ -162,7 +162,7 @@ impl LanguageSpec for Java {
                 let outer = scope();
                 let name = text(name, src);
                 let mut class = ClassInfo {
-                    name: super::qualify(&outer, ".", name),
+                    name: crate::extract::qualify(&outer, ".", name),
                     ..Default::default()
                 };
                 // `extends` of a class, `implements`, and `extends` of an interface.
@@ -190,7 +190,7 @@ impl LanguageSpec for Java {
                 let outer = scope();
                 let name = format!("<anonymous {}>", text(ty, src));
                 let mut class = ClassInfo {
-                    name: super::qualify(&outer, ".", &name),
+                    name: crate::extract::qualify(&outer, ".", &name),
                     bases: type_name(ty, src).into_iter().collect(),
                     ..Default::default()
                 };

@@ -3,13 +3,13 @@
 
 use tree_sitter::Node;
 
-pub(crate) use super::squash;
-use super::{
+pub(crate) use crate::extract::squash;
+use crate::extract::{
     leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo, FunctionKind,
     Include, LanguageSpec, Macro,
 };
 
-pub struct C;
+use super::C;
 
 /// The name a declarator declares: follows the `declarator` fields through pointer,
 /// parenthesized and attributed declarators down to the function declarator's identifier.
@@ -85,7 +85,7 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
     else {
         return d;
     };
-    for p in super::named(params) {
+    for p in crate::extract::named(params) {
         match p.kind() {
             "variadic_parameter" | "variadic_parameter_declaration" => d.variadic = true,
             // `(void)` declares no parameter.
@@ -104,7 +104,7 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
 /// The number of arguments of a call's argument list.
 pub(crate) fn arg_count(call: Node) -> u32 {
     call.child_by_field_name("arguments").map_or(0, |a| {
-        super::named(a)
+        crate::extract::named(a)
             .filter(|c| !c.kind().contains("comment"))
             .count() as u32
     })

@@ -1,0 +1,43 @@
+//! C++: extraction (`extract.rs`: namespaces, classes, out-of-class definitions, operators,
+//! templates) and the standard headers (`stdlib.rs`). Calls are resolved by C's resolver,
+//! which serves both languages ([`crate::lang::c`]).
+
+pub(crate) mod extract;
+pub(crate) mod stdlib;
+
+use codemine_filters::dedup::literal::Spelling;
+
+use crate::extract::window::Scanner;
+use crate::lang::{Language, Resolver};
+use crate::resolve::SourceUnit;
+
+pub struct Cpp;
+
+impl Language for Cpp {
+    fn name(&self) -> &'static str {
+        "cpp"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["c++", "cxx"]
+    }
+    fn display_name(&self) -> &'static str {
+        "C++"
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &[
+            "cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp", "tpp", "inl",
+        ]
+    }
+    fn literal_spelling(&self) -> Spelling {
+        Spelling::QuoteDigits
+    }
+    fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
+        crate::lang::c::c_family_resolver(units)
+    }
+    fn resolver_family(&self) -> &'static str {
+        "c"
+    }
+    fn window_scanner(&self) -> Option<Scanner> {
+        Some(Scanner::Braces)
+    }
+}

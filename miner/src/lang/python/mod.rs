@@ -1,0 +1,42 @@
+//! Python: extraction (`extract.rs`, CodeSearchNet's rules), name resolution through
+//! imports, classes and constructor-typed locals (`resolve.rs`), and the standard library
+//! (`stdlib.rs`: `sys.stdlib_module_names` and the builtins).
+
+mod extract;
+mod resolve;
+pub(crate) mod stdlib;
+
+use codemine_filters::dedup::literal::Spelling;
+
+use crate::extract::window::Scanner;
+use crate::lang::{Language, Resolver};
+use crate::resolve::SourceUnit;
+
+pub struct Python;
+
+impl Language for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["py"]
+    }
+    fn display_name(&self) -> &'static str {
+        "Python"
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["py"]
+    }
+    fn literal_spelling(&self) -> Spelling {
+        Spelling::Python
+    }
+    fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
+        Box::new(resolve::Index::new(units))
+    }
+    fn window_scanner(&self) -> Option<Scanner> {
+        Some(Scanner::Indentation)
+    }
+    fn braced_body(&self) -> bool {
+        false
+    }
+}
