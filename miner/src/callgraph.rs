@@ -14,6 +14,7 @@
 //!   docstring continues with `//` on each line).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use codemine_schemas::callgraph::{EdgeRow, NodeRow};
 use codemine_schemas::yabloco::{YablocoMeta, YablocoRow};
@@ -57,16 +58,9 @@ pub fn check_template(t: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The rows of one repository's call graph.
-#[derive(Default)]
-pub struct GraphRows {
-    pub nodes: Vec<NodeRow>,
-    pub edges: Vec<EdgeRow>,
-    pub yabloco: Vec<YablocoRow>,
-}
-
 /// A repository's call graph: its nodes (one per function, in unit and function order) and
 /// edges, and what YABLoCo rows are built from.
+#[derive(Default)]
 pub struct Graph {
     pub nodes: Vec<NodeRow>,
     pub edges: Vec<EdgeRow>,
@@ -150,20 +144,24 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     let mut deps: HashMap<FnRef, Vec<(Dep, Category)>> = HashMap::new();
     let mut seen: HashSet<(FnRef, Dep)> = HashSet::new();
     let mut callers: HashMap<FnRef, HashSet<FnRef>> = HashMap::new();
+    // Exact sizes: a file of many small functions makes these the largest vectors of a
+    // run, and growth by doubling would leave up to half of each unused.
+    let n: usize = units.iter().map(|u| u.functions.len()).sum();
     let mut rows = Graph {
-        nodes: Vec::new(),
-        edges: Vec::new(),
-        context: Vec::new(),
-        counts: Vec::new(),
-        refs: Vec::new(),
+        nodes: Vec::with_capacity(n),
+        edges: Vec::with_capacity(edges.len()),
+        context: Vec::with_capacity(n),
+        counts: Vec::with_capacity(n),
+        refs: Vec::with_capacity(n),
     };
+    let repository: Arc<str> = Arc::from(repo);
     for e in edges {
         rows.edges.push(EdgeRow {
-            repository: repo.to_string(),
+            repository: Arc::clone(&repository),
             caller_id: id(e.caller),
             callee_id: e.callee.map(id),
             callee_name: e.name.clone(),
-            category: e.category.as_str().to_string(),
+            category: e.category.as_str(),
             line: i64::from(e.line),
             candidates: i64::from(e.candidates),
             via_macro: e.via_macro.clone(),
@@ -188,6 +186,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     }
 
     for (fi, u) in units.iter().enumerate() {
+        let path: Arc<str> = Arc::from(u.path.as_str());
         for (gi, f) in u.functions.iter().enumerate() {
             let me = FnRef {
                 file: fi as u32,
@@ -218,17 +217,16 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
             let fid = id(me);
             rows.nodes.push(NodeRow {
                 id: fid,
-                repository: repo.to_string(),
-                path: u.path.clone(),
+                repository: Arc::clone(&repository),
+                path: Arc::clone(&path),
                 name: f.name.clone(),
                 qualified_name: f.qualified_name.clone(),
-                language: u.lang.name().to_string(),
+                language: u.lang.name(),
                 kind: match f.kind {
                     FunctionKind::Function => "function",
                     FunctionKind::Method => "method",
                     FunctionKind::Constructor => "constructor",
-                }
-                .to_string(),
+                },
                 start_line: i64::from(f.start_line),
                 end_line: i64::from(f.end_line),
                 docstring: f.docstring.clone(),
@@ -241,7 +239,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 coverable_lines: None,
                 calls_num,
                 dep_num,
-                category: category.to_string(),
+                category,
                 syntax_error: f.syntax_error,
                 dropped_by: None,
                 cluster_id: None,
@@ -276,18 +274,35 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     rows
 }
 
+/// What every YABLoCo row of a repository shares.
+pub struct YablocoShared {
+    pub instruction: Arc<str>,
+    /// The short repository name (`redis` for `redis/redis`).
+    pub repository: Arc<str>,
+}
+
+impl YablocoShared {
+    pub fn new(repo: &str, instruction: &str) -> Self {
+        YablocoShared {
+            instruction: Arc::from(instruction),
+            repository: Arc::from(short_name(repo)),
+        }
+    }
+}
+
 impl Graph {
     /// The YABLoCo row of node `k`, its meta dates and coverage taken from the node.
-    /// `last_commit` is the day in `zone`.
+    /// `last_commit` is the day in `zone`. The instruction and the short repository name
+    /// ([`YablocoShared`]) are shared by every row.
     pub fn yabloco_row(
         &self,
         units: &[SourceUnit],
         k: usize,
-        instruction: &str,
+        shared: &YablocoShared,
         zone: &codemine_filters::DateZone,
     ) -> YablocoRow {
         let node = &self.nodes[k];
-        let short = short_name(&node.repository);
+        let short: &str = &shared.repository;
         let me = self.refs[k];
         let u = &units[me.file as usize];
         let f = &u.functions[me.func as usize];
@@ -307,8 +322,8 @@ impl Graph {
             ));
         }
         YablocoRow {
-            instruction: instruction.to_string(),
-            language: language_label(u.lang).to_string(),
+            instruction: Arc::clone(&shared.instruction),
+            language: language_label(u.lang),
             signature: signature(u.lang, &f.code, &f.signature),
             docstring: f.docstring.as_deref().map(docstring).unwrap_or_default(),
             context,
@@ -316,7 +331,7 @@ impl Graph {
             meta: YablocoMeta {
                 id: node.id,
                 original_id: format!("{:016X}", node.id),
-                repository: short.to_string(),
+                repository: Arc::clone(&shared.repository),
                 fname: f.qualified_name.clone(),
                 file: format!("{short}/{}", u.path),
                 counts: self.counts[k],

@@ -414,6 +414,8 @@ impl Extractor {
             out.info.append(part.info);
             start = *cut;
         }
+        // The parts' vectors grew by doubling; a huge file holds the slack to the end.
+        out.functions.shrink_to_fit();
         Ok(Some(out))
     }
 }

@@ -2,6 +2,7 @@
 //! of every table and the dedup inputs of the functions the filters kept.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use codemine_filters::dedup::{self as near, literal, DedupParams, Item};
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 
 use super::stage::DedupInput;
 use super::{HeaderMode, MineOptions, Progress};
-use crate::callgraph::{self, GraphRows};
+use crate::callgraph::{self, Graph, YablocoShared};
 use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
 use crate::csn::{self, RepoContext};
 use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
@@ -29,8 +30,7 @@ use crate::stats::{Failure, LangCounts, RepoCoverageStats, RepoStats};
 pub struct RepoOutput {
     pub stats: RepoStats,
     /// CodeSearchNet rows with their function ids.
-    pub csn: Vec<(u64, CsnRow)>,
-    pub graph: GraphRows,
+    pub rows: RepoRows,
     pub dropped: Vec<DroppedRow>,
     /// Dedup inputs of the kept functions, with their band hashes.
     pub dedup: Vec<DedupInput>,
@@ -39,6 +39,69 @@ pub struct RepoOutput {
     pub failed: Option<&'static str>,
     /// Its code-completion rows, with `--emit completion`.
     pub completion: Option<super::completion::RepoRows>,
+}
+
+/// A repository's rows as the writer takes them: the call graph's nodes and edges are
+/// built; YABLoCo and CSN rows are built one at a time while writing, from the parsed
+/// units, so that a repository never holds both shapes of all its functions at once (a
+/// file of many small functions made them the largest part of a run: issue 22, item 5).
+#[derive(Default)]
+pub struct RepoRows {
+    pub graph: Graph,
+    pub units: Vec<SourceUnit>,
+    /// Per node: kept by the filters.
+    pub keep: Vec<bool>,
+    yabloco: Option<(YablocoShared, codemine_filters::DateZone)>,
+    csn: Option<CsnContext>,
+}
+
+/// [`RepoContext`], owned.
+struct CsnContext {
+    repo: String,
+    sha: Option<String>,
+    url_base: Option<String>,
+    partition: codemine_schemas::Split,
+}
+
+impl RepoRows {
+    /// The YABLoCo row of node `k` (a kept one).
+    pub fn yabloco_row(&self, k: usize) -> Option<codemine_schemas::yabloco::YablocoRow> {
+        let (shared, zone) = self.yabloco.as_ref()?;
+        Some(self.graph.yabloco_row(&self.units, k, shared, zone))
+    }
+
+    /// The CSN rows of the kept functions whose node `written` accepts, in node order,
+    /// each with its id; the units are consumed (each function's code and tokens move
+    /// into its row).
+    pub fn csn_rows(
+        &mut self,
+        mut written: impl FnMut(u64) -> bool,
+        mut push: impl FnMut((u64, CsnRow)) -> Result<(), crate::Error>,
+    ) -> Result<(), crate::Error> {
+        let Some(c) = &self.csn else {
+            return Ok(());
+        };
+        let ctx = RepoContext {
+            repo: &c.repo,
+            sha: c.sha.as_deref(),
+            url_base: c.url_base.clone(),
+            partition: c.partition,
+        };
+        let mut k = 0;
+        for unit in std::mem::take(&mut self.units) {
+            for f in unit.functions {
+                let (kept, id) = (self.keep[k], self.graph.nodes[k].id);
+                k += 1;
+                if !kept || !written(id) {
+                    continue;
+                }
+                if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
+                    push((id, row))?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Mines one repository: open, list, then read and parse its files in parallel.
@@ -102,7 +165,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         .collect();
 
     let mut units = Vec::new();
-    let mut unit_licenses: Vec<Option<String>> = Vec::new();
+    let mut unit_licenses: Vec<Option<std::sync::Arc<str>>> = Vec::new();
     let mut blobs = Vec::new();
     let mut failures = Vec::new();
     let mut busy = 0.0;
@@ -127,7 +190,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
                 blobs.push(file.blob());
-                unit_licenses.push(p.license);
+                unit_licenses.push(p.license.map(std::sync::Arc::from));
                 units.push(SourceUnit {
                     path: file.path.clone(),
                     lang: file.lang,
@@ -225,12 +288,17 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             Ok(Some((dates, walk))) => {
                 h.functions = wanted.iter().filter(|k| **k).count();
                 h.walk = walk;
+                // One string per commit, shared by the functions it dates.
+                let mut shas: HashMap<git2::Oid, std::sync::Arc<str>> = HashMap::new();
                 for (node, d) in graph.nodes.iter_mut().zip(dates) {
                     let Some(d) = d else { continue };
                     h.dated += 1;
                     h.bounded += usize::from(d.bounded);
                     node.last_commit = Some(d.time);
-                    node.last_commit_sha = Some(d.commit.to_string());
+                    let sha = shas
+                        .entry(d.commit)
+                        .or_insert_with(|| std::sync::Arc::from(d.commit.to_string()));
+                    node.last_commit_sha = Some(std::sync::Arc::clone(sha));
                     node.last_commit_bounded = Some(d.bounded);
                 }
             }
@@ -259,7 +327,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         stats.funnel.record(&name, u.lang.name(), outcome[k]);
         if let Err(rule) = outcome[k] {
             let node = &mut graph.nodes[k];
-            node.dropped_by = Some(rule.to_string());
+            node.dropped_by = Some(rule);
             if opts.explain {
                 dropped.push(DroppedRow {
                     id: node.id,
@@ -279,40 +347,35 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.filter_seconds += t.elapsed().as_secs_f64();
     let keep: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
 
-    let graph = GraphRows {
-        yabloco: (0..graph.nodes.len())
-            .filter(|&k| keep[k])
-            .map(|k| graph.yabloco_row(&units, k, &opts.instruction, &opts.date_zone))
-            .collect(),
-        nodes: graph.nodes,
-        edges: graph.edges,
-    };
-
     let dedup = match &opts.dedup {
         Some(params) => prepare_dedup(&units, &graph.nodes, &keep, split.index(), params),
         None => Vec::new(),
     };
 
-    let mut rows = Vec::new();
-    let mut k = 0;
-    for unit in units {
-        let lang = unit.lang.name();
-        for f in unit.functions {
-            let kept = keep[k];
-            let id = graph.nodes[k].id;
-            k += 1;
-            if !kept {
-                continue;
-            }
-            if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
-                rows.push((id, row));
-                stats.totals.csn_rows += 1;
-                if let Some(c) = stats.languages.get_mut(lang) {
-                    c.csn_rows += 1;
-                }
+    // A kept function with a docstring is a CSN row (`csn::row`), written later.
+    for (k, u, f) in each_function(&units) {
+        if keep[k] && f.docstring.is_some() {
+            stats.totals.csn_rows += 1;
+            if let Some(c) = stats.languages.get_mut(u.lang.name()) {
+                c.csn_rows += 1;
             }
         }
     }
+    let rows = RepoRows {
+        graph,
+        units,
+        keep,
+        yabloco: Some((
+            YablocoShared::new(&name, &opts.instruction),
+            opts.date_zone.clone(),
+        )),
+        csn: Some(CsnContext {
+            repo: ctx.repo.to_string(),
+            sha: ctx.sha.map(str::to_string),
+            url_base: ctx.url_base,
+            partition: ctx.partition,
+        }),
+    };
     let completion = opts.completion.as_ref().map(|c| {
         let info = codemine_schemas::completion::FileInfo {
             repo: name.clone(),
@@ -328,8 +391,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     });
     RepoOutput {
         stats,
-        csn: rows,
-        graph,
+        rows,
         dropped,
         dedup,
         failures,
@@ -582,8 +644,7 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
     };
     RepoOutput {
         stats,
-        csn: Vec::new(),
-        graph: GraphRows::default(),
+        rows: RepoRows::default(),
         dropped: Vec::new(),
         dedup: Vec::new(),
         failures: vec![failure],
