@@ -13,7 +13,7 @@
 //!   joined by blank lines (the layout of the benchmark's context builder; a multi-line
 //!   docstring continues with `//` on each line).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use codemine_schemas::callgraph::{EdgeRow, NodeRow};
@@ -73,7 +73,7 @@ pub struct Graph {
 }
 
 /// Distinct dependencies of one function: a repository function, or a name outside.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Dep<'a> {
     Function(FnRef),
     Outside(Category, &'a str),
@@ -140,10 +140,6 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
         .collect();
     let id = |r: FnRef| ids[r.file as usize][r.func as usize];
 
-    // Distinct dependencies (in first-call order) and callers of every function.
-    let mut deps: HashMap<FnRef, Vec<(Dep, Category)>> = HashMap::new();
-    let mut seen: HashSet<(FnRef, Dep)> = HashSet::new();
-    let mut callers: HashMap<FnRef, HashSet<FnRef>> = HashMap::new();
     // Exact sizes: a file of many small functions makes these the largest vectors of a
     // run, and growth by doubling would leave up to half of each unused.
     let n: usize = units.iter().map(|u| u.functions.len()).sum();
@@ -166,25 +162,43 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
             candidates: i64::from(e.candidates),
             via_macro: e.via_macro.clone(),
         });
-        if !e.category.is_dependency() {
-            continue;
-        }
-        let dep = match e.callee {
-            Some(c) => {
-                callers.entry(c).or_default().insert(e.caller);
-                Dep::Function(c)
+    }
+
+    // The edges of each caller, in node order: resolve emits them so; anything else is
+    // put in that order here (stable, so call-site order within a caller stays).
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    if !edges.windows(2).all(|w| w[0].caller <= w[1].caller) {
+        order.sort_by_key(|&i| edges[i].caller);
+    }
+    let groups: Vec<&[usize]> = order
+        .chunk_by(|&a, &b| edges[a].caller == edges[b].caller)
+        .collect();
+    // Distinct callers of every function: each caller counts once per callee.
+    let first: Vec<usize> = units
+        .iter()
+        .scan(0, |acc, u| {
+            let at = *acc;
+            *acc += u.functions.len();
+            Some(at)
+        })
+        .collect();
+    let index = |r: FnRef| first[r.file as usize] + r.func as usize;
+    let mut calls_num = vec![0i64; n];
+    let mut callees: HashSet<FnRef> = HashSet::new();
+    for group in &groups {
+        callees.clear();
+        for e in group.iter().map(|&i| &edges[i]) {
+            if let (true, Some(c)) = (e.category.is_dependency(), e.callee) {
+                if callees.insert(c) {
+                    calls_num[index(c)] += 1;
+                }
             }
-            None => Dep::Outside(e.category, e.name.as_str()),
-        };
-        let key = match &dep {
-            Dep::Function(c) => Dep::Function(*c),
-            Dep::Outside(c, n) => Dep::Outside(*c, n),
-        };
-        if seen.insert((e.caller, key)) {
-            deps.entry(e.caller).or_default().push((dep, e.category));
         }
     }
 
+    let mut groups = groups.into_iter().peekable();
+    let mut seen: HashSet<Dep> = HashSet::new();
+    let mut my_deps: Vec<(Dep, Category)> = Vec::new();
     for (fi, u) in units.iter().enumerate() {
         let path: Arc<str> = Arc::from(u.path.as_str());
         for (gi, f) in u.functions.iter().enumerate() {
@@ -192,9 +206,27 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 file: fi as u32,
                 func: gi as u32,
             };
-            let my_deps = deps.get(&me).map(Vec::as_slice).unwrap_or_default();
+            // Distinct dependencies, in first-call order.
+            seen.clear();
+            my_deps.clear();
+            let mine = match groups.peek() {
+                Some(g) if g.first().is_some_and(|&i| edges[i].caller == me) => groups.next(),
+                _ => None,
+            };
+            for e in mine.into_iter().flatten().map(|&i| &edges[i]) {
+                if !e.category.is_dependency() {
+                    continue;
+                }
+                let dep = match e.callee {
+                    Some(c) => Dep::Function(c),
+                    None => Dep::Outside(e.category, e.name.as_str()),
+                };
+                if seen.insert(dep) {
+                    my_deps.push((dep, e.category));
+                }
+            }
             let mut counts = [0i64; 5];
-            for (_, cat) in my_deps {
+            for (_, cat) in &my_deps {
                 if let Some(i) = COUNTED.iter().position(|c| c == cat) {
                     counts[i] += 1;
                 }
@@ -212,7 +244,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
             } else {
                 "none"
             };
-            let calls_num = callers.get(&me).map_or(0, |c| c.len()) as i64;
+            let calls_num = calls_num[index(me)];
             let code_length = i64::from(f.end_line - f.start_line);
             let fid = id(me);
             rows.nodes.push(NodeRow {

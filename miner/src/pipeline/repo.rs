@@ -216,6 +216,12 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
 
     let t = Instant::now();
     let (edges, counts) = resolve::resolve(&units);
+    // Call sites and typed locals served resolution only (the edges have what the graph
+    // needs); a file of many functions holds them by the million (issue 22, item 5).
+    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
+        f.calls = Vec::new();
+        f.locals = Vec::new();
+    }
     let mut graph = callgraph::build(&name, &units, &edges);
     drop(edges);
     let per_node = units
@@ -224,12 +230,6 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         .flat_map(|(u, l)| std::iter::repeat_n(l, u.functions.len()));
     for (node, l) in graph.nodes.iter_mut().zip(per_node) {
         node.license.clone_from(l);
-    }
-    // Call sites and typed locals served resolution only; a file of many functions holds
-    // them by the million (issue 22, item 5).
-    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
-        f.calls = Vec::new();
-        f.locals = Vec::new();
     }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
