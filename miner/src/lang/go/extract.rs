@@ -1,0 +1,506 @@
+//! Go: top-level functions (`function_declaration`) and methods (`method_declaration`), as
+//! CodeSearchNet's `function_parser` finds them. A method's name is `Type.Method`, the
+//! receiver's type without `*` or type parameters. The docstring is the run of comments
+//! directly before the declaration among the file's top-level nodes (function_parser's
+//! comment buffer: any other node in between clears it; blank lines do not). Function
+//! literals stay part of the function that holds them, as in function_parser.
+
+use tree_sitter::Node;
+
+use crate::extract::{
+    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    FunctionKind, Import, LanguageSpec,
+};
+
+use super::Go;
+
+/// A type as the resolver names it: `T` or `pkg.T`, without `*`, parentheses or type
+/// arguments; `None` for slices, maps, channels, function and anonymous struct types.
+pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
+    let mut ty = ty;
+    // `*T`, `(T)`, `T[int]`: peel until a name (bounded: each step goes one node down).
+    for _ in 0..16 {
+        match ty.kind() {
+            "type_identifier" | "identifier" => return Some(text(ty, src).to_string()),
+            "qualified_type" => return Some(squash(text(ty, src))),
+            "pointer_type" | "parenthesized_type" => ty = named(ty).next()?,
+            "generic_type" => ty = ty.child_by_field_name("type")?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The receiver's type name of a method (`(c *Command)` gives `Command`).
+fn receiver_type(node: Node, src: &str) -> Option<String> {
+    let recv = node.child_by_field_name("receiver")?;
+    let param = named(recv).find(|c| c.kind() == "parameter_declaration")?;
+    type_name(param.child_by_field_name("type")?, src)
+}
+
+/// The import path of an `import_spec`, without quotes.
+fn import_path(spec: Node, src: &str) -> Option<String> {
+    let p = text(spec.child_by_field_name("path")?, src);
+    Some(p.trim_matches(|c| c == '"' || c == '`').to_string())
+}
+
+/// The type of what `value` evaluates to, when it is obvious: `T{}`, `&T{}`, `new(T)`,
+/// and `NewT(...)` / `pkg.NewT(...)` (a constructor by Go's naming convention; the
+/// resolver checks that the type exists).
+fn value_type(value: Node, src: &str) -> Option<String> {
+    let mut v = value;
+    if v.kind() == "unary_expression" && v.child(0).is_some_and(|o| o.kind() == "&") {
+        v = v.child_by_field_name("operand")?;
+    }
+    match v.kind() {
+        "composite_literal" => type_name(v.child_by_field_name("type")?, src),
+        "call_expression" => {
+            let f = v.child_by_field_name("function")?;
+            let callee = squash(text(f, src));
+            if callee == "new" {
+                let arg = named(v.child_by_field_name("arguments")?).next()?;
+                return type_name(arg, src);
+            }
+            let (pkg, name) = match callee.rsplit_once('.') {
+                Some((p, n)) => (Some(p), n),
+                None => (None, callee.as_str()),
+            };
+            if pkg.is_some_and(|p| p.contains(['.', '(', '['])) {
+                return None;
+            }
+            let ty = name.strip_prefix("New")?;
+            if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+                return None;
+            }
+            Some(match pkg {
+                Some(p) => format!("{p}.{ty}"),
+                None => ty.to_string(),
+            })
+        }
+        _ => None,
+    }
+}
+
+impl LanguageSpec for Go {
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_go::LANGUAGE.into()
+    }
+
+    fn function(
+        &self,
+        node: Node,
+        _ancestors: &[Node],
+        src: &str,
+    ) -> Option<(FunctionKind, String)> {
+        match node.kind() {
+            // A declaration without a body (implemented in assembly) has no code to mine.
+            "function_declaration" => {
+                node.child_by_field_name("body")?;
+                let name = text(node.child_by_field_name("name")?, src).to_string();
+                Some((FunctionKind::Function, name))
+            }
+            "method_declaration" => {
+                node.child_by_field_name("body")?;
+                let name = text(node.child_by_field_name("name")?, src);
+                let name = match receiver_type(node, src) {
+                    Some(t) => format!("{t}.{name}"),
+                    None => name.to_string(),
+                };
+                Some((FunctionKind::Method, name))
+            }
+            _ => None,
+        }
+    }
+
+    fn scope(&self, _node: Node, _ancestors: &[Node], _src: &str) -> Option<String> {
+        None
+    }
+
+    /// `Type.Method` names the method `Method`.
+    fn simple_name<'a>(&self, name: &'a str) -> &'a str {
+        name.rsplit('.').next().unwrap_or(name)
+    }
+
+    /// Functions and methods are declared at the top level only.
+    fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
+        node.kind() == "source_file"
+    }
+
+    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+        // function_parser looks at the file's top-level nodes only.
+        if node.parent().is_none_or(|p| p.kind() != "source_file") {
+            return None;
+        }
+        let mut comments = Vec::new();
+        let mut prev = node.prev_sibling();
+        while let Some(p) = prev.filter(|p| p.kind() == "comment") {
+            comments.push(text(p, src));
+            prev = p.prev_sibling();
+        }
+        if comments.is_empty() {
+            return None;
+        }
+        comments.reverse();
+        Some(Docstring {
+            text: tokens::strip_comment_delimiters(&comments.join("\n")),
+            inner_node: None,
+        })
+    }
+
+    /// String literals are not atomic: function_parser keeps a node whole only when its
+    /// type is `string`, which no Go node is, so a literal gives its quotes, content and
+    /// escape sequences as tokens.
+    fn atomic_token(&self, _kind: &str) -> bool {
+        false
+    }
+
+    fn file_item(&self, node: Node, _scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        match node.kind() {
+            "package_clause" => {
+                if let Some(n) = named(node).next() {
+                    info.package = Some(text(n, src).to_string());
+                }
+            }
+            "import_declaration" => {
+                let mut specs: Vec<Node> = Vec::new();
+                for c in named(node) {
+                    match c.kind() {
+                        "import_spec" => specs.push(c),
+                        "import_spec_list" => {
+                            specs.extend(named(c).filter(|s| s.kind() == "import_spec"))
+                        }
+                        _ => {}
+                    }
+                }
+                for spec in specs {
+                    let Some(module) = import_path(spec, src) else {
+                        continue;
+                    };
+                    let name = spec.child_by_field_name("name");
+                    let wildcard = name.is_some_and(|n| n.kind() == "dot");
+                    let alias = name
+                        .filter(|n| n.kind() == "package_identifier" || n.kind() == "blank_identifier")
+                        .map(|n| text(n, src).to_string());
+                    info.imports.push(Import {
+                        module,
+                        alias,
+                        wildcard,
+                        ..Default::default()
+                    });
+                }
+            }
+            "type_declaration" => {
+                for spec in named(node) {
+                    if !matches!(spec.kind(), "type_spec" | "type_alias") {
+                        continue;
+                    }
+                    let Some(name) = spec.child_by_field_name("name") else {
+                        continue;
+                    };
+                    let mut class = ClassInfo {
+                        name: text(name, src).to_string(),
+                        ..Default::default()
+                    };
+                    if let Some(ty) = spec.child_by_field_name("type") {
+                        type_members(ty, src, &mut class);
+                    }
+                    info.classes.push(class);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `f(x)`, `pkg.F(x)`, `recv.M(x)`, `a.b.M(x)`; other callees (`f()(x)`,
+    /// `fs[i](x)`, `func(){...}()`) are kept as written and never resolved.
+    fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
+        if kind != "call_expression" {
+            return None;
+        }
+        let f = node.child_by_field_name("function")?;
+        let written = squash(text(f, src));
+        let (name, kind) = match f.kind() {
+            "identifier" => (written.clone(), CallKind::Plain),
+            "selector_expression" => (
+                text(f.child_by_field_name("field")?, src).to_string(),
+                CallKind::Member(squash(text(f.child_by_field_name("operand")?, src))),
+            ),
+            _ => (written.clone(), CallKind::Plain),
+        };
+        let args = node
+            .child_by_field_name("arguments")
+            .map_or(0, |a| named(a).count() as u32);
+        Some(CallSite {
+            text: written,
+            name,
+            kind,
+            line: node.start_position().row as u32 + 1,
+            args,
+        })
+    }
+
+    /// Receivers and parameters with their types, `var x T`, and `x := T{}` / `&T{}` /
+    /// `new(T)` / `NewT()` (see [`value_type`]).
+    fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+        match kind {
+            "parameter_declaration" | "var_spec" => {
+                let mut cursor = node.walk();
+                let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+                let declared = node
+                    .child_by_field_name("type")
+                    .and_then(|t| type_name(t, src));
+                let values: Vec<Node> = node
+                    .child_by_field_name("value")
+                    .map(|v| named(v).collect())
+                    .unwrap_or_default();
+                for (i, n) in names.iter().enumerate() {
+                    let ty = declared
+                        .clone()
+                        .or_else(|| values.get(i).and_then(|v| value_type(*v, src)));
+                    if let Some(ty) = ty {
+                        out.push((text(*n, src).to_string(), ty));
+                    }
+                }
+            }
+            "short_var_declaration" => {
+                let (Some(left), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                let values: Vec<Node> = named(right).collect();
+                for (i, n) in named(left).enumerate() {
+                    if n.kind() != "identifier" {
+                        continue;
+                    }
+                    if let Some(ty) = values.get(i).and_then(|v| value_type(*v, src)) {
+                        out.push((text(n, src).to_string(), ty));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn details(&self, node: Node, _src: &str) -> Details {
+        let mut d = Details::default();
+        if let Some(params) = node.child_by_field_name("parameters") {
+            for p in named(params) {
+                let names = {
+                    let mut cursor = p.walk();
+                    p.children_by_field_name("name", &mut cursor).count().max(1) as u32
+                };
+                match p.kind() {
+                    "parameter_declaration" => d.params += names,
+                    "variadic_parameter_declaration" => {
+                        d.params += 1;
+                        d.variadic = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        d
+    }
+}
+
+/// A declared type's members for the resolver: a struct's named fields with their types and
+/// its embedded types (as `bases`, whose methods it promotes); an interface's methods (as
+/// fields typed `func`) and embedded interfaces; a defined type's underlying named type
+/// (`type A B`, as a base, so `A`'s conversions and fields resolve like `B`'s).
+fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
+    match ty.kind() {
+        "struct_type" => {
+            let Some(list) = named(ty).find(|c| c.kind() == "field_declaration_list") else {
+                return;
+            };
+            for field in named(list).filter(|c| c.kind() == "field_declaration") {
+                let Some(t) = field.child_by_field_name("type") else {
+                    continue;
+                };
+                let t = type_name(t, src);
+                let mut cursor = field.walk();
+                let names: Vec<Node> = field.children_by_field_name("name", &mut cursor).collect();
+                match (names.is_empty(), t) {
+                    (true, Some(t)) => class.bases.push(t),
+                    (false, Some(t)) => {
+                        for n in names {
+                            class.fields.push((text(n, src).to_string(), t.clone()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "interface_type" => {
+            for m in named(ty) {
+                match m.kind() {
+                    "method_elem" => {
+                        if let Some(n) = m.child_by_field_name("name") {
+                            class.fields.push((text(n, src).to_string(), "func".into()));
+                        }
+                    }
+                    "type_elem" => {
+                        if let Some(t) = named(m).next().and_then(|t| type_name(t, src)) {
+                            class.bases.push(t);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {
+            if let Some(t) = type_name(ty, src) {
+                class.bases.push(t);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::{Extractor, FunctionKind, Lang};
+
+    const SRC: &str = r#"// Package foo is a test.
+package foo
+
+import (
+	"fmt"
+	str "strings"
+)
+
+// Hello says hi.
+//
+// More text, @see x.
+func Hello(name string) string {
+	return fmt.Sprintf("hi %s\n", name) + `raw`
+}
+
+/* Block doc */
+// and line
+
+func (c *Cmd[T]) Run(a, b int, xs ...string) error { return nil }
+
+var x = 1 // trailing
+func NoDoc() { s := str.ToUpper("a"); _ = s }
+
+// Not a doc: a type sits between.
+type T struct{}
+func (T) Value() {}
+
+func Asm(x int) int
+"#;
+
+    #[test]
+    fn functions_names_and_docstrings() {
+        let out = Extractor::default().extract(Lang::Go, SRC).unwrap();
+        let got: Vec<(&str, &str, FunctionKind, Option<&str>, u32, u32)> = out
+            .functions
+            .iter()
+            .map(|f| {
+                (
+                    f.qualified_name.as_str(),
+                    f.name.as_str(),
+                    f.kind,
+                    f.docstring.as_deref(),
+                    f.start_line,
+                    f.end_line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Hello",
+                    "Hello",
+                    FunctionKind::Function,
+                    Some("Hello says hi.\n\nMore text, @see x."),
+                    12,
+                    14
+                ),
+                // Comments separated by a blank line still form the buffer.
+                (
+                    "Cmd.Run",
+                    "Run",
+                    FunctionKind::Method,
+                    Some("Block doc\nand line"),
+                    19,
+                    19
+                ),
+                // A trailing comment of the line before is a top-level comment too.
+                ("NoDoc", "NoDoc", FunctionKind::Function, Some("trailing"), 22, 22),
+                ("T.Value", "Value", FunctionKind::Method, None, 26, 26),
+            ]
+        );
+        assert_eq!(out.functions[1].scope, "Cmd");
+        assert_eq!(out.functions[1].details.params, 3);
+        assert!(out.functions[1].details.variadic);
+    }
+
+    #[test]
+    fn code_tokens_split_string_literals() {
+        let out = Extractor::default().extract(Lang::Go, SRC).unwrap();
+        assert_eq!(
+            out.functions[0].code_tokens.to_vec(),
+            [
+                "func", "Hello", "(", "name", "string", ")", "string", "{", "return", "fmt", ".",
+                "Sprintf", "(", "\"", "hi %s", "\\n", "\"", ",", "name", ")", "+", "`", "raw",
+                "`", "}"
+            ]
+        );
+    }
+
+    #[test]
+    fn summary_ends_at_an_at_sign_only() {
+        let def = Lang::Go.def();
+        assert_eq!(
+            def.docstring_summary("Hello says hi.\n\nMore text, @see x."),
+            "Hello says hi.\n\nMore text, "
+        );
+    }
+
+    #[test]
+    fn calls_and_locals() {
+        let src = "package p\nfunc F(c *Cmd, o pkg.Opt) {\n\tvar b Buf\n\td := &Cmd{}\n\te, g := NewThing(), pkg.NewOther(1)\n\tn := new(Node)\n\tc.Run(1, 2)\n\tfmt.Println(d)\n\tc.parent.Do()\n\tf()\n\tget()()\n}\n";
+        let out = Extractor::default().extract(Lang::Go, src).unwrap();
+        let f = &out.functions[0];
+        let locals: Vec<(&str, &str)> = f
+            .locals
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(
+            locals,
+            [
+                ("c", "Cmd"),
+                ("o", "pkg.Opt"),
+                ("b", "Buf"),
+                ("d", "Cmd"),
+                ("e", "Thing"),
+                ("g", "pkg.Other"),
+                ("n", "Node")
+            ]
+        );
+        let calls: Vec<(&str, &str, u32)> = f
+            .calls
+            .iter()
+            .map(|c| (c.text.as_str(), c.name.as_str(), c.args))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("NewThing", "NewThing", 0),
+                ("pkg.NewOther", "NewOther", 1),
+                ("new", "new", 1),
+                ("c.Run", "Run", 2),
+                ("fmt.Println", "Println", 1),
+                ("c.parent.Do", "Do", 0),
+                ("f", "f", 0),
+                ("get()", "get()", 0),
+                ("get", "get", 0),
+            ]
+        );
+    }
+}
