@@ -395,7 +395,8 @@ func Asm(x int) int
     #[test]
     fn functions_names_and_docstrings() {
         let out = Extractor::default().extract(Lang::Go, SRC).unwrap();
-        let got: Vec<(&str, &str, FunctionKind, Option<&str>, u32, u32)> = out
+        type Row<'a> = (&'a str, &'a str, FunctionKind, Option<&'a str>, u32, u32);
+        let got: Vec<Row> = out
             .functions
             .iter()
             .map(|f| {
