@@ -95,8 +95,8 @@ fn go_csn_rows_follow_function_parser() {
         split("func ( r * Rect ) Scale")
     );
 
-    // A `/* */` comment is a docstring too; string literals give their quotes, content and
-    // escape sequences as separate tokens (tree-sitter-go's leaves).
+    // A `/* */` comment is a docstring too. An interpreted string gives its quotes and escape
+    // sequences only, a raw string one token (the leaves of function_parser's grammar).
     let string = find_row(&rows, "func_name", "Rect.String");
     assert_eq!(string["docstring"], "String formats r.");
     assert_eq!(
@@ -104,8 +104,8 @@ fn go_csn_rows_follow_function_parser() {
         split("String formats r .")
     );
     let mut want = split("func ( r Rect ) String ( ) string { return fmt . Sprintf (");
-    want.extend(["\"", "%dx%d", "\\n", "\""].map(String::from));
-    want.extend(split(", r . W , r . H ) + ` ! ` }"));
+    want.extend(["\"", "\\n", "\""].map(String::from));
+    want.extend(split(", r . W , r . H ) + `!` }"));
     assert_eq!(strings(&string["code_tokens"]), want);
 
     // A blank line between the comment and the method does not break the comment run.

@@ -3,7 +3,8 @@
 //! receiver's type without `*` or type parameters. The docstring is the run of comments
 //! directly before the declaration among the file's top-level nodes (function_parser's
 //! comment buffer: any other node in between clears it; blank lines do not). Function
-//! literals stay part of the function that holds them, as in function_parser.
+//! literals stay part of the function that holds them, as in function_parser. Code tokens
+//! are the leaves of the grammar function_parser used (see [`LanguageSpec::hidden_leaf`]).
 
 use tree_sitter::Node;
 
@@ -147,11 +148,17 @@ impl LanguageSpec for Go {
         })
     }
 
-    /// String literals are not atomic: function_parser keeps a node whole only when its
-    /// type is `string`, which no Go node is, so a literal gives its quotes, content and
-    /// escape sequences as tokens.
-    fn atomic_token(&self, _kind: &str) -> bool {
-        false
+    /// A raw string was one token in the grammar function_parser used (no Go node is of its
+    /// atomic type `string`); tree-sitter-go 0.25 splits it into quotes and content.
+    fn atomic_token(&self, kind: &str) -> bool {
+        kind == "raw_string_literal"
+    }
+
+    /// The characters of an interpreted string were a hidden token in that grammar, so a
+    /// literal gave its quotes and escape sequences only (`"`, `\n`, `"`): CodeSearchNet's
+    /// published Go rows have them so. The code itself keeps the text.
+    fn hidden_leaf(&self, kind: &str) -> bool {
+        kind == "interpreted_string_literal_content"
     }
 
     fn file_item(&self, node: Node, _scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
@@ -441,14 +448,13 @@ func Asm(x int) int
     }
 
     #[test]
-    fn code_tokens_split_string_literals() {
+    fn code_tokens_keep_string_quotes_and_escapes() {
         let out = Extractor::default().extract(Lang::Go, SRC).unwrap();
         assert_eq!(
             out.functions[0].code_tokens.to_vec(),
             [
                 "func", "Hello", "(", "name", "string", ")", "string", "{", "return", "fmt", ".",
-                "Sprintf", "(", "\"", "hi %s", "\\n", "\"", ",", "name", ")", "+", "`", "raw",
-                "`", "}"
+                "Sprintf", "(", "\"", "\\n", "\"", ",", "name", ")", "+", "`raw`", "}"
             ]
         );
     }
