@@ -11,6 +11,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{Fail, FileHits};
 
+/// A block's span: start line and column, end line and column.
+type Span = (u32, u32, u32, u32);
+
 /// The files of a Go coverage profile, in the order they first appear.
 pub(super) fn parse(data: &[u8]) -> Result<Vec<FileHits>, Fail> {
     let text = std::str::from_utf8(data).map_err(|e| Fail::new(1, e.to_string()))?;
@@ -25,7 +28,7 @@ pub(super) fn parse(data: &[u8]) -> Result<Vec<FileHits>, Fail> {
     }
     // Per file: each block's count, keyed by its span.
     let mut order: Vec<&str> = Vec::new();
-    let mut blocks: HashMap<&str, BTreeMap<(u32, u32, u32, u32), u64>> = HashMap::new();
+    let mut blocks: HashMap<&str, BTreeMap<Span, u64>> = HashMap::new();
     for (i, line) in lines {
         let line = line.trim();
         if line.is_empty() {
