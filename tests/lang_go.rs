@@ -223,3 +223,50 @@ fn go_packages_imports_receivers_and_categories() {
     let go = &stats["languages"]["go"];
     assert_eq!(go["files"], 8 - 1, "go.mod is no Go source: {go}");
 }
+
+fn node<'a>(graph: &'a Value, path: &str, name: &str) -> &'a Value {
+    graph["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["path"] == path && n["qualified_name"] == name)
+        .unwrap_or_else(|| panic!("no node {path}:{name}"))
+}
+
+/// A `go test -coverprofile` report names files by import path; its blocks become line hits
+/// of the repository's files (`example.com/shop/store/x.go` is `store/x.go`).
+#[test]
+fn go_coverprofile_gives_functions_their_hits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("shop"));
+    for (path, text) in PROJECT {
+        r.write(path, text);
+    }
+    r.commit("shop");
+    let profile = tmp.path().join("cover.out");
+    std::fs::write(
+        &profile,
+        "mode: count\n\
+         example.com/shop/store/basket.go:7.32,7.49 1 5\n\
+         example.com/shop/store/counter.go:5.26,5.34 1 2\n\
+         example.com/shop/store/counter.go:7.29,7.42 1 0\n",
+    )
+    .unwrap();
+    let out = mine_into(
+        &r.path,
+        tmp.path(),
+        &["--coverage", profile.to_str().unwrap()],
+    );
+    let g = read_graph(&out);
+    let put = node(&g, "store/basket.go", "Basket.Put");
+    assert_eq!(put["test_cov_hits"], 5);
+    assert_eq!(put["covered_lines"], 1);
+    let incr = node(&g, "store/counter.go", "counter.incr");
+    assert_eq!(incr["test_cov_hits"], 2);
+    let size = node(&g, "store/counter.go", "counter.Size");
+    assert_eq!(size["test_cov_hits"], 0);
+    assert_eq!(size["coverable_lines"], 1);
+    assert_eq!(size["covered_lines"], 0);
+    // No block of the report is in store.go.
+    assert!(node(&g, "store/store.go", "NewStore")["test_cov_hits"].is_null());
+}
