@@ -174,11 +174,26 @@ fn go_packages_imports_receivers_and_categories() {
         "helper.go:run",
         &[
             ("b.Put", "store/basket.go:Basket.Put", "project"),
-            // The result of a call has no declared type here.
-            ("s.Log().Flush", "-", "unresolved"),
+            // Through Store.Log's result type, *Logger.
+            ("s.Log().Flush", "store/log.go:Logger.Flush", "project"),
             ("s.Log", "store/store.go:Store.Log", "project"),
             // Promoted from the embedded `counter`.
             ("s.Size", "store/counter.go:counter.Size", "project"),
+        ],
+    );
+    check(
+        &g,
+        "helper.go:walk",
+        &[
+            // `range` over a []*store.Store parameter.
+            ("s.Log().Flush", "store/log.go:Logger.Flush", "project"),
+            ("s.Log", "store/store.go:Store.Log", "project"),
+            ("strconv.Atoi", "-", "stdlib"),
+            ("fmt.Errorf", "-", "stdlib"),
+            // `err` of `n, err := ...` has no recorded type; `.Error()` of it is error's.
+            ("err.Error", "-", "stdlib"),
+            // A package-level variable: `var defaultStore = &store.Store{}`.
+            ("defaultStore.Add", "store/store.go:Store.Add", "project"),
         ],
     );
     check(

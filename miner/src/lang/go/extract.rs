@@ -45,9 +45,24 @@ fn import_path(spec: Node, src: &str) -> Option<String> {
     Some(p.trim_matches(|c| c == '"' || c == '`').to_string())
 }
 
-/// The type of what `value` evaluates to, when it is obvious: `T{}`, `&T{}`, `new(T)`,
-/// and `NewT(...)` / `pkg.NewT(...)` (a constructor by Go's naming convention; the
-/// resolver checks that the type exists).
+/// Longest expression kept as a variable's type, to be typed by the resolver.
+const MAX_EXPR: usize = 200;
+
+/// A type as written where its element type may be wanted: [`type_name`], or `[]T` for a
+/// slice or array of a named type (what `range` gives elements of).
+fn written_type(ty: Node, src: &str) -> Option<String> {
+    match ty.kind() {
+        "slice_type" | "array_type" => {
+            let elem = ty.child_by_field_name("element")?;
+            Some(format!("[]{}", type_name(elem, src)?))
+        }
+        _ => type_name(ty, src),
+    }
+}
+
+/// The type of what `value` evaluates to, when it is obvious: `T{}`, `&T{}`, `new(T)`;
+/// for another call, `=` and the call as written (`=c.Flags()`, `=pkg.NewT(x)`), which
+/// the resolver types through the callee's result type.
 fn value_type(value: Node, src: &str) -> Option<String> {
     let mut v = value;
     if v.kind() == "unary_expression" && v.child(0).is_some_and(|o| o.kind() == "&") {
@@ -62,24 +77,16 @@ fn value_type(value: Node, src: &str) -> Option<String> {
                 let arg = named(v.child_by_field_name("arguments")?).next()?;
                 return type_name(arg, src);
             }
-            let (pkg, name) = match callee.rsplit_once('.') {
-                Some((p, n)) => (Some(p), n),
-                None => (None, callee.as_str()),
-            };
-            if pkg.is_some_and(|p| p.contains(['.', '(', '['])) {
-                return None;
-            }
-            let ty = name.strip_prefix("New")?;
-            if !ty.starts_with(|c: char| c.is_ascii_uppercase()) {
-                return None;
-            }
-            Some(match pkg {
-                Some(p) => format!("{p}.{ty}"),
-                None => ty.to_string(),
-            })
+            expression(v, src)
         }
         _ => None,
     }
+}
+
+/// `=` and `node`'s text without whitespace, if short and free of function literals.
+fn expression(node: Node, src: &str) -> Option<String> {
+    let t = text(node, src);
+    (t.len() <= MAX_EXPR && !t.contains('{')).then(|| format!("={}", squash(t)))
 }
 
 impl LanguageSpec for Go {
@@ -196,6 +203,27 @@ impl LanguageSpec for Go {
                     });
                 }
             }
+            // Package-level variables with a declared or obvious type, as the fields of a
+            // nameless class (a type needs a name, so the resolver tells them apart).
+            "var_declaration" => {
+                let mut specs: Vec<Node> = Vec::new();
+                for c in named(node) {
+                    match c.kind() {
+                        "var_spec" => specs.push(c),
+                        "var_spec_list" => specs.extend(named(c).filter(|s| s.kind() == "var_spec")),
+                        _ => {}
+                    }
+                }
+                let mut vars = ClassInfo::default();
+                for spec in specs {
+                    self.locals(spec, "var_spec", src, &mut vars.fields);
+                }
+                // An expression's type would need the package's own context: left out.
+                vars.fields.retain(|(_, t)| !t.starts_with('='));
+                if !vars.fields.is_empty() {
+                    info.classes.push(vars);
+                }
+            }
             "type_declaration" => {
                 for spec in named(node) {
                     if !matches!(spec.kind(), "type_spec" | "type_alias") {
@@ -246,16 +274,47 @@ impl LanguageSpec for Go {
         })
     }
 
-    /// Receivers and parameters with their types, `var x T`, and `x := T{}` / `&T{}` /
-    /// `new(T)` / `NewT()` (see [`value_type`]).
+    /// Receivers and parameters with their types, `var x T`, `x := T{}` / `&T{}` /
+    /// `new(T)` / a call (see [`value_type`]), `for _, x := range xs` (`range` and the
+    /// expression), and the function's own (first) result type as `return`, a name no
+    /// variable can have.
     fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
         match kind {
+            "function_declaration" | "method_declaration" => {
+                let Some(result) = node.child_by_field_name("result") else {
+                    return;
+                };
+                let ty = if result.kind() == "parameter_list" {
+                    named(result)
+                        .next()
+                        .and_then(|p| p.child_by_field_name("type"))
+                } else {
+                    Some(result)
+                };
+                if let Some(t) = ty.and_then(|t| written_type(t, src)) {
+                    out.push(("return".into(), t));
+                }
+            }
+            "range_clause" => {
+                let (Some(left), Some(right)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                let Some(elem) = named(left).nth(1).filter(|n| n.kind() == "identifier") else {
+                    return;
+                };
+                if let Some(e) = expression(right, src) {
+                    out.push((text(elem, src).to_string(), format!("range {}", &e[1..])));
+                }
+            }
             "parameter_declaration" | "var_spec" => {
                 let mut cursor = node.walk();
                 let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
                 let declared = node
                     .child_by_field_name("type")
-                    .and_then(|t| type_name(t, src));
+                    .and_then(|t| written_type(t, src));
                 let values: Vec<Node> = node
                     .child_by_field_name("value")
                     .map(|v| named(v).collect())
@@ -277,6 +336,7 @@ impl LanguageSpec for Go {
                     return;
                 };
                 let values: Vec<Node> = named(right).collect();
+                // `x, err := f()`: the first variable has the call's (first) result type.
                 for (i, n) in named(left).enumerate() {
                     if n.kind() != "identifier" {
                         continue;
@@ -485,8 +545,8 @@ func Asm(x int) int
                 ("o", "pkg.Opt"),
                 ("b", "Buf"),
                 ("d", "Cmd"),
-                ("e", "Thing"),
-                ("g", "pkg.Other"),
+                ("e", "=NewThing()"),
+                ("g", "=pkg.NewOther(1)"),
                 ("n", "Node")
             ]
         );

@@ -43,8 +43,84 @@ enum Pkg<'u> {
 enum Ty<'u> {
     /// Declared in the repository: the file and the declaration.
     Repo(u32, &'u ClassInfo),
+    /// A slice or array of a type of the repository (what `range` gives elements of).
+    Elems(u32, &'u ClassInfo),
     Stdlib,
     External,
+}
+
+/// What a receiver expression denotes: a package (`pkg.F()`) or a value of a type.
+#[derive(Debug, Clone, Copy)]
+enum Val<'u> {
+    Pkg(Pkg<'u>),
+    Ty(Ty<'u>),
+}
+
+/// How deep variables typed by expressions are followed (`a := b.C(); b := ...`).
+const MAX_DEPTH: usize = 8;
+
+/// The segments of a selector chain as written (`c.Flags().Lookup("x")`): each a name and
+/// whether it is called. `None` for other expressions (index, literals, conversions to
+/// unnamed types, calls of calls).
+fn chain(expr: &str) -> Option<Vec<(&str, bool)>> {
+    let b = expr.as_bytes();
+    let mut segs = Vec::new();
+    let (mut depth, mut start, mut quote) = (0usize, 0usize, None::<u8>);
+    // Per segment: where its first `(` opened and its last top-level `)` closed, and how
+    // many parenthesised groups it has.
+    let (mut open, mut close, mut groups) = (None::<usize>, 0usize, 0usize);
+    let mut i = 0;
+    while i <= b.len() {
+        let c = b.get(i).copied();
+        match (quote, c) {
+            (Some(q), Some(c)) => {
+                if c == b'\\' && q != b'`' {
+                    i += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            (Some(_), None) => return None,
+            (None, Some(q @ (b'"' | b'\'' | b'`'))) if depth > 0 => quote = Some(q),
+            (None, Some(b'(')) => {
+                if depth == 0 {
+                    open.get_or_insert(i);
+                    groups += 1;
+                }
+                depth += 1;
+            }
+            (None, Some(b')')) => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    close = i;
+                }
+            }
+            (None, Some(b'[' | b']' | b'{' | b'}' | b'"' | b'\'' | b'`')) if depth == 0 => {
+                return None
+            }
+            (None, Some(b'.') | None) if depth == 0 => {
+                let (name, call) = match open {
+                    // One call, whose parentheses end the segment.
+                    Some(p) if groups == 1 && close + 1 == i => (&expr[start..p], true),
+                    Some(_) => return None,
+                    None => (&expr[start..i], false),
+                };
+                if name.is_empty()
+                    || !name
+                        .bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                {
+                    return None;
+                }
+                segs.push((name, call));
+                start = i + 1;
+                (open, groups) = (None, 0);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (depth == 0).then_some(segs)
 }
 
 pub(crate) struct Index<'u> {
@@ -55,6 +131,8 @@ pub(crate) struct Index<'u> {
     methods: HashMap<(&'u str, &'u str, &'u str), Vec<FnRef>>,
     /// Declared types by (directory, name): the first file by path.
     types: HashMap<(&'u str, &'u str), (u32, &'u ClassInfo)>,
+    /// Package-level variables with a known type by (directory, name): file and type.
+    vars: HashMap<(&'u str, &'u str), (u32, &'u str)>,
     /// Per file: import bindings (name to package) and dot-imported packages.
     bindings: Vec<HashMap<String, Pkg<'u>>>,
     dots: Vec<Vec<Pkg<'u>>>,
@@ -87,6 +165,7 @@ impl<'u> Index<'u> {
         let mut funcs: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
         let mut methods: HashMap<(&str, &str, &str), Vec<FnRef>> = HashMap::new();
         let mut types: HashMap<(&str, &str), (u32, &ClassInfo)> = HashMap::new();
+        let mut vars: HashMap<(&str, &str), (u32, &str)> = HashMap::new();
         let mut dirs: HashSet<&str> = HashSet::new();
         // Package names declared per directory, test packages (`x_test`) aside.
         let mut names: HashMap<&str, &str> = HashMap::new();
@@ -119,7 +198,13 @@ impl<'u> Index<'u> {
                 }
             }
             for c in &u.info.classes {
-                types.entry((dir, c.name.as_str())).or_insert((fi as u32, c));
+                if c.name.is_empty() {
+                    for (v, t) in &c.fields {
+                        vars.entry((dir, v.as_str())).or_insert((fi as u32, t.as_str()));
+                    }
+                } else {
+                    types.entry((dir, c.name.as_str())).or_insert((fi as u32, c));
+                }
             }
         }
         let module = infer_module(units, &dirs, &names);
@@ -175,6 +260,7 @@ impl<'u> Index<'u> {
             funcs,
             methods,
             types,
+            vars,
             bindings,
             dots,
         }
@@ -205,6 +291,12 @@ impl<'u> Index<'u> {
 
     /// A type written in `file` (`T`, `pkg.T`).
     fn ty(&self, file: u32, written: &str) -> Option<Ty<'u>> {
+        if let Some(elem) = written.strip_prefix("[]") {
+            return match self.ty(file, elem)? {
+                Ty::Repo(f, c) => Some(Ty::Elems(f, c)),
+                t => Some(t),
+            };
+        }
         match written.split_once('.') {
             Some((pkg, name)) => match self.bindings[file as usize].get(pkg)? {
                 Pkg::Repo(dir) => self.types.get(&(*dir, name)).map(|(f, c)| Ty::Repo(*f, c)),
@@ -249,6 +341,7 @@ impl<'u> Index<'u> {
             }
             let (file, class) = match t {
                 Ty::Repo(f, c) => (f, c),
+                Ty::Elems(..) => continue,
                 Ty::Stdlib => {
                     outside.get_or_insert(Target::Stdlib);
                     continue;
@@ -285,9 +378,11 @@ impl<'u> Index<'u> {
             if seen > MAX_HOPS {
                 return None;
             }
-            let Ty::Repo(file, class) = t else {
+            let (file, class) = match t {
+                Ty::Repo(f, c) => (f, c),
+                Ty::Elems(..) => return None,
                 // A field of a standard or third-party type has a type from there too.
-                return Some(t);
+                Ty::Stdlib | Ty::External => return Some(t),
             };
             if let Some((_, ft)) = class.fields.iter().find(|(n, _)| n == name) {
                 return self.ty(file, ft);
@@ -305,36 +400,111 @@ impl<'u> Index<'u> {
         None
     }
 
-    fn member_call(&self, caller: FnRef, recv: &str, name: &str) -> Target {
+    /// The (first) result type of the function `r`.
+    fn result(&self, r: FnRef) -> Option<Ty<'u>> {
+        let f = crate::resolve::func(self.units, r);
+        let (_, w) = f.locals.iter().find(|(n, _)| n == "return")?;
+        self.ty(r.file, w)
+    }
+
+    /// The type of a value that a call of `t` (a [`Target`]) returns.
+    fn returned(&self, t: Target) -> Option<Ty<'u>> {
+        match t {
+            Target::Function(r, _) => self.result(r),
+            Target::Stdlib => Some(Ty::Stdlib),
+            Target::External => Some(Ty::External),
+            _ => None,
+        }
+    }
+
+    /// The type of a variable of `caller` as the extractor wrote it: a type, `=expr` or
+    /// `range expr`.
+    fn local_ty(&self, caller: FnRef, written: &str, depth: usize) -> Option<Ty<'u>> {
+        if let Some(e) = written.strip_prefix('=') {
+            return match self.eval(caller, e, depth + 1)? {
+                Val::Ty(t) => Some(t),
+                Val::Pkg(_) => None,
+            };
+        }
+        if let Some(e) = written.strip_prefix("range ") {
+            return match self.eval(caller, e, depth + 1)? {
+                Val::Ty(Ty::Elems(f, c)) => Some(Ty::Repo(f, c)),
+                Val::Ty(t @ (Ty::Stdlib | Ty::External)) => Some(t),
+                _ => None,
+            };
+        }
+        self.ty(caller.file, written)
+    }
+
+    /// A name called or converted to in package `dir`: the result type.
+    fn call_result(&self, dir: &'u str, name: &str) -> Option<Ty<'u>> {
+        if let Some((f, c)) = self.types.get(&(dir, name)) {
+            return Some(Ty::Repo(*f, c));
+        }
+        self.returned(self.in_package(dir, name)?)
+    }
+
+    /// What the selector chain `expr` denotes, seen from `caller`.
+    fn eval(&self, caller: FnRef, expr: &str, depth: usize) -> Option<Val<'u>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let segs = chain(expr)?;
+        let (&(first, called), rest) = segs.split_first()?;
         let file = caller.file;
-        let f = &self.units[file as usize].functions[caller.func as usize];
-        let plain = recv
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
-        // The identifier the receiver expression starts with.
+        let dir = self.dir(file);
+        let f = crate::resolve::func(self.units, caller);
+        let mut cur = if called {
+            Val::Ty(self.call_result(dir, first)?)
+        } else if let Some((_, w)) = f
+            .locals
+            .iter()
+            .rev()
+            .find(|(n, _)| n == first && n != "return")
+        {
+            Val::Ty(self.local_ty(caller, w, depth)?)
+        } else if let Some((vf, w)) = self.vars.get(&(dir, first)) {
+            Val::Ty(self.ty(*vf, w)?)
+        } else {
+            Val::Pkg(*self.bindings[file as usize].get(first)?)
+        };
+        for &(seg, called) in rest {
+            cur = Val::Ty(match cur {
+                Val::Pkg(Pkg::Repo(d)) if called => self.call_result(d, seg)?,
+                Val::Pkg(Pkg::Repo(d)) => {
+                    let (vf, w) = self.vars.get(&(d, seg))?;
+                    self.ty(*vf, w)?
+                }
+                Val::Pkg(Pkg::Stdlib) => Ty::Stdlib,
+                Val::Pkg(Pkg::External) => Ty::External,
+                Val::Pkg(Pkg::Missing) => return None,
+                Val::Ty(t) if called => self.returned(self.method(t, seg))?,
+                Val::Ty(t) => self.field(t, seg)?,
+            });
+        }
+        Some(cur)
+    }
+
+    fn member_call(&self, caller: FnRef, recv: &str, name: &str) -> Target {
+        match self.eval(caller, recv, 0) {
+            Some(Val::Ty(t)) => return self.method(t, name),
+            Some(Val::Pkg(p)) => return self.pkg_target(p, name),
+            None => {}
+        }
+        // An error value whose declaration gave no type (`x, err := f()`).
+        if name == "Error" && (recv == "err" || recv.ends_with("Err")) {
+            return Target::Stdlib;
+        }
+        // `pkg.Var[i].M()`, `pkg.F()(x).M()`: a method of a standard or third-party type.
         let end = recv
             .find(|c: char| !(c.is_alphanumeric() || c == '_'))
             .unwrap_or(recv.len());
         let first = &recv[..end];
-        let local = f.locals.iter().rev().find(|(n, _)| n == first);
-        if let Some((_, ty)) = local {
-            if !plain {
-                return Target::Unresolved;
-            }
-            let Some(mut t) = self.ty(file, ty) else {
-                return Target::Unresolved;
-            };
-            for seg in recv.split('.').skip(1) {
-                match self.field(t, seg) {
-                    Some(ft) => t = ft,
-                    None => return Target::Unresolved,
-                }
-            }
-            return self.method(t, name);
+        let f = crate::resolve::func(self.units, caller);
+        if f.locals.iter().any(|(n, _)| n == first) {
+            return Target::Unresolved;
         }
-        match self.bindings[file as usize].get(first) {
-            Some(&pkg) if plain && first.len() == recv.len() => self.pkg_target(pkg, name),
-            // `pkg.Var.M()`, `pkg.F().M()`: a method of a standard or third-party type.
+        match self.bindings[caller.file as usize].get(first) {
             Some(Pkg::Stdlib) => Target::Stdlib,
             Some(Pkg::External) => Target::External,
             _ => Target::Unresolved,
@@ -404,7 +574,24 @@ impl crate::resolve::Resolver for Index<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::default_name;
+    use super::{chain, default_name};
+
+    #[test]
+    fn selector_chains() {
+        assert_eq!(chain("c"), Some(vec![("c", false)]));
+        assert_eq!(
+            chain("c.Flags().Lookup(\"a.b)\")"),
+            Some(vec![("c", false), ("Flags", true), ("Lookup", true)])
+        );
+        assert_eq!(
+            chain("pkg.New(f(x),y).Run"),
+            Some(vec![("pkg", false), ("New", true), ("Run", false)])
+        );
+        assert_eq!(chain("xs[0].M"), None);
+        assert_eq!(chain("f()()"), None);
+        assert_eq!(chain("(*T).M"), None);
+        assert_eq!(chain("a..b"), None);
+    }
 
     #[test]
     fn default_package_names() {
