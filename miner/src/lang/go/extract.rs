@@ -60,9 +60,10 @@ fn written_type(ty: Node, src: &str) -> Option<String> {
     }
 }
 
-/// The type of what `value` evaluates to, when it is obvious: `T{}`, `&T{}`, `new(T)`;
-/// for another call, `=` and the call as written (`=c.Flags()`, `=pkg.NewT(x)`), which
-/// the resolver types through the callee's result type.
+/// The type of what `value` evaluates to, when it is obvious: `T{}`, `&T{}`, `new(T)`,
+/// `x.(T)`; for another call, a variable or a selector, `=` and the expression as written
+/// (`=c.Flags()`, `=pkg.NewT(x)`, `=c.parent`), which the resolver types (a call through
+/// the callee's result type).
 fn value_type(value: Node, src: &str) -> Option<String> {
     let mut v = value;
     if v.kind() == "unary_expression" && v.child(0).is_some_and(|o| o.kind() == "&") {
@@ -70,6 +71,10 @@ fn value_type(value: Node, src: &str) -> Option<String> {
     }
     match v.kind() {
         "composite_literal" => type_name(v.child_by_field_name("type")?, src),
+        // `x.(T)`.
+        "type_assertion_expression" => type_name(v.child_by_field_name("type")?, src),
+        // `p := c`, `p := c.parent`: typed as the expression.
+        "identifier" | "selector_expression" => expression(v, src),
         "call_expression" => {
             let f = v.child_by_field_name("function")?;
             let callee = squash(text(f, src));
@@ -386,7 +391,7 @@ fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
                 let Some(t) = field.child_by_field_name("type") else {
                     continue;
                 };
-                let t = type_name(t, src);
+                let t = written_type(t, src);
                 let mut cursor = field.walk();
                 let names: Vec<Node> = field.children_by_field_name("name", &mut cursor).collect();
                 match (names.is_empty(), t) {
