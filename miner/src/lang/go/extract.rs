@@ -355,6 +355,12 @@ impl LanguageSpec for Go {
         }
     }
 
+    /// Go declares functions at the top level only, so a function's body never holds
+    /// another (function literals are part of it): the walk need not look for one.
+    fn nested_functions_extracted(&self) -> bool {
+        false
+    }
+
     fn details(&self, node: Node, _src: &str) -> Details {
         let mut d = Details::default();
         if let Some(params) = node.child_by_field_name("parameters") {
