@@ -15,6 +15,43 @@ use crate::extract::{
 
 use super::Go;
 
+/// The grammar's fields the rules read, with their ids looked up once:
+/// `child_by_field_name` searches the grammar's field names one by one on every call.
+const FIELDS: [&str; 15] = [
+    "arguments", "body", "element", "field", "function", "left", "name", "operand",
+    "parameters", "path", "receiver", "result", "right", "type", "value",
+];
+
+fn field_id(name: &str) -> Option<std::num::NonZeroU16> {
+    static IDS: std::sync::OnceLock<Vec<Option<std::num::NonZeroU16>>> =
+        std::sync::OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_go::LANGUAGE.into();
+        FIELDS.iter().map(|f| lang.field_id_for_name(f)).collect()
+    });
+    ids[FIELDS.iter().position(|f| *f == name)?]
+}
+
+/// `child_by_field_name` through [`field_id`].
+trait Field<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Field<'t> for Node<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        self.child_by_field_id(field_id(name)?.get())
+    }
+}
+
+/// The `name` children of `node` (a declaration may name several).
+fn names(node: Node) -> Vec<Node> {
+    let Some(id) = field_id("name") else {
+        return Vec::new();
+    };
+    let mut cursor = node.walk();
+    node.children_by_field_id(id, &mut cursor).collect()
+}
+
 /// A type as the resolver names it: `T` or `pkg.T`, without `*`, parentheses or type
 /// arguments; `None` for slices, maps, channels, function and anonymous struct types.
 pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
@@ -25,7 +62,7 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
             "type_identifier" | "identifier" => return Some(text(ty, src).to_string()),
             "qualified_type" => return Some(squash(text(ty, src))),
             "pointer_type" | "parenthesized_type" => ty = named(ty).next()?,
-            "generic_type" => ty = ty.child_by_field_name("type")?,
+            "generic_type" => ty = ty.field("type")?,
             _ => return None,
         }
     }
@@ -34,14 +71,14 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
 
 /// The receiver's type name of a method (`(c *Command)` gives `Command`).
 fn receiver_type(node: Node, src: &str) -> Option<String> {
-    let recv = node.child_by_field_name("receiver")?;
+    let recv = node.field("receiver")?;
     let param = named(recv).find(|c| c.kind() == "parameter_declaration")?;
-    type_name(param.child_by_field_name("type")?, src)
+    type_name(param.field("type")?, src)
 }
 
 /// The import path of an `import_spec`, without quotes.
 fn import_path(spec: Node, src: &str) -> Option<String> {
-    let p = text(spec.child_by_field_name("path")?, src);
+    let p = text(spec.field("path")?, src);
     Some(p.trim_matches(|c| c == '"' || c == '`').to_string())
 }
 
@@ -53,7 +90,7 @@ const MAX_EXPR: usize = 200;
 fn written_type(ty: Node, src: &str) -> Option<String> {
     match ty.kind() {
         "slice_type" | "array_type" => {
-            let elem = ty.child_by_field_name("element")?;
+            let elem = ty.field("element")?;
             Some(format!("[]{}", type_name(elem, src)?))
         }
         _ => type_name(ty, src),
@@ -67,19 +104,19 @@ fn written_type(ty: Node, src: &str) -> Option<String> {
 fn value_type(value: Node, src: &str) -> Option<String> {
     let mut v = value;
     if v.kind() == "unary_expression" && v.child(0).is_some_and(|o| o.kind() == "&") {
-        v = v.child_by_field_name("operand")?;
+        v = v.field("operand")?;
     }
     match v.kind() {
-        "composite_literal" => type_name(v.child_by_field_name("type")?, src),
+        "composite_literal" => type_name(v.field("type")?, src),
         // `x.(T)`.
-        "type_assertion_expression" => type_name(v.child_by_field_name("type")?, src),
+        "type_assertion_expression" => type_name(v.field("type")?, src),
         // `p := c`, `p := c.parent`: typed as the expression.
         "identifier" | "selector_expression" => expression(v, src),
         "call_expression" => {
-            let f = v.child_by_field_name("function")?;
+            let f = v.field("function")?;
             let callee = squash(text(f, src));
             if callee == "new" {
-                let arg = named(v.child_by_field_name("arguments")?).next()?;
+                let arg = named(v.field("arguments")?).next()?;
                 return type_name(arg, src);
             }
             expression(v, src)
@@ -108,13 +145,13 @@ impl LanguageSpec for Go {
         match node.kind() {
             // A declaration without a body (implemented in assembly) has no code to mine.
             "function_declaration" => {
-                node.child_by_field_name("body")?;
-                let name = text(node.child_by_field_name("name")?, src).to_string();
+                node.field("body")?;
+                let name = text(node.field("name")?, src).to_string();
                 Some((FunctionKind::Function, name))
             }
             "method_declaration" => {
-                node.child_by_field_name("body")?;
-                let name = text(node.child_by_field_name("name")?, src);
+                node.field("body")?;
+                let name = text(node.field("name")?, src);
                 let name = match receiver_type(node, src) {
                     Some(t) => format!("{t}.{name}"),
                     None => name.to_string(),
@@ -127,6 +164,10 @@ impl LanguageSpec for Go {
 
     fn scope(&self, _node: Node, _ancestors: &[Node], _src: &str) -> Option<String> {
         None
+    }
+
+    fn body<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+        node.field("body")
     }
 
     /// `Type.Method` names the method `Method`.
@@ -195,7 +236,7 @@ impl LanguageSpec for Go {
                     let Some(module) = import_path(spec, src) else {
                         continue;
                     };
-                    let name = spec.child_by_field_name("name");
+                    let name = spec.field("name");
                     let wildcard = name.is_some_and(|n| n.kind() == "dot");
                     let alias = name
                         .filter(|n| n.kind() == "package_identifier" || n.kind() == "blank_identifier")
@@ -234,14 +275,14 @@ impl LanguageSpec for Go {
                     if !matches!(spec.kind(), "type_spec" | "type_alias") {
                         continue;
                     }
-                    let Some(name) = spec.child_by_field_name("name") else {
+                    let Some(name) = spec.field("name") else {
                         continue;
                     };
                     let mut class = ClassInfo {
                         name: text(name, src).to_string(),
                         ..Default::default()
                     };
-                    if let Some(ty) = spec.child_by_field_name("type") {
+                    if let Some(ty) = spec.field("type") {
                         type_members(ty, src, &mut class);
                     }
                     info.classes.push(class);
@@ -257,18 +298,18 @@ impl LanguageSpec for Go {
         if kind != "call_expression" {
             return None;
         }
-        let f = node.child_by_field_name("function")?;
+        let f = node.field("function")?;
         let written = squash(text(f, src));
         let (name, kind) = match f.kind() {
             "identifier" => (written.clone(), CallKind::Plain),
             "selector_expression" => (
-                text(f.child_by_field_name("field")?, src).to_string(),
-                CallKind::Member(squash(text(f.child_by_field_name("operand")?, src))),
+                text(f.field("field")?, src).to_string(),
+                CallKind::Member(squash(text(f.field("operand")?, src))),
             ),
             _ => (written.clone(), CallKind::Plain),
         };
         let args = node
-            .child_by_field_name("arguments")
+            .field("arguments")
             .map_or(0, |a| named(a).count() as u32);
         Some(CallSite {
             text: written,
@@ -286,13 +327,13 @@ impl LanguageSpec for Go {
     fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
         match kind {
             "function_declaration" | "method_declaration" => {
-                let Some(result) = node.child_by_field_name("result") else {
+                let Some(result) = node.field("result") else {
                     return;
                 };
                 let ty = if result.kind() == "parameter_list" {
                     named(result)
                         .next()
-                        .and_then(|p| p.child_by_field_name("type"))
+                        .and_then(|p| p.field("type"))
                 } else {
                     Some(result)
                 };
@@ -302,8 +343,8 @@ impl LanguageSpec for Go {
             }
             "range_clause" => {
                 let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
+                    node.field("left"),
+                    node.field("right"),
                 ) else {
                     return;
                 };
@@ -315,13 +356,12 @@ impl LanguageSpec for Go {
                 }
             }
             "parameter_declaration" | "var_spec" => {
-                let mut cursor = node.walk();
-                let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+                let names = names(node);
                 let declared = node
-                    .child_by_field_name("type")
+                    .field("type")
                     .and_then(|t| written_type(t, src));
                 let values: Vec<Node> = node
-                    .child_by_field_name("value")
+                    .field("value")
                     .map(|v| named(v).collect())
                     .unwrap_or_default();
                 for (i, n) in names.iter().enumerate() {
@@ -335,8 +375,8 @@ impl LanguageSpec for Go {
             }
             "short_var_declaration" => {
                 let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
+                    node.field("left"),
+                    node.field("right"),
                 ) else {
                     return;
                 };
@@ -363,12 +403,9 @@ impl LanguageSpec for Go {
 
     fn details(&self, node: Node, _src: &str) -> Details {
         let mut d = Details::default();
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             for p in named(params) {
-                let names = {
-                    let mut cursor = p.walk();
-                    p.children_by_field_name("name", &mut cursor).count().max(1) as u32
-                };
+                let names = names(p).len().max(1) as u32;
                 match p.kind() {
                     "parameter_declaration" => d.params += names,
                     "variadic_parameter_declaration" => {
@@ -394,12 +431,11 @@ fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
                 return;
             };
             for field in named(list).filter(|c| c.kind() == "field_declaration") {
-                let Some(t) = field.child_by_field_name("type") else {
+                let Some(t) = field.field("type") else {
                     continue;
                 };
                 let t = written_type(t, src);
-                let mut cursor = field.walk();
-                let names: Vec<Node> = field.children_by_field_name("name", &mut cursor).collect();
+                let names = names(field);
                 match (names.is_empty(), t) {
                     (true, Some(t)) => class.bases.push(t),
                     (false, Some(t)) => {
@@ -415,7 +451,7 @@ fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
             for m in named(ty) {
                 match m.kind() {
                     "method_elem" => {
-                        if let Some(n) = m.child_by_field_name("name") {
+                        if let Some(n) = m.field("name") {
                             class.fields.push((text(n, src).to_string(), "func".into()));
                         }
                     }
@@ -528,6 +564,14 @@ func Asm(x int) int
                 "Sprintf", "(", "\"", "\\n", "\"", ",", "name", ")", "+", "`raw`", "}"
             ]
         );
+    }
+
+    #[test]
+    fn every_field_read_is_a_field_of_the_grammar() {
+        for f in super::FIELDS {
+            assert!(super::field_id(f).is_some(), "{f}");
+        }
+        assert!(super::field_id("no_such_field").is_none());
     }
 
     #[test]
