@@ -52,6 +52,25 @@ fn names(node: Node) -> Vec<Node> {
     node.children_by_field_id(id, &mut cursor).collect()
 }
 
+/// [`squash`] without its per-character pass when the text has no whitespace, as most
+/// callees and receivers have none.
+fn squashed(s: &str) -> String {
+    if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_whitespace()) {
+        s.to_string()
+    } else {
+        squash(s)
+    }
+}
+
+/// The named children of `node` that are not comments, counted with a cursor
+/// (`named_child(i)` walks from the first child each time).
+fn count_named(node: Node) -> u32 {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .count() as u32
+}
+
 /// A type as the resolver names it: `T` or `pkg.T`, without `*`, parentheses or type
 /// arguments; `None` for slices, maps, channels, function and anonymous struct types.
 pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
@@ -60,7 +79,7 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
     for _ in 0..16 {
         match ty.kind() {
             "type_identifier" | "identifier" => return Some(text(ty, src).to_string()),
-            "qualified_type" => return Some(squash(text(ty, src))),
+            "qualified_type" => return Some(squashed(text(ty, src))),
             "pointer_type" | "parenthesized_type" => ty = named(ty).next()?,
             "generic_type" => ty = ty.field("type")?,
             _ => return None,
@@ -114,7 +133,7 @@ fn value_type(value: Node, src: &str) -> Option<String> {
         "identifier" | "selector_expression" => expression(v, src),
         "call_expression" => {
             let f = v.field("function")?;
-            let callee = squash(text(f, src));
+            let callee = squashed(text(f, src));
             if callee == "new" {
                 let arg = named(v.field("arguments")?).next()?;
                 return type_name(arg, src);
@@ -128,7 +147,7 @@ fn value_type(value: Node, src: &str) -> Option<String> {
 /// `=` and `node`'s text without whitespace, if short and free of function literals.
 fn expression(node: Node, src: &str) -> Option<String> {
     let t = text(node, src);
-    (t.len() <= MAX_EXPR && !t.contains('{')).then(|| format!("={}", squash(t)))
+    (t.len() <= MAX_EXPR && !t.contains('{')).then(|| format!("={}", squashed(t)))
 }
 
 impl LanguageSpec for Go {
@@ -181,10 +200,9 @@ impl LanguageSpec for Go {
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-        // function_parser looks at the file's top-level nodes only.
-        if node.parent().is_none_or(|p| p.kind() != "source_file") {
-            return None;
-        }
+        // function_parser looks at the file's top-level nodes only, and functions are found
+        // there only (see `may_contain_functions`; those inside an ERROR node are dropped
+        // before their docstring is asked for), so `node`'s siblings are top-level nodes.
         let mut comments = Vec::new();
         let mut prev = node.prev_sibling();
         while let Some(p) = prev.filter(|p| p.kind() == "comment") {
@@ -299,18 +317,18 @@ impl LanguageSpec for Go {
             return None;
         }
         let f = node.field("function")?;
-        let written = squash(text(f, src));
+        let written = squashed(text(f, src));
         let (name, kind) = match f.kind() {
             "identifier" => (written.clone(), CallKind::Plain),
             "selector_expression" => (
                 text(f.field("field")?, src).to_string(),
-                CallKind::Member(squash(text(f.field("operand")?, src))),
+                CallKind::Member(squashed(text(f.field("operand")?, src))),
             ),
             _ => (written.clone(), CallKind::Plain),
         };
         let args = node
             .field("arguments")
-            .map_or(0, |a| named(a).count() as u32);
+            .map_or(0, count_named);
         Some(CallSite {
             text: written,
             name,
