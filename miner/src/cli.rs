@@ -245,8 +245,8 @@ struct MineArgs {
     /// Read the YABLoCo `instruction` template from a file.
     #[arg(long, value_name = "FILE")]
     instruction_file: Option<PathBuf>,
-    /// A coverage report (LCOV, Cobertura XML, JaCoCo XML, gcov, gcovr or coverage.py JSON;
-    /// optionally gzipped; the format is read from the content) for the repositories given
+    /// A coverage report (LCOV, Cobertura XML, JaCoCo XML, gcov, gcovr or coverage.py JSON,
+    /// Go coverprofile; optionally gzipped; the format is read from the content) for the repositories given
     /// with --repo.
     /// Repeatable; manifests attach reports per repository with `coverage`.
     #[arg(long, value_name = "FILE")]

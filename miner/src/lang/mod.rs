@@ -71,6 +71,12 @@ pub trait Language: LanguageSpec {
     fn braced_body(&self) -> bool {
         true
     }
+
+    /// The part of a cleaned docstring whose tokens are CSN's `docstring_tokens`. By default
+    /// function_parser's rule ([`crate::extract::tokens::docstring_summary`]).
+    fn docstring_summary<'a>(&self, docstring: &'a str) -> &'a str {
+        crate::extract::tokens::docstring_summary(docstring)
+    }
 }
 
 /// Declares the languages: `Variant => module::Definition`. Generates the [`Lang`] enum,
@@ -105,6 +111,7 @@ languages! {
     Java => java::Java,
     C => c::C,
     Cpp => cpp::Cpp,
+    Go => go::Go,
 }
 
 impl Lang {

@@ -529,7 +529,7 @@ fn for_each_view(
             body_lines: body_lines(u.lang, f),
             docstring: f.docstring.as_deref(),
             docstring_tokens: f.docstring.as_deref().map_or(0, |d| {
-                tokens::tokenize_docstring(tokens::docstring_summary(d)).len()
+                tokens::tokenize_docstring(u.lang.def().docstring_summary(d)).len()
             }),
             syntax_error: f.syntax_error,
             calls_num: u64::try_from(node.calls_num).unwrap_or(0),
