@@ -105,6 +105,8 @@ languages! {
     Java => java::Java,
     C => c::C,
     Cpp => cpp::Cpp,
+    JavaScript => javascript::JavaScript,
+    TypeScript => typescript::TypeScript,
 }
 
 impl Lang {

@@ -638,7 +638,7 @@ fn parse_file(
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let out = ex
-        .extract(file.lang, text)
+        .extract_path(file.lang, &file.path, text)
         .map_err(|e| ("parse_error", e.to_string()))?;
     Ok(Parsed {
         license: super::licenses::for_file(licenses, &file.path, text),
