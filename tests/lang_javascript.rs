@@ -211,6 +211,8 @@ fn javascript_and_typescript_call_graph() {
         "src/math/extra.ts",
         "src/app.ts",
         "src/main.js",
+        "src/cjs.js",
+        "src/factory.js",
     ] {
         r.write(f, std::fs::read(root.join(f)).unwrap());
     }
@@ -291,7 +293,22 @@ fn javascript_and_typescript_call_graph() {
             ("n2", "src/math/extra.ts:neg", "project"),
             ("document.querySelector", "-", "stdlib"),
             ("unknownFn", "-", "unresolved"),
+            // `var proto = exports = module.exports = {}; proto.get = function`.
+            ("cjs.get", "src/cjs.js:proto.get", "same_package"),
+            // `exports = module.exports = createApp`.
+            ("factory", "src/factory.js:createApp", "same_package"),
         ],
+    );
+    // `proto.set = proto.header = function header`: one function, two names.
+    check(
+        &g,
+        "src/cjs.js:proto.get",
+        &[("this.set", "src/cjs.js:proto.header", "same_file")],
+    );
+    check(
+        &g,
+        "src/cjs.js:create",
+        &[("proto.header", "src/cjs.js:proto.header", "same_file")],
     );
     let stats: Value = stats(&out);
     let s = stats.to_string();

@@ -151,10 +151,24 @@ fn class_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
 
 /// Functions live in statements and expressions anywhere; every function has a `(` or an
 /// `=>` in its text, so a subtree without either holds none (a byte scan is far cheaper
-/// than walking the subtree).
+/// than walking the subtree). Declarations and assignments are entered anyway, for the
+/// exports and classes [`file_item`] records (`module.exports = f`, `class A extends B {}`).
 pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
     if node.child_count() == 0 {
         return false;
+    }
+    if matches!(
+        node.kind(),
+        "expression_statement"
+            | "assignment_expression"
+            | "variable_declaration"
+            | "lexical_declaration"
+            | "variable_declarator"
+            | "class_declaration"
+            | "abstract_class_declaration"
+            | "class"
+    ) {
+        return true;
     }
     let bytes = &src.as_bytes()[node.byte_range()];
     bytes.contains(&b'(') || bytes.windows(2).any(|w| w == b"=>")
@@ -254,7 +268,8 @@ fn is_module_exports(node: Node, src: &str) -> bool {
 /// Records imports (`import`, `require`, TypeScript's `import x = require()`), exports that
 /// name something else (`export ... from`, `export { a as b }`, `export default x`,
 /// `module.exports = x`, `exports.a = b`; as [`Import`]s with `reexport` set, `module` empty
-/// for the file itself) and classes.
+/// for the file itself; also the other names of a function assigned in a chain,
+/// `a.x = a.y = function`) and classes.
 pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
     match node.kind() {
         "import_statement" => import_statement(node, src, info),
@@ -388,6 +403,31 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                     info.imports.push(Import {
                         module: m.to_string(),
                         wildcard: true,
+                        reexport: true,
+                        ..Default::default()
+                    });
+                }
+            } else if left.kind() == "member_expression" && right.kind() == "assignment_expression"
+            {
+                // `res.set = res.header = function header() {}`: the function is named
+                // `res.header`, and `res.set` is another name of it.
+                let mut inner = right;
+                while let Some(r) = inner
+                    .child_by_field_name("right")
+                    .filter(|r| r.kind() == "assignment_expression")
+                {
+                    inner = r;
+                }
+                let bound = inner.child_by_field_name("right").is_some_and(|r| {
+                    matches!(
+                        r.kind(),
+                        "function_expression" | "generator_function" | "arrow_function"
+                    )
+                });
+                if let (true, Some(target)) = (bound, inner.child_by_field_name("left")) {
+                    info.imports.push(Import {
+                        name: Some(squash(text(target, src))),
+                        alias: Some(squash(text(left, src))),
                         reexport: true,
                         ..Default::default()
                     });

@@ -200,6 +200,18 @@ impl<'u> Index<'u> {
         }
     }
 
+    /// The function of `file` named `q`, or another name of it (`a.x = a.y = function`).
+    fn def_or_alias(&self, file: u32, q: &str) -> Option<FnRef> {
+        let defs = &self.defs[file as usize];
+        if let Some(r) = defs.get(q).and_then(|v| v.last()) {
+            return Some(*r);
+        }
+        let alias = self.exports[file as usize]
+            .get(q)
+            .filter(|i| i.module.is_empty())?;
+        defs.get(alias.name.as_deref()?).and_then(|v| v.last()).copied()
+    }
+
     /// A top-level name of `file`: its functions and classes, then its imports.
     fn local(&self, file: u32, name: &str, hops: usize) -> Option<Sym<'u>> {
         if hops > MAX_HOPS {
@@ -406,7 +418,6 @@ impl<'u> Index<'u> {
     fn member_call(&self, caller: FnRef, recv: &str, name: &str) -> Target {
         let file = caller.file;
         let f = &self.units[file as usize].functions[caller.func as usize];
-        let defs = &self.defs[file as usize];
         match recv {
             "this" => {
                 if let Some(c) = self.own_class(caller) {
@@ -423,9 +434,8 @@ impl<'u> Index<'u> {
                     owners.push(format!("{}.prototype", f.scope));
                 }
                 for o in owners.iter().filter(|o| !o.is_empty()) {
-                    let q = format!("{o}.{name}");
-                    if let Some(r) = defs.get(q.as_str()).and_then(|v| v.last()) {
-                        return Target::Function(*r, 1);
+                    if let Some(r) = self.def_or_alias(file, &format!("{o}.{name}")) {
+                        return Target::Function(r, 1);
                     }
                 }
                 return Target::Unresolved;
@@ -458,9 +468,8 @@ impl<'u> Index<'u> {
         }
         // A function assigned to a property of an object, class or namespace of the file
         // (`api.get = function`, `Foo.create = ...`, `var api = { get() {} }`).
-        let q = format!("{recv}.{name}");
-        if let Some(r) = defs.get(q.as_str()).and_then(|v| v.last()) {
-            return Target::Function(*r, 1);
+        if let Some(r) = self.def_or_alias(file, &format!("{recv}.{name}")) {
+            return Target::Function(r, 1);
         }
         if is_identifier(recv) {
             return match self.lookup(caller, recv) {
