@@ -151,7 +151,7 @@ def main():
         kinds |= {"function_declaration", "generator_function_declaration"}
     ref = function_parser_rows(args.checkout, kinds)
     ours = codemine_rows(args.out)
-    found = strict = lenient = 0
+    found = strict = lenient = tokens_only = 0
     misses = []
     for r in ref:
         c = ours.get((r["path"], r["lines"]))
@@ -163,12 +163,15 @@ def main():
             list(c["docstring_tokens"]) == r["docstring_tokens"]
             and list(c["code_tokens"]) == r["code_tokens"]
         )
+        tokens_only += same
         if same and (r["func_name"] == "" or c["func_name"] == r["func_name"]):
             lenient += 1
         if same and c["func_name"] == r["func_name"]:
             strict += 1
         if not same:
             misses.append(("differs", r["path"], r["lines"], r["func_name"]))
+        elif r["func_name"] and c["func_name"] != r["func_name"]:
+            misses.append(("func_name", r["path"], r["lines"], r["func_name"], c["func_name"]))
     n = len(ref)
     pct = lambda k: round(100.0 * k / n, 1) if n else 0.0
     print(
@@ -176,6 +179,7 @@ def main():
             {
                 "function_parser_docstring_rows": n,
                 "same_function_found": found,
+                "matched_lines_and_tokens": tokens_only,
                 "matched_tokens_and_name_where_named": lenient,
                 "matched_pct": pct(lenient),
                 "matched_strict_func_name": strict,

@@ -230,6 +230,8 @@ fn javascript_and_typescript_call_graph() {
             ("fs.readFileSync", "-", "stdlib"),
             ("join", "-", "stdlib"),
             ("_.map", "-", "external_binaries"),
+            // `require('debug')('util')`: what the package returns.
+            ("debug", "-", "external_binaries"),
             ("JSON.parse", "-", "stdlib"),
         ],
     );
@@ -276,6 +278,25 @@ fn javascript_and_typescript_call_graph() {
             ("this.helper", "src/app.ts:App.helper", "same_file"),
             ("Math.max", "-", "stdlib"),
         ],
+    );
+    check(
+        &g,
+        "src/app.ts:App.format",
+        &[
+            ("new Calc", "-", "project"),
+            // Built-in types: an array literal, a `string` parameter, `new TextEncoder()`.
+            ("parts.push", "-", "stdlib"),
+            ("s.trim", "-", "stdlib"),
+            ("new TextEncoder().encode", "-", "stdlib"),
+            ("new TextEncoder", "-", "stdlib"),
+            ("parts.join", "-", "stdlib"),
+        ],
+    );
+    // An arrow function bound to a name sees the variables of the function around it.
+    check(
+        &g,
+        "src/app.ts:App.format.log",
+        &[("c2.total", "src/math/extra.ts:Calc.total", "project")],
     );
     check(
         &g,

@@ -314,6 +314,23 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                 _ => (value, None),
             };
             let Some(module) = require_of(call, src) else {
+                // `var debug = require('debug')('x')`: what a package's export returns is
+                // the package's.
+                if let Some(m) = (value.kind() == "call_expression")
+                    .then(|| value.child_by_field_name("function"))
+                    .flatten()
+                    .and_then(|f| require_of(f, src))
+                    .filter(|m| !m.starts_with('.'))
+                {
+                    if name.kind() == "identifier" {
+                        info.imports.push(Import {
+                            module: m.to_string(),
+                            alias: Some(text(name, src).to_string()),
+                            wildcard: true,
+                            ..Default::default()
+                        });
+                    }
+                }
                 return;
             };
             match name.kind() {
@@ -641,6 +658,26 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
             Some(squash(text(ty, src)))
         }
         "generic_type" => type_name(ty.child_by_field_name("name")?, src),
+        // Built-in types by their global's name, so their methods are `stdlib`.
+        "predefined_type" => match text(ty, src) {
+            "string" => Some("String".into()),
+            "number" => Some("Number".into()),
+            "boolean" => Some("Boolean".into()),
+            "bigint" => Some("BigInt".into()),
+            "symbol" => Some("Symbol".into()),
+            _ => None,
+        },
+        "array_type" | "tuple_type" => Some("Array".into()),
+        _ => None,
+    }
+}
+
+/// The built-in class of a literal (`[]`, `'s'`, `` `t` ``, `/r/`), for `x = []; x.push()`.
+fn literal_type(v: Node) -> Option<String> {
+    match v.kind() {
+        "array" => Some("Array".into()),
+        "string" | "template_string" => Some("String".into()),
+        "regex" => Some("RegExp".into()),
         _ => None,
     }
 }
@@ -710,13 +747,22 @@ pub(crate) fn call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
     match kind {
         "call_expression" => {
             let f = node.child_by_field_name("function")?;
-            let written = squash(text(f, src));
+            let mut written = squash(text(f, src));
             let (name, kind) = match f.kind() {
                 "identifier" => (written.clone(), CallKind::Plain),
-                "member_expression" => (
-                    text(f.child_by_field_name("property")?, src).to_string(),
-                    CallKind::Member(squash(text(f.child_by_field_name("object")?, src))),
-                ),
+                "member_expression" => {
+                    let o = f.child_by_field_name("object")?;
+                    let mut recv = squash(text(o, src));
+                    // `new C().m()`: keep the space that tells `new C` from `newC`.
+                    if o.kind() == "new_expression" {
+                        recv.insert(3, ' ');
+                        written.insert(3, ' ');
+                    }
+                    (
+                        text(f.child_by_field_name("property")?, src).to_string(),
+                        CallKind::Member(recv),
+                    )
+                }
                 "super" => ("constructor".to_string(), CallKind::Member("super".into())),
                 "import" => return None,
                 _ => (written.clone(), CallKind::Plain),
@@ -758,8 +804,8 @@ pub(crate) fn locals(node: Node, kind: &str, src: &str, out: &mut Vec<(String, S
                 .child_by_field_name("type")
                 .and_then(|t| type_name(t, src))
                 .or_else(|| {
-                    node.child_by_field_name("value")
-                        .and_then(|v| new_type(v, src))
+                    let v = node.child_by_field_name("value")?;
+                    new_type(v, src).or_else(|| literal_type(v))
                 });
             if let Some(ty) = ty {
                 out.push((text(n, src).to_string(), ty));

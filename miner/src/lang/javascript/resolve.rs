@@ -303,6 +303,28 @@ impl<'u> Index<'u> {
         stdlib::is_global(name).then_some(Sym::Stdlib)
     }
 
+    /// The class of a variable of the caller, or of a function it is nested in (an arrow
+    /// function bound to a name sees its enclosing function's variables).
+    fn local_type(&self, caller: FnRef, name: &str) -> Option<&'u str> {
+        let u = &self.units[caller.file as usize];
+        let f = &u.functions[caller.func as usize];
+        if let Some((_, t)) = f.locals.iter().rev().find(|(n, _)| n == name) {
+            return Some(t.as_str());
+        }
+        let defs = &self.defs[caller.file as usize];
+        let mut scope = f.scope.as_str();
+        while !scope.is_empty() {
+            if let Some(r) = defs.get(scope).and_then(|v| v.last()) {
+                let outer = &u.functions[r.func as usize];
+                if let Some((_, t)) = outer.locals.iter().rev().find(|(n, _)| n == name) {
+                    return Some(t.as_str());
+                }
+            }
+            scope = scope.rfind('.').map_or("", |i| &scope[..i]);
+        }
+        None
+    }
+
     /// The class enclosing the function `caller`.
     fn own_class(&self, caller: FnRef) -> Option<&'u ClassInfo> {
         let f = &self.units[caller.file as usize].functions[caller.func as usize];
@@ -461,8 +483,13 @@ impl<'u> Index<'u> {
                 None => Target::Unresolved,
             };
         }
+        if let Some(ty) = recv.strip_prefix("new ") {
+            // `new C(x).m()`.
+            let ty = ty.split('(').next().unwrap_or(ty);
+            return self.type_target(file, ty, name);
+        }
         if is_identifier(recv) {
-            if let Some((_, ty)) = f.locals.iter().rev().find(|(n, _)| n == recv) {
+            if let Some(ty) = self.local_type(caller, recv) {
                 return self.type_target(file, ty, name);
             }
         }
@@ -483,7 +510,7 @@ impl<'u> Index<'u> {
             .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'))
             .unwrap_or(recv.len());
         let root = &recv[..root_len];
-        if is_identifier(root) && !f.locals.iter().any(|(n, _)| n == root) {
+        if is_identifier(root) && self.local_type(caller, root).is_none() {
             match self.lookup(caller, root) {
                 Some(Sym::Stdlib) => return Target::Stdlib,
                 Some(Sym::External) => return Target::External,
