@@ -213,6 +213,7 @@ fn javascript_and_typescript_call_graph() {
         "src/main.js",
         "src/cjs.js",
         "src/factory.js",
+        "tsconfig.json",
     ] {
         r.write(f, std::fs::read(root.join(f)).unwrap());
     }
@@ -318,6 +319,10 @@ fn javascript_and_typescript_call_graph() {
             ("cjs.get", "src/cjs.js:proto.get", "same_package"),
             // `exports = module.exports = createApp`.
             ("factory", "src/factory.js:createApp", "same_package"),
+            // tsconfig.json: `paths` (`@math/*`), then `baseUrl` (`src/`), which finds
+            // `src/util.js` before Node's `util`.
+            ("s2", "src/math/index.ts:sum", "project"),
+            ("h2", "src/util.js:helper", "same_package"),
         ],
     );
     // `proto.set = proto.header = function header`: one function, two names.

@@ -152,7 +152,9 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.extract_seconds = busy;
 
     let t = Instant::now();
-    let (edges, counts) = resolve::resolve(&units);
+    let project_files = read_project_files(&snap);
+    let (edges, counts) = resolve::resolve_with(&units, &project_files);
+    drop(project_files);
     let mut graph = callgraph::build(&name, &units, &edges);
     drop(edges);
     let per_node = units
@@ -648,4 +650,21 @@ fn parse_file(
         dropped_syntax_error: out.dropped_syntax_error,
         has_errors: out.has_errors,
     })
+}
+
+/// The project files that resolvers read (`tsconfig.json`), as text; unreadable, oversized
+/// or non-UTF-8 ones are passed over (their aliases are then unknown, not an error).
+fn read_project_files(snap: &source::Snapshot) -> Vec<(String, String)> {
+    const MAX_PROJECT_FILE_BYTES: u64 = 1 << 20;
+    let Ok(reader) = snap.reader() else {
+        return Vec::new();
+    };
+    snap.license_files
+        .iter()
+        .filter(|f| crate::lang::Lang::wants_project_file(&f.path))
+        .filter_map(|f| {
+            let bytes = reader.read_license(f, MAX_PROJECT_FILE_BYTES).ok()?;
+            Some((f.path.clone(), String::from_utf8(bytes).ok()?))
+        })
+        .collect()
 }

@@ -158,6 +158,15 @@ pub enum Target {
 
 /// The edges of a repository, in caller order then call-site order.
 pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
+    resolve_with(units, &[])
+}
+
+/// [`resolve`] with the project files that languages' resolvers read (path and text, see
+/// [`crate::lang::Language::project_files`]).
+pub fn resolve_with(
+    units: &[SourceUnit],
+    files: &[(String, String)],
+) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
     let mut edges = Vec::new();
     // One resolver per family present (C and C++ share one), built in language order.
     let mut families: Vec<&'static str> = Vec::new();
@@ -173,7 +182,7 @@ pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, Resol
             Some(i) => i,
             None => {
                 families.push(family);
-                resolvers.push(def.resolver(units));
+                resolvers.push(def.resolver_with(units, files));
                 resolvers.len() - 1
             }
         };

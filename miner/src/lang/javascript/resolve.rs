@@ -4,9 +4,11 @@
 //! Each file is a module named by its path. Relative specifiers (`./a`, `../b/c`) are
 //! probed as written, with each extension (`.ts`, `.tsx`, `.js`, `.jsx`, `.mjs`, `.cjs`,
 //! `.mts`, `.cts`; TypeScript's `./a.js` also finds `a.ts`) and as a folder's `index` file.
-//! A bare specifier is a Node.js built-in module (`fs`, `node:fs`: `stdlib`), a path
-//! alias into the repository (`@/x`, `~/x`, `src/x`: looked up from the root and from
-//! `src/`), or a package (`external_binaries`).
+//! A bare specifier is a path alias of the nearest `tsconfig.json` or `jsconfig.json` above
+//! the importing file (`compilerOptions.paths` patterns, then `baseUrl`), a Node.js
+//! built-in module (`fs`, `node:fs`: `stdlib`), an alias into the repository that no
+//! config declares (`@/x`, `~/x`, `src/x`: looked up from the root and from `src/`), or a
+//! package (`external_binaries`). Configs' `extends` is not followed.
 //!
 //! Names are looked up as the module system binds them: functions nested in the caller,
 //! the file's own functions and classes, ES imports (default, named, namespace) and
@@ -34,8 +36,123 @@ fn serves(lang: Lang) -> bool {
     matches!(lang, Lang::JavaScript | Lang::TypeScript)
 }
 
+/// The project files whose path aliases the resolver reads.
+pub(crate) const CONFIG_FILES: &[&str] = &["tsconfig.json", "jsconfig.json"];
+
+/// The module aliases of one `tsconfig.json`/`jsconfig.json`.
+#[derive(Debug, Default, PartialEq)]
+struct Aliases {
+    /// The config's folder (`""` at the root): it applies to the files below it.
+    dir: String,
+    /// The folder `paths` targets are relative to: `baseUrl`, else the config's folder.
+    base: String,
+    /// Whether `baseUrl` is set (bare specifiers are then also looked up from it).
+    has_base_url: bool,
+    /// `paths`: a pattern with at most one `*`, and its targets.
+    paths: Vec<(String, Vec<String>)>,
+}
+
+/// JSON with comments and trailing commas (what `tsc` accepts) made plain JSON.
+fn strip_jsonc(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let (mut i, mut in_string) = (0, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            out.push(c);
+            if c == b'\\' && i + 1 < b.len() {
+                out.push(b[i + 1]);
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match (c, b.get(i + 1)) {
+            (b'"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            (b'/', Some(b'/')) => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            (b'/', Some(b'*')) => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            (b']' | b'}', _) => {
+                // A trailing comma before the closing bracket goes.
+                while out.last().is_some_and(|x| x.is_ascii_whitespace()) {
+                    out.pop();
+                }
+                if out.last() == Some(&b',') {
+                    out.pop();
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn parse_config(path: &str, text: &str) -> Option<Aliases> {
+    let v: serde_json::Value = serde_json::from_str(&strip_jsonc(text)).ok()?;
+    let opts = v.get("compilerOptions")?;
+    let dir = dir_of(path).to_string();
+    let base_url = opts.get("baseUrl").and_then(|b| b.as_str());
+    let base = match base_url {
+        Some(b) => normalize(&format!("{dir}/{b}"))?,
+        None => dir.clone(),
+    };
+    let mut paths = Vec::new();
+    if let Some(p) = opts.get("paths").and_then(|p| p.as_object()) {
+        for (pattern, targets) in p {
+            let targets: Vec<String> = targets
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|t| t.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            paths.push((pattern.clone(), targets));
+        }
+    }
+    Some(Aliases {
+        dir,
+        base,
+        has_base_url: base_url.is_some(),
+        paths,
+    })
+}
+
+/// What a `paths` pattern captures from `spec` (`*` in `@app/*`), `Some("")` for an exact
+/// pattern that equals it.
+fn capture<'s>(pattern: &str, spec: &'s str) -> Option<&'s str> {
+    match pattern.split_once('*') {
+        None => (pattern == spec).then_some(""),
+        Some((prefix, suffix)) => spec
+            .strip_prefix(prefix)?
+            .strip_suffix(suffix)
+            .filter(|_| spec.len() >= prefix.len() + suffix.len()),
+    }
+}
+
 pub(crate) struct Index<'u> {
     units: &'u [SourceUnit],
+    /// Path aliases of the configs, nearest (deepest folder) first.
+    aliases: Vec<Aliases>,
     files: HashMap<&'u str, u32>,
     /// Per file: functions by qualified name.
     defs: Vec<HashMap<&'u str, Vec<FnRef>>>,
@@ -90,9 +207,29 @@ fn is_identifier(s: &str) -> bool {
 
 impl<'u> Index<'u> {
     pub(crate) fn new(units: &'u [SourceUnit]) -> Self {
+        Self::with_config(units, &[])
+    }
+
+    /// The index with the path aliases of the repository's `tsconfig.json` and
+    /// `jsconfig.json` files (path and text; other files are ignored).
+    pub(crate) fn with_config(units: &'u [SourceUnit], files: &[(String, String)]) -> Self {
+        let mut aliases: Vec<Aliases> = files
+            .iter()
+            .filter(|(p, _)| CONFIG_FILES.contains(&p.rsplit('/').next().unwrap_or(p)))
+            .filter_map(|(p, t)| parse_config(p, t))
+            .collect();
+        // Deepest first; at one folder, tsconfig.json before jsconfig.json.
+        aliases.sort_by(|a, b| {
+            b.dir
+                .matches('/')
+                .count()
+                .cmp(&a.dir.matches('/').count())
+                .then(b.dir.len().cmp(&a.dir.len()))
+        });
         let n = units.len();
         let mut ix = Index {
             units,
+            aliases,
             files: HashMap::new(),
             defs: vec![HashMap::new(); n],
             classes: vec![HashMap::new(); n],
@@ -168,6 +305,9 @@ impl<'u> Index<'u> {
                 None => Module::External,
             };
         }
+        if let Some(f) = self.alias(from, spec) {
+            return Module::File(f);
+        }
         if stdlib::is_node_module(spec) {
             return Module::Stdlib;
         }
@@ -182,6 +322,35 @@ impl<'u> Index<'u> {
             }
         }
         Module::External
+    }
+
+    /// A bare specifier through the path aliases of the nearest config above `from`.
+    fn alias(&self, from: u32, spec: &str) -> Option<u32> {
+        let path = &self.units[from as usize].path;
+        let config = self.aliases.iter().find(|a| {
+            a.dir.is_empty() || path.strip_prefix(a.dir.as_str()).is_some_and(|r| r.starts_with('/'))
+        })?;
+        // The longest matching pattern wins, as in TypeScript.
+        let mut best: Option<(&str, &Vec<String>, &str)> = None;
+        for (pattern, targets) in &config.paths {
+            if let Some(cap) = capture(pattern, spec) {
+                if best.is_none_or(|(p, _, _)| p.len() < pattern.len()) {
+                    best = Some((pattern.as_str(), targets, cap));
+                }
+            }
+        }
+        if let Some((_, targets, cap)) = best {
+            for t in targets {
+                let t = t.replacen('*', cap, 1);
+                if let Some(f) = normalize(&format!("{}/{t}", config.base)).and_then(|p| self.probe(&p)) {
+                    return Some(f);
+                }
+            }
+        }
+        if config.has_base_url {
+            return normalize(&format!("{}/{spec}", config.base)).and_then(|p| self.probe(&p));
+        }
+        None
     }
 
     fn import_sym(&self, file: u32, imp: &'u Import, hops: usize) -> Option<Sym<'u>> {
@@ -562,7 +731,34 @@ impl crate::resolve::Resolver for Index<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::normalize;
+    use super::*;
+
+    #[test]
+    fn configs_with_comments_and_trailing_commas_parse() {
+        let text = r#"{
+  // Comment.
+  "compilerOptions": {
+    /* Block */ "baseUrl": "./src",
+    "paths": { "@app/*": ["app/*", "lib/*",], "~": ["index"], },
+    "outDir": "http://not//a/comment",
+  },
+}"#;
+        let a = parse_config("web/tsconfig.json", text).expect("parses");
+        assert_eq!(a.dir, "web");
+        assert_eq!(a.base, "web/src");
+        assert!(a.has_base_url);
+        assert_eq!(
+            a.paths,
+            vec![
+                ("@app/*".to_string(), vec!["app/*".to_string(), "lib/*".to_string()]),
+                ("~".to_string(), vec!["index".to_string()]),
+            ]
+        );
+        assert_eq!(capture("@app/*", "@app/x/y"), Some("x/y"));
+        assert_eq!(capture("@app/*", "@other/x"), None);
+        assert_eq!(capture("~", "~"), Some(""));
+        assert!(parse_config("tsconfig.json", "{ not json").is_none());
+    }
 
     #[test]
     fn paths_normalize() {

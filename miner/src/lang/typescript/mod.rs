@@ -32,6 +32,17 @@ impl Language for TypeScript {
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
         Box::new(crate::lang::javascript::resolve::Index::new(units))
     }
+    /// `compilerOptions.paths` and `baseUrl` aliases.
+    fn project_files(&self) -> &'static [&'static str] {
+        crate::lang::javascript::resolve::CONFIG_FILES
+    }
+    fn resolver_with<'u>(
+        &self,
+        units: &'u [SourceUnit],
+        files: &'u [(String, String)],
+    ) -> Box<dyn Resolver + 'u> {
+        Box::new(crate::lang::javascript::resolve::Index::with_config(units, files))
+    }
     fn resolver_family(&self) -> &'static str {
         "javascript"
     }
