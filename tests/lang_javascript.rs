@@ -89,12 +89,13 @@ fn javascript_and_typescript_rows_follow_codesearchnet() {
         assert_eq!(r["language"], lang, "{}", r["func_name"]);
     }
 
-    // A JSDoc block: delimiters stripped line by line; the summary stops at the blank line.
+    // A JSDoc block: delimiters stripped line by line, the text not trimmed (as
+    // function_parser); the summary stops at the blank line.
     let add = row(&rows, js, "add");
     assert_eq!(lines(add), (8, 10));
     assert_eq!(
         add["docstring"],
-        "Adds two numbers.\n\n@param {number} a the first"
+        "\nAdds two numbers.\n\n@param {number} a the first\n"
     );
     assert_eq!(
         add["docstring_tokens"],
@@ -121,7 +122,12 @@ fn javascript_and_typescript_rows_follow_codesearchnet() {
 
     let square = row(&rows, js, "square");
     assert_eq!(lines(square), (19, 19));
-    assert_eq!(square["docstring"], "Squares.");
+    // function_parser strips `*/` but not `/*`.
+    assert_eq!(square["docstring"], "/* Squares.");
+    assert_eq!(
+        square["docstring_tokens"],
+        json!(["/", "*", "Squares", "."])
+    );
     assert_eq!(square["code_tokens"], toks("( x ) => x * x"));
 
     assert_eq!(row(&rows, js, "ids")["docstring"], "Generates ids.");

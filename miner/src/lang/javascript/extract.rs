@@ -21,7 +21,7 @@
 use tree_sitter::Node;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import,
 };
 
@@ -236,12 +236,35 @@ pub(crate) fn docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstring<'t>> 
     let parts: Vec<String> = all
         .iter()
         .rev()
-        .map(|c| tokens::strip_comment_delimiters(text(*c, src)))
+        .map(|c| strip_c_style(text(*c, src)))
         .collect();
     Some(Docstring {
         text: parts.join(" "),
         inner_node: None,
     })
+}
+
+/// function_parser's `strip_c_style_comment_delimiters`, exactly: per line, a trailing `*/`
+/// and then one leading `*`, `/**` or `//` go; `/*` stays (`/* x */` gives `/* x`), and the
+/// result is not trimmed, so that docstrings and their summaries are function_parser's.
+fn strip_c_style(comment: &str) -> String {
+    let mut out = String::with_capacity(comment.len());
+    for (i, line) in comment.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut l = line.trim();
+        if let Some(s) = l.strip_suffix("*/") {
+            l = s;
+        }
+        l = l
+            .strip_prefix('*')
+            .or_else(|| l.strip_prefix("/**"))
+            .or_else(|| l.strip_prefix("//"))
+            .unwrap_or(l);
+        out.push_str(l.trim());
+    }
+    out
 }
 
 pub(crate) fn atomic_token(kind: &str) -> bool {
