@@ -963,3 +963,40 @@ macro_rules! ecma_spec {
 pub(crate) use ecma_spec;
 
 ecma_spec!(super::JavaScript, tree_sitter_javascript::LANGUAGE.into());
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::{Extractor, Lang};
+
+    fn docs(src: &str) -> Vec<(String, Option<String>)> {
+        let out = Extractor::default()
+            .extract(Lang::JavaScript, src)
+            .expect("parses");
+        out.functions
+            .into_iter()
+            .map(|f| (f.qualified_name, f.docstring))
+            .collect()
+    }
+
+    /// function_parser's comment rule, quirks included (worked out from
+    /// `javascript_parser.py`'s loop by hand).
+    #[test]
+    fn comments_before_a_function_as_function_parser_takes_them() {
+        // The comment right before counts even after a blank line; so does the one before
+        // it; the walk back stops at the first blank line after that.
+        let src = "// header\n\n// a\n\n/** b */\n\nfunction f() {}\n";
+        assert_eq!(docs(src), [("f".into(), Some("a b".into()))]);
+        // A comment that ends a line of code is a sibling like any other.
+        let src = "x(); // t\nfunction h() {}\n";
+        assert_eq!(docs(src), [("h".into(), Some("t".into()))]);
+        // Function expressions: the comment before the declaration or the pair.
+        let src = "/** v */\nvar v = function () {};\nvar o = {\n  // k\n  k: function () {},\n};\n";
+        assert_eq!(
+            docs(src),
+            [("v".into(), Some("v".into())), ("o.k".into(), Some("k".into()))]
+        );
+        // A callback is no function of its own; a comment after code is no docstring.
+        let src = "function g() {\n  run(function () {});\n}\n";
+        assert_eq!(docs(src), [("g".into(), None)]);
+    }
+}
