@@ -267,6 +267,13 @@ fn strip_c_style(comment: &str) -> String {
     out
 }
 
+/// A template string's characters: function_parser's grammar kept them in a hidden token,
+/// so they made no code token (`` `hi ${x}` `` gives `` ` ``, `${`, `x`, `}`, `` ` ``).
+/// Inside a plain string literal, which is one token, they are never reached.
+pub(crate) fn hidden_leaf(kind: &str) -> bool {
+    kind == "string_fragment"
+}
+
 pub(crate) fn atomic_token(kind: &str) -> bool {
     kind == "string"
 }
@@ -925,6 +932,9 @@ macro_rules! ecma_spec {
             fn atomic_token(&self, kind: &str) -> bool {
                 $crate::lang::javascript::extract::atomic_token(kind)
             }
+            fn hidden_leaf(&self, kind: &str) -> bool {
+                $crate::lang::javascript::extract::hidden_leaf(kind)
+            }
             fn simple_name<'a>(&self, name: &'a str) -> &'a str {
                 $crate::lang::javascript::extract::simple_name(name)
             }
@@ -998,5 +1008,21 @@ mod tests {
         // A callback is no function of its own; a comment after code is no docstring.
         let src = "function g() {\n  run(function () {});\n}\n";
         assert_eq!(docs(src), [("g".into(), None)]);
+    }
+
+    /// A template string's characters are no tokens (function_parser's grammar hid them);
+    /// a plain string literal is one token.
+    #[test]
+    fn template_characters_are_no_tokens() {
+        let out = Extractor::default()
+            .extract(Lang::JavaScript, "function t(n) { return `hi ${n}!` + 'x y'; }\n")
+            .expect("parses");
+        assert_eq!(
+            out.functions[0].code_tokens.to_vec(),
+            [
+                "function", "t", "(", "n", ")", "{", "return", "`", "${", "n", "}", "`", "+",
+                "'x y'", ";", "}"
+            ]
+        );
     }
 }
