@@ -163,7 +163,8 @@ pub trait LanguageSpec: Send + Sync {
 
     /// If `node` is a function definition (with a body), its kind and name. `ancestors`
     /// are the enclosing nodes, innermost last (cheaper than `Node::parent`, which
-    /// tree-sitter computes by descending from the root).
+    /// tree-sitter computes by descending from the root); when the walk over a function's
+    /// body asks (is this a nested function?), they start at that function.
     fn function(&self, node: Node, ancestors: &[Node], src: &str)
         -> Option<(FunctionKind, String)>;
 
@@ -686,6 +687,9 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     let mut depth = 0usize;
     let mut nested_at: Option<usize> = None;
     let nested = spec.nested_functions_extracted();
+    // The nodes above the cursor, from the function down: `function` gets them as its
+    // ancestors (cheaper than `Node::parent`, which descends from the root every time).
+    let mut parents: Vec<Node> = Vec::new();
     'walk: loop {
         let n = cursor.node();
         let kind = n.kind();
@@ -698,7 +702,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             }
         }
         if nested_at.is_none() && !skipped {
-            if depth > 0 && nested && spec.function(n, &[], src).is_some() {
+            if depth > 0 && nested && spec.function(n, &parents, src).is_some() {
                 nested_at = Some(depth);
             } else if n.is_named() {
                 if let Some(c) = spec.call(n, kind, src) {
@@ -709,6 +713,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
         }
         if !skipped && !atomic && cursor.goto_first_child() {
             depth += 1;
+            parents.push(n);
             continue;
         }
         loop {
@@ -725,6 +730,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
                 break 'walk;
             }
             depth -= 1;
+            parents.pop();
         }
     }
     // A function's lists live as long as the repository's run: no spare capacity.

@@ -89,8 +89,7 @@ pub(crate) fn function(
         }
         "function_expression" | "generator_function" | "arrow_function" => {
             node.child_by_field_name("body")?;
-            // The walk over a function's body asks without ancestors.
-            let parent = ancestors.last().copied().or_else(|| node.parent());
+            let parent = ancestors.last().copied();
             let in_class = parent.is_some_and(|p| {
                 matches!(p.kind(), "field_definition" | "public_field_definition")
             });
@@ -106,7 +105,7 @@ pub(crate) fn function(
         }
         "method_definition" => {
             node.child_by_field_name("body")?;
-            let parent = ancestors.last().copied().or_else(|| node.parent());
+            let parent = ancestors.last().copied();
             let name = key_name(node.child_by_field_name("name")?, src);
             let in_class = parent.is_some_and(|p| p.kind() == "class_body");
             let kind = if in_class && name == "constructor" {
@@ -170,8 +169,8 @@ pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
     ) {
         return true;
     }
-    let bytes = &src.as_bytes()[node.byte_range()];
-    bytes.contains(&b'(') || bytes.windows(2).any(|w| w == b"=>")
+    let text = &src[node.byte_range()];
+    text.as_bytes().contains(&b'(') || text.contains("=>")
 }
 
 /// The node whose preceding comments document `node`: its `var` declaration, object `pair`
@@ -770,6 +769,9 @@ fn new_type(v: Node, src: &str) -> Option<String> {
 /// `f(x)`, `obj.m(x)`, `this.m(x)`, `super(x)`, `super.m(x)`, `new C(x)`. Other callees
 /// (`f()(x)`, `a[k](x)`) are kept as written and never resolved; `import()` is no call.
 pub(crate) fn call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
+    if kind != "call_expression" && kind != "new_expression" {
+        return None;
+    }
     let line = node.start_position().row as u32 + 1;
     let args = node
         .child_by_field_name("arguments")
