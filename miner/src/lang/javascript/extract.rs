@@ -175,10 +175,18 @@ pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
 
 /// The node whose preceding comments document `node`: its `var` declaration, object `pair`
 /// (function_parser's rule), and beyond it an `export` statement, an assignment statement
-/// or a class field around it.
-fn documented_node<'t>(node: Node<'t>) -> Node<'t> {
+/// or a class field around it. `Node::parent` descends from the root, which is slow in a
+/// bundle's thousand-statement function body, so the text before the node decides first
+/// whether a parent can matter (`=` or `:` before a bound function, `export` or `default`
+/// before an exported one).
+fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
+    let before = |n: Node| src[..n.start_byte()].trim_end();
     let mut base = node;
-    if let Some(p) = node.parent() {
+    let bound = matches!(
+        node.kind(),
+        "function_expression" | "generator_function" | "arrow_function"
+    ) && before(node).ends_with(['=', ':']);
+    if let Some(p) = node.parent().filter(|_| bound) {
         match p.kind() {
             "variable_declarator" => {
                 if let Some(decl) = p.parent() {
@@ -203,8 +211,11 @@ fn documented_node<'t>(node: Node<'t>) -> Node<'t> {
             _ => {}
         }
     }
-    if let Some(p) = base.parent().filter(|p| p.kind() == "export_statement") {
-        base = p;
+    let b = before(base);
+    if b.ends_with("export") || b.ends_with("default") {
+        if let Some(p) = base.parent().filter(|p| p.kind() == "export_statement") {
+            base = p;
+        }
     }
     base
 }
@@ -213,7 +224,7 @@ fn documented_node<'t>(node: Node<'t>) -> Node<'t> {
 /// (even after a blank line), then the comments before that one, going back while no
 /// blank line separates one taken comment from the node before it.
 pub(crate) fn docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-    let base = documented_node(node);
+    let base = documented_node(node, src);
     let mut prev = base.prev_sibling();
     // Decorators of a TypeScript method are its siblings in the class body.
     while let Some(p) = prev.filter(|p| p.kind() == "decorator") {
