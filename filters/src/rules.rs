@@ -11,7 +11,15 @@ use crate::{FunctionView, Kind};
 
 /// The languages codemine mines, by their canonical names (the miner's language registry,
 /// `miner::lang`, checks in a test that both know the same names and aliases).
-pub const LANGUAGES: &[&str] = &["python", "java", "c", "cpp", "go"];
+pub const LANGUAGES: &[&str] = &[
+    "python",
+    "java",
+    "c",
+    "cpp",
+    "go",
+    "javascript",
+    "typescript",
+];
 
 /// Other spellings of the languages: (alias, canonical name).
 pub const ALIASES: &[(&str, &str)] = &[
@@ -19,6 +27,8 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("c++", "cpp"),
     ("cxx", "cpp"),
     ("golang", "go"),
+    ("js", "javascript"),
+    ("ts", "typescript"),
 ];
 
 /// A language as a user may write it (`Python`, `c++`) to its canonical name.

@@ -48,6 +48,23 @@ pub trait Language: LanguageSpec {
     /// units (it picks out the units of the languages it serves).
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u>;
 
+    /// Names of project files (not source files) that the resolver reads, such as
+    /// TypeScript's `tsconfig.json`; the pipeline reads every file of the repository with
+    /// one of these names and hands them to [`Language::resolver_with`].
+    fn project_files(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// [`Language::resolver`] with the project files the language asked for (path and
+    /// text); by default they are not used.
+    fn resolver_with<'u>(
+        &self,
+        units: &'u [SourceUnit],
+        _files: &'u [(String, String)],
+    ) -> Box<dyn Resolver + 'u> {
+        self.resolver(units)
+    }
+
     /// Languages whose units one resolver serves together share a family (C and C++);
     /// by default each language is its own.
     fn resolver_family(&self) -> &'static str {
@@ -112,6 +129,8 @@ languages! {
     C => c::C,
     Cpp => cpp::Cpp,
     Go => go::Go,
+    JavaScript => javascript::JavaScript,
+    TypeScript => typescript::TypeScript,
 }
 
 impl Lang {
@@ -148,6 +167,14 @@ impl Lang {
             .iter()
             .copied()
             .find(|l| l.name() == n || l.def().aliases().contains(&n.as_str()))
+    }
+
+    /// Whether some language's resolver reads the file at `path` ([`Language::project_files`]).
+    pub fn wants_project_file(path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        Lang::ALL
+            .iter()
+            .any(|l| l.def().project_files().contains(&name))
     }
 
     /// Whether call-graph categories treat this language as C or C++ (same resolver).

@@ -215,7 +215,9 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.extract_seconds = busy;
 
     let t = Instant::now();
-    let (edges, counts) = resolve::resolve(&units);
+    let project_files = read_project_files(&snap);
+    let (edges, counts) = resolve::resolve_with(&units, &project_files);
+    drop(project_files);
     // Call sites and typed locals served resolution only (the edges have what the graph
     // needs); a file of many functions holds them by the million (issue 22, item 5).
     for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
@@ -699,7 +701,7 @@ fn parse_file(
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let out = ex
-        .extract(file.lang, text)
+        .extract_path(file.lang, &file.path, text)
         .map_err(|e| ("parse_error", e.to_string()))?;
     Ok(Parsed {
         license: super::licenses::for_file(licenses, &file.path, text),
@@ -709,4 +711,21 @@ fn parse_file(
         dropped_syntax_error: out.dropped_syntax_error,
         has_errors: out.has_errors,
     })
+}
+
+/// The project files that resolvers read (`tsconfig.json`), as text; unreadable, oversized
+/// or non-UTF-8 ones are passed over (their aliases are then unknown, not an error).
+fn read_project_files(snap: &source::Snapshot) -> Vec<(String, String)> {
+    const MAX_PROJECT_FILE_BYTES: u64 = 1 << 20;
+    let Ok(reader) = snap.reader() else {
+        return Vec::new();
+    };
+    snap.license_files
+        .iter()
+        .filter(|f| crate::lang::Lang::wants_project_file(&f.path))
+        .filter_map(|f| {
+            let bytes = reader.read_license(f, MAX_PROJECT_FILE_BYTES).ok()?;
+            Some((f.path.clone(), String::from_utf8(bytes).ok()?))
+        })
+        .collect()
 }
