@@ -285,3 +285,36 @@ fn go_coverprofile_gives_functions_their_hits() {
     // No block of the report is in store.go.
     assert!(node(&g, "store/store.go", "NewStore")["test_cov_hits"].is_null());
 }
+
+/// `go.mod` files say which import paths are folders of the repository, a nested module
+/// too: `other.org/tools/lib` is `tools/lib/`, which no import path alone would tell.
+#[test]
+fn go_mod_files_map_modules_onto_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("mono"));
+    r.write("go.mod", "module example.com/mono\n\ngo 1.21\n")
+        .write(
+            "main.go",
+            "package main\n\nimport \"example.com/mono/util\"\n\nfunc main() {\n\tutil.Help()\n}\n",
+        )
+        .write("util/util.go", "package util\n\nfunc Help() {}\n")
+        .write("tools/go.mod", "module other.org/tools\n")
+        .write(
+            "tools/cmd/main.go",
+            "package main\n\nimport \"other.org/tools/lib\"\n\nfunc main() {\n\tlib.Run()\n}\n",
+        )
+        .write("tools/lib/lib.go", "package lib\n\nfunc Run() {}\n");
+    r.commit("two modules");
+    let out = mine_into(&r.path, tmp.path(), &[]);
+    let g = read_graph(&out);
+    check(
+        &g,
+        "main.go:main",
+        &[("util.Help", "util/util.go:Help", "project")],
+    );
+    check(
+        &g,
+        "tools/cmd/main.go:main",
+        &[("lib.Run", "tools/lib/lib.go:Run", "project")],
+    );
+}

@@ -34,6 +34,17 @@ impl Language for Go {
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
         Box::new(resolve::Index::new(units))
     }
+    /// `go.mod`: the module path that makes an import path a folder of the repository.
+    fn project_files(&self) -> &'static [&'static str] {
+        &["go.mod"]
+    }
+    fn resolver_with<'u>(
+        &self,
+        units: &'u [SourceUnit],
+        files: &'u [(String, String)],
+    ) -> Box<dyn Resolver + 'u> {
+        Box::new(resolve::Index::with_modules(units, resolve::modules(files)))
+    }
     /// function_parser takes the summary of the comment text before cleaning it, where an
     /// empty `//` line is `//`, not a blank line: only an `@` ends the summary (a blank line
     /// inside a `/* */` comment would too; cleaning hides it, and Go rarely has one).

@@ -1,9 +1,9 @@
 //! The Go resolver.
 //!
 //! A package is a directory. An import path names a directory of the repository when it is
-//! the repository's module path followed by that directory; the module path is inferred
-//! from the imports themselves (the resolver sees parsed source files only, not `go.mod`):
-//! each import path that ends with `/` and a directory of Go files of the repository votes
+//! the path of a module of the repository followed by a folder under its `go.mod` (every
+//! `go.mod` of the repository counts, nested modules too: [`modules`]). Without a `go.mod`,
+//! the module path is inferred from the imports themselves: each import path that ends with `/` and a directory of Go files of the repository votes
 //! for the prefix before it, and one that ends with the root package's name votes for
 //! itself; the prefix with most votes wins. Standard packages come from
 //! [`super::stdlib`]; every other import (other modules, `vendor/`, `C`) is
@@ -160,8 +160,40 @@ fn default_name(path: &str) -> String {
     last.replace(['-', '.'], "_")
 }
 
+/// The modules declared by the repository's `go.mod` files: (module path, the folder of
+/// its `go.mod`), the longest module path first so a nested module wins over its parent.
+pub(crate) fn modules(files: &[(String, String)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = files
+        .iter()
+        .filter(|(path, _)| path == "go.mod" || path.ends_with("/go.mod"))
+        .filter_map(|(path, text)| Some((module_line(text)?, dir_of(path).to_string())))
+        .collect();
+    out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.1.cmp(&b.1)));
+    out
+}
+
+/// The path of `go.mod`'s `module` directive (`module example.com/x`, quoted or not,
+/// comments after it ignored).
+fn module_line(text: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let line = line.split("//").next().unwrap_or("").trim();
+        let rest = line.strip_prefix("module")?;
+        if !rest.starts_with([' ', '\t', '"']) {
+            return None;
+        }
+        let m = rest.trim().trim_matches(|c| c == '"' || c == '`');
+        (!m.is_empty()).then(|| m.to_string())
+    })
+}
+
 impl<'u> Index<'u> {
     pub(crate) fn new(units: &'u [SourceUnit]) -> Self {
+        Self::with_modules(units, Vec::new())
+    }
+
+    /// The resolver with the modules of the repository's `go.mod` files ([`modules`]);
+    /// without any, the module path is inferred from the imports.
+    pub(crate) fn with_modules(units: &'u [SourceUnit], declared: Vec<(String, String)>) -> Self {
         let mut funcs: HashMap<(&str, &str), Vec<FnRef>> = HashMap::new();
         let mut methods: HashMap<(&str, &str, &str), Vec<FnRef>> = HashMap::new();
         let mut types: HashMap<(&str, &str), (u32, &ClassInfo)> = HashMap::new();
@@ -207,16 +239,29 @@ impl<'u> Index<'u> {
                 }
             }
         }
-        let module = infer_module(units, &dirs, &names);
+        // Declared modules first (each maps its path onto its folder), else the inferred one
+        // at the root.
+        let modules: Vec<(String, String)> = if declared.is_empty() {
+            infer_module(units, &dirs, &names)
+                .map(|m| vec![(m, String::new())])
+                .unwrap_or_default()
+        } else {
+            declared
+        };
         let classify = |path: &str| -> Pkg<'u> {
-            if let Some(m) = module.as_deref() {
+            for (m, folder) in &modules {
                 let rest = if path == m {
                     Some("")
                 } else {
                     path.strip_prefix(m).and_then(|r| r.strip_prefix('/'))
                 };
                 if let Some(rest) = rest {
-                    return match dirs.get(rest) {
+                    let dir = match (folder.is_empty(), rest.is_empty()) {
+                        (true, _) => rest.to_string(),
+                        (false, true) => folder.clone(),
+                        (false, false) => format!("{folder}/{rest}"),
+                    };
+                    return match dirs.get(dir.as_str()) {
                         Some(d) => Pkg::Repo(d),
                         None => Pkg::Missing,
                     };
@@ -574,7 +619,26 @@ impl crate::resolve::Resolver for Index<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{chain, default_name};
+    use super::{chain, default_name, modules};
+
+    /// `go.mod` files map module paths onto folders, a nested module before its parent.
+    #[test]
+    fn modules_of_go_mod_files() {
+        let files = vec![
+            ("go.mod".to_string(), "// c\nmodule example.com/shop // x\n\ngo 1.21\n".to_string()),
+            ("tools/go.mod".to_string(), "module \"example.com/shop/tools\"\n".to_string()),
+            ("docs/go.mod".to_string(), "go 1.21\n".to_string()),
+            ("tsconfig.json".to_string(), "{}".to_string()),
+            ("modules/go.mod".to_string(), "modulex example.com/no\n".to_string()),
+        ];
+        assert_eq!(
+            modules(&files),
+            vec![
+                ("example.com/shop/tools".to_string(), "tools".to_string()),
+                ("example.com/shop".to_string(), String::new()),
+            ]
+        );
+    }
 
     #[test]
     fn selector_chains() {
