@@ -105,6 +105,7 @@ languages! {
     Java => java::Java,
     C => c::C,
     Cpp => cpp::Cpp,
+    Ruby => ruby::Ruby,
 }
 
 impl Lang {

@@ -1,0 +1,517 @@
+//! Ruby: instance methods (`def m`), singleton methods (`def self.m`, `def obj.m`, and
+//! `def m` inside `class << self`), in classes, modules, blocks and at top level, nested
+//! `def`s included. Blocks, procs and lambdas are anonymous and not extracted.
+//!
+//! The rules follow CodeSearchNet's `function_parser` (`ruby_parser.py`) where it has one:
+//! `func_name` is the enclosing classes and modules joined by `.` as written (`A.B::C.m`),
+//! the docstring is the run of `#` comments right before the `def` with each line stripped
+//! of `#` (blank lines between comments and `def` do not break the run, as there), and string
+//! literals are single code tokens. function_parser only took `def` methods directly inside a
+//! class or module that is itself directly inside a top-level module; codemine takes every
+//! method and singleton method. It differs on purpose in one place: an `=begin`/`=end` block
+//! comment gives its inner lines, without the `=begin` and `=end` markers.
+
+use tree_sitter::Node;
+
+use crate::extract::{
+    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    FunctionKind, Import, LanguageSpec,
+};
+
+use super::Ruby;
+
+/// Receivers kept as written in a call's text; any other receiver spanning lines (a chain
+/// with blocks, say) is written `(...)`, its type being unknown anyway.
+const SIMPLE_RECEIVERS: [&str; 9] = [
+    "identifier",
+    "constant",
+    "scope_resolution",
+    "self",
+    "instance_variable",
+    "class_variable",
+    "global_variable",
+    "string",
+    "simple_symbol",
+];
+
+/// A class's [`ClassInfo::bases`] hold its superclass as `< Name`, the modules it `extend`s
+/// as `extend Name` (a space cannot appear in a constant), and the modules it `include`s or
+/// `prepend`s as written: each adds to a different side of the class.
+pub(crate) const EXTEND_PREFIX: &str = "extend ";
+/// See [`EXTEND_PREFIX`].
+pub(crate) const SUPER_PREFIX: &str = "< ";
+
+/// A constant assigned a value that is not a class (`VERSION = "1.0"`) is recorded as a
+/// [`ClassInfo`] with this field, so that calls on it are not taken for a gem's constant.
+pub(crate) const VALUE_FIELD: (&str, &str) = ("=", "value");
+
+/// If `node` is `Const = Class.new(Base) do ... end` (or `Struct.new`, `Module.new`,
+/// `Data.define`), the constant and the class it derives from (`Base`, `Struct`; none for
+/// `Module.new`). `Some((name, None))` for a constant assigned any other value.
+fn constant_assignment<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<String>)> {
+    let left = node.child_by_field_name("left")?;
+    if left.kind() != "constant" {
+        return None;
+    }
+    let name = text(left, src);
+    let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "call") else {
+        return Some((name, None));
+    };
+    let recv = right.child_by_field_name("receiver").map(|r| text(r, src));
+    let method = right.child_by_field_name("method").map(|m| text(m, src));
+    match (recv, method) {
+        // `Class.new` without a base derives from Object.
+        (Some("Class" | "Struct"), Some("new")) | (Some("Data"), Some("define")) => Some((
+            name,
+            Some(superclass_name(right, src).filter(|b| b != "Class").unwrap_or_default()),
+        )),
+        (Some("Module"), Some("new")) => Some((name, Some(String::new()))),
+        _ => Some((name, None)),
+    }
+}
+
+/// Whether `node` is a constant assigned a class built with a block, whose `def`s are the
+/// class's methods.
+fn class_with_block(node: Node, src: &str) -> Option<String> {
+    let (name, class) = constant_assignment(node, src)?;
+    class?;
+    let right = node.child_by_field_name("right")?;
+    right.child_by_field_name("block")?;
+    Some(name.to_string())
+}
+
+impl LanguageSpec for Ruby {
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_ruby::LANGUAGE.into()
+    }
+
+    fn function(
+        &self,
+        node: Node,
+        ancestors: &[Node],
+        src: &str,
+    ) -> Option<(FunctionKind, String)> {
+        let kind = node.kind();
+        if kind != "method" && kind != "singleton_method" {
+            return None;
+        }
+        let name = text(node.child_by_field_name("name")?, src).to_string();
+        let in_class = ancestors
+            .iter()
+            .any(|a| matches!(a.kind(), "class" | "module" | "singleton_class"));
+        let kind = match (in_class || kind == "singleton_method", name.as_str()) {
+            (true, "initialize") if kind == "method" => FunctionKind::Constructor,
+            (true, _) => FunctionKind::Method,
+            (false, _) => FunctionKind::Function,
+        };
+        Some((kind, name))
+    }
+
+    fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
+        match node.kind() {
+            "class" | "module" => Some(squash(text(node.child_by_field_name("name")?, src))),
+            "assignment" => class_with_block(node, src),
+            _ => None,
+        }
+    }
+
+    /// A `def` can sit in any statement (a block of a call, an `if`), never in a leaf and
+    /// never in an expression that does not spell `def`: a byte scan is cheaper than
+    /// walking the subtree.
+    fn may_contain_functions(&self, node: Node, src: &str) -> bool {
+        match node.kind() {
+            "program" | "body_statement" | "class" | "module" | "singleton_class" | "method"
+            | "singleton_method" => true,
+            _ if node.child_count() == 0 => false,
+            _ => src.as_bytes()[node.byte_range()]
+                .windows(3)
+                .any(|w| w == b"def"),
+        }
+    }
+
+    /// function_parser's rule: the comments right before the method among its siblings,
+    /// however many blank lines lie between. Comments before a class body's first
+    /// statement are children of the class, not of its body, so the run continues there.
+    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+        let mut comments = Vec::new();
+        let mut cur = node;
+        loop {
+            let mut prev = cur.prev_sibling();
+            while let Some(p) = prev.filter(|p| p.kind() == "comment") {
+                comments.push(p);
+                prev = p.prev_sibling();
+            }
+            match (prev, cur.parent()) {
+                (None, Some(parent)) if parent.kind() == "body_statement" => cur = parent,
+                _ => break,
+            }
+        }
+        if comments.is_empty() {
+            return None;
+        }
+        comments.reverse();
+        let lines: Vec<&str> = comments
+            .iter()
+            .flat_map(|c| comment_lines(text(*c, src)))
+            .collect();
+        Some(Docstring {
+            text: lines.join("\n").trim().to_string(),
+            inner_node: None,
+        })
+    }
+
+    fn atomic_token(&self, kind: &str) -> bool {
+        kind == "string"
+    }
+
+    fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        match node.kind() {
+            "class" | "module" => {
+                let Some(name) = node.child_by_field_name("name") else {
+                    return;
+                };
+                let mut class = ClassInfo {
+                    name: crate::extract::qualify(&scope(), ".", &squash(text(name, src))),
+                    ..Default::default()
+                };
+                if let Some(sup) = node
+                    .child_by_field_name("superclass")
+                    .and_then(|s| named(s).next())
+                {
+                    class
+                        .bases
+                        .extend(superclass_name(sup, src).map(|b| format!("{SUPER_PREFIX}{b}")));
+                }
+                info.classes.push(class);
+            }
+            "assignment" => {
+                let Some((name, class)) = constant_assignment(node, src) else {
+                    return;
+                };
+                let name = crate::extract::qualify(&scope(), ".", name);
+                info.classes.push(match class {
+                    Some(base) => ClassInfo {
+                        name,
+                        bases: Some(base)
+                            .filter(|b| !b.is_empty())
+                            .map(|b| format!("{SUPER_PREFIX}{b}"))
+                            .into_iter()
+                            .collect(),
+                        ..Default::default()
+                    },
+                    None => ClassInfo {
+                        name,
+                        fields: vec![(VALUE_FIELD.0.to_string(), VALUE_FIELD.1.to_string())],
+                        ..Default::default()
+                    },
+                });
+            }
+            "call" if node.child_by_field_name("receiver").is_none() => {
+                let Some(method) = node.child_by_field_name("method") else {
+                    return;
+                };
+                let args = node.child_by_field_name("arguments");
+                match text(method, src) {
+                    m @ ("include" | "extend" | "prepend") => {
+                        let Some(args) = args else { return };
+                        let outer = scope();
+                        // A top-level mixin goes into Object: not followed.
+                        let Some(class) = info.classes.iter_mut().rev().find(|c| c.name == outer)
+                        else {
+                            return;
+                        };
+                        for a in named(args)
+                            .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+                        {
+                            let name = squash(text(a, src));
+                            class.bases.push(if m == "extend" {
+                                format!("{EXTEND_PREFIX}{name}")
+                            } else {
+                                name
+                            });
+                        }
+                    }
+                    m @ ("require" | "require_relative" | "load" | "autoload") => {
+                        let Some(args) = args else { return };
+                        // `autoload :Const, "path"` names the file second.
+                        let arg = if m == "autoload" {
+                            named(args).nth(1)
+                        } else {
+                            named(args).next()
+                        };
+                        if let Some(path) = arg.and_then(|a| plain_string(a, src)) {
+                            info.imports.push(Import {
+                                module: path.to_string(),
+                                level: u32::from(m == "require_relative"),
+                                ..Default::default()
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `m(x)`, `m x` (implicit self), `recv.m`, `Const::m`, `Const.new`, and `super`; a
+    /// bare `m` without arguments or parentheses is no call site: tree-sitter cannot tell
+    /// it from a local variable.
+    fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
+        let line = node.start_position().row as u32 + 1;
+        if kind == "super" {
+            return Some(CallSite {
+                text: "super".to_string(),
+                name: "super".to_string(),
+                kind: CallKind::Plain,
+                line,
+                args: 0,
+            });
+        }
+        if kind != "call" {
+            return None;
+        }
+        let method = node.child_by_field_name("method");
+        // `super(x)`: the `super` child is the call site.
+        if method.is_some_and(|m| m.kind() == "super") {
+            return None;
+        }
+        let arguments = node.child_by_field_name("arguments");
+        let name = method.map_or_else(|| "call".to_string(), |m| text(m, src).to_string());
+        let args = arguments.map_or(0, |a| named(a).count() as u32);
+        let (kind, text) = match node.child_by_field_name("receiver") {
+            None => (CallKind::Plain, name.clone()),
+            Some(r) => {
+                let written = text(r, src);
+                let recv = if SIMPLE_RECEIVERS.contains(&r.kind()) || !written.contains('\n') {
+                    squash(written)
+                } else {
+                    "(...)".to_string()
+                };
+                let op = node
+                    .child_by_field_name("operator")
+                    .map_or(".", |o| text(o, src));
+                let text = match method {
+                    Some(_) => format!("{recv}{op}{name}"),
+                    None => format!("{recv}{op}()"),
+                };
+                (CallKind::Member(recv), text)
+            }
+        };
+        Some(CallSite {
+            text,
+            name,
+            kind,
+            line,
+            args,
+        })
+    }
+
+    /// `x = Const.new(...)` (also `x ||= ...`): `x` holds an instance of `Const`.
+    fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
+        if kind != "assignment" && kind != "operator_assignment" {
+            return;
+        }
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        if left.kind() != "identifier" || right.kind() != "call" {
+            return;
+        }
+        let (Some(recv), Some(method)) = (
+            right.child_by_field_name("receiver"),
+            right.child_by_field_name("method"),
+        ) else {
+            return;
+        };
+        if text(method, src) == "new" && matches!(recv.kind(), "constant" | "scope_resolution") {
+            out.push((text(left, src).to_string(), squash(text(recv, src))));
+        }
+    }
+
+    fn details(&self, node: Node, _src: &str) -> Details {
+        let mut d = Details {
+            is_static: node.kind() == "singleton_method" || in_singleton_class(node),
+            ..Default::default()
+        };
+        if let Some(params) = node.child_by_field_name("parameters") {
+            for p in named(params) {
+                match p.kind() {
+                    "identifier" | "optional_parameter" | "keyword_parameter"
+                    | "destructured_parameter" => d.params += 1,
+                    "splat_parameter" | "hash_splat_parameter" | "forward_parameter" => {
+                        d.variadic = true
+                    }
+                    _ => {}
+                }
+            }
+        }
+        d
+    }
+}
+
+/// Whether a `def` sits directly in a `class << self` body (a singleton method).
+fn in_singleton_class(node: Node) -> bool {
+    let mut up = node.parent();
+    if up.is_some_and(|p| p.kind() == "body_statement") {
+        up = up.and_then(|p| p.parent());
+    }
+    up.is_some_and(|p| p.kind() == "singleton_class")
+}
+
+/// The class a superclass expression names: `Base`, `A::Base`, and the `Struct` or `Base`
+/// of `Struct.new(:a)` and `Class.new(Base)`.
+fn superclass_name(sup: Node, src: &str) -> Option<String> {
+    match sup.kind() {
+        "constant" | "scope_resolution" => Some(squash(text(sup, src))),
+        "call" => {
+            let recv = sup.child_by_field_name("receiver")?;
+            let first_arg = sup
+                .child_by_field_name("arguments")
+                .and_then(|a| named(a).next())
+                .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"));
+            match (text(recv, src), first_arg) {
+                ("Class", Some(base)) => Some(squash(text(base, src))),
+                _ if matches!(recv.kind(), "constant" | "scope_resolution") => {
+                    Some(squash(text(recv, src)))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The text of a string literal without interpolation (`'json'`, `"a/b"`).
+fn plain_string<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+    if node.kind() != "string" {
+        return None;
+    }
+    let mut parts = named(node);
+    let content = parts.next()?;
+    (content.kind() == "string_content" && parts.next().is_none()).then(|| text(content, src))
+}
+
+/// The docstring lines of one comment: `# text` gives `text` (function_parser's
+/// `strip().strip('#')`, then trimmed); an `=begin`/`=end` block gives its inner lines.
+fn comment_lines(comment: &str) -> Vec<&str> {
+    let t = comment.trim();
+    if let Some(inner) = t.strip_prefix("=begin") {
+        let mut lines: Vec<&str> = inner.lines().map(str::trim).collect();
+        // The rest of the `=begin` line is a comment too; `=end` closes.
+        if lines.last().is_some_and(|l| l.starts_with("=end")) {
+            lines.pop();
+        }
+        return lines;
+    }
+    t.lines()
+        .map(|l| l.trim().trim_matches('#').trim())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::{Extractor, Lang};
+
+    fn extract(src: &str) -> crate::extract::FileFunctions {
+        Extractor::default()
+            .extract(Lang::Ruby, src)
+            .expect("parses")
+    }
+
+    #[test]
+    fn methods_and_singleton_methods_are_qualified_by_class_and_module() {
+        let out = extract(
+            "module A\n  class B::C < Base\n    def m; end\n    def self.s; end\n    \
+             class << self\n      def t = 1\n    end\n  end\nend\ndef top; end\n",
+        );
+        let names: Vec<(&str, bool)> = out
+            .functions
+            .iter()
+            .map(|f| (f.qualified_name.as_str(), f.details.is_static))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("A.B::C.m", false),
+                ("A.B::C.s", true),
+                ("A.B::C.t", true),
+                ("top", false)
+            ]
+        );
+        assert_eq!(out.info.classes[1].name, "A.B::C");
+        assert_eq!(out.info.classes[1].bases, ["< Base"]);
+    }
+
+    #[test]
+    fn docstring_is_the_comment_run_before_def_blank_lines_included() {
+        let out = extract(
+            "class K\n  # first\n  ## second ##\n\n  def a\n  end\n\n  x = 1 # not a doc\n  \
+             def b; end\n  def c; end\n=begin\nBlock doc\n=end\n  def d; end\nend\n",
+        );
+        let docs: Vec<Option<&str>> = out
+            .functions
+            .iter()
+            .map(|f| f.docstring.as_deref())
+            .collect();
+        // function_parser also takes a comment that trails the statement before (`b`).
+        assert_eq!(
+            docs,
+            [
+                Some("first\nsecond"),
+                Some("not a doc"),
+                None,
+                Some("Block doc")
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_are_single_tokens_and_calls_are_found() {
+        let out = extract(
+            "def f(a)\n  puts \"x#{a}\"\n  Foo::Bar.new(1).run\n  super(a)\n  b = Baz.new\n  \
+             b.go\n  a\nend\n",
+        );
+        let f = &out.functions[0];
+        assert!(f.code_tokens.to_vec().contains(&"\"x#{a}\"".to_string()));
+        let calls: Vec<(&str, &str)> = f
+            .calls
+            .iter()
+            .map(|c| (c.text.as_str(), c.name.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("puts", "puts"),
+                ("Foo::Bar.new(1).run", "run"),
+                ("Foo::Bar.new", "new"),
+                ("super", "super"),
+                ("Baz.new", "new"),
+                ("b.go", "go")
+            ]
+        );
+        assert_eq!(f.locals, [("b".to_string(), "Baz".to_string())]);
+    }
+
+    #[test]
+    fn requires_and_mixins_are_recorded() {
+        let out = extract(
+            "require 'json'\nrequire_relative \"lib/x\"\nrequire \"a#{b}\"\n\
+             module M\n  include Comparable\n  extend Forwardable\nend\n",
+        );
+        let imports: Vec<(&str, u32)> = out
+            .info
+            .imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.level))
+            .collect();
+        assert_eq!(imports, [("json", 0), ("lib/x", 1)]);
+        assert_eq!(
+            out.info.classes[0].bases,
+            ["Comparable", "extend Forwardable"]
+        );
+    }
+}
