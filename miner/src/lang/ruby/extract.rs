@@ -15,7 +15,7 @@ use tree_sitter::Node;
 
 use crate::extract::{
     named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
-    FunctionKind, Import, LanguageSpec,
+    FunctionKind, Import, LanguageSpec, Place,
 };
 
 use super::Ruby;
@@ -307,6 +307,44 @@ impl LanguageSpec for Ruby {
         })
     }
 
+    /// A bare identifier is a local variable when a parameter or an assignment declared it
+    /// earlier in the function, as Ruby's parser decides; otherwise, in an expression, it
+    /// is a call on `self` without arguments (`save`, `settings`).
+    fn visit(
+        &self,
+        node: Node,
+        kind: &str,
+        src: &str,
+        place: Place,
+        calls: &mut Vec<CallSite>,
+        locals: &mut Vec<(String, String)>,
+    ) {
+        if kind != "identifier" {
+            if let Some(c) = self.call(node, kind, src) {
+                calls.push(c);
+            }
+            self.locals(node, kind, src, locals);
+            return;
+        }
+        let name = text(node, src);
+        match identifier_role(place) {
+            // `x = Const.new` recorded the class already.
+            Role::Binding if locals.last().is_none_or(|(n, _)| n != name) => {
+                locals.push((name.to_string(), String::new()));
+            }
+            Role::Expression if !locals.iter().any(|(n, _)| n == name) => {
+                calls.push(CallSite {
+                    text: name.to_string(),
+                    name: name.to_string(),
+                    kind: CallKind::Plain,
+                    line: node.start_position().row as u32 + 1,
+                    args: 0,
+                });
+            }
+            _ => {}
+        }
+    }
+
     /// `x = Const.new(...)` (also `x ||= ...`): `x` holds an instance of `Const`.
     fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
         if kind != "assignment" && kind != "operator_assignment" {
@@ -350,6 +388,44 @@ impl LanguageSpec for Ruby {
             }
         }
         d
+    }
+}
+
+/// What an identifier is where it stands.
+enum Role {
+    /// It declares a local variable (a parameter, an assignment's target, a pattern).
+    Binding,
+    /// It is read: a local variable, or else a method call.
+    Expression,
+    /// A name that is neither (a method's name in its call or definition, an alias).
+    Name,
+}
+
+fn identifier_role(place: Place) -> Role {
+    let Some(parent) = place.parent else {
+        return Role::Expression;
+    };
+    match parent {
+        "method_parameters" | "lambda_parameters" | "block_parameters" | "splat_parameter"
+        | "hash_splat_parameter" | "block_parameter" | "destructured_parameter"
+        | "left_assignment_list" | "destructured_left_assignment" | "rest_assignment"
+        | "exception_variable" | "array_pattern" | "find_pattern" | "hash_pattern"
+        | "alternative_pattern" | "keyword_pattern" => Role::Binding,
+        "call" | "method" | "singleton_method" | "optional_parameter" | "keyword_parameter"
+        | "assignment" | "operator_assignment" | "for" | "in_clause" | "as_pattern" => {
+            match (parent, place.cursor.field_name()) {
+                ("call", Some("method")) => Role::Name,
+                ("method" | "singleton_method", Some("name" | "object")) => Role::Name,
+                ("optional_parameter" | "keyword_parameter" | "as_pattern", Some("name")) => {
+                    Role::Binding
+                }
+                ("assignment" | "operator_assignment", Some("left")) => Role::Binding,
+                ("for" | "in_clause", Some("pattern")) => Role::Binding,
+                _ => Role::Expression,
+            }
+        }
+        "alias" | "undef" | "setter" | "scope_resolution" => Role::Name,
+        _ => Role::Expression,
     }
 }
 
@@ -493,7 +569,14 @@ mod tests {
                 ("b.go", "go")
             ]
         );
-        assert_eq!(f.locals, [("b".to_string(), "Baz".to_string())]);
+        // The parameter is a local of unknown class, `b` one of class Baz.
+        assert_eq!(
+            f.locals,
+            [
+                ("a".to_string(), String::new()),
+                ("b".to_string(), "Baz".to_string())
+            ]
+        );
     }
 
     #[test]

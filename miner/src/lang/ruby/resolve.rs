@@ -5,7 +5,7 @@
 //! their constant path (`A::B::C`, from `module A; class B::C`) over the whole repository,
 //! each with the union of its superclass, `include`d/`prepend`ed and `extend`ed modules.
 //!
-//! - `m(x)`, `self.m`: the caller's class (its singleton side for `def self.x` and
+//! - `m(x)`, `m` (a bare name that is no local variable), `self.m`: the caller's class (its singleton side for `def self.x` and
 //!   `class << self` methods) and its ancestors; then top-level `def`s of the repository
 //!   (private methods of Object), preferring the caller's file and the files it requires;
 //!   then Kernel/Object/Module methods (`stdlib`); then an ancestor outside the repository
@@ -324,6 +324,10 @@ impl<'u> Index<'u> {
         let f = func(self.units, caller);
         let path = &self.owner[caller.file as usize][caller.func as usize];
         let mut outside = None;
+        // `new(...)` in a class method builds an instance of the class.
+        if name == "new" && f.details.is_static && !path.is_empty() {
+            return self.class_call(path, name);
+        }
         if !path.is_empty() {
             let found = self.lookup(path, name, f.details.is_static, false);
             if let Some(t) = self.pick(found.repo.clone()) {
@@ -439,7 +443,14 @@ impl<'u> Index<'u> {
             };
         }
         let f = func(self.units, caller);
-        if let Some((_, ty)) = f.locals.iter().rev().find(|(n, _)| n == recv) {
+        // The variable's last assignment, when it was `Const.new`.
+        if let Some((_, ty)) = f
+            .locals
+            .iter()
+            .rev()
+            .find(|(n, _)| n == recv)
+            .filter(|(_, t)| !t.is_empty())
+        {
             return match self.constant(path, ty) {
                 Const::Repo(p) => self.instance_call(&p, name),
                 Const::Stdlib => Target::Stdlib,
