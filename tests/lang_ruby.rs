@@ -300,6 +300,8 @@ fn ruby_call_graph_edge_by_edge() {
             // a constant holding a string
             ("VERSION.split", "-", "stdlib"),
             ("stop", "lib/app.rb:App.Server.stop", "same_file"),
+            // an attr_reader: code of this file, no function node
+            ("port", "-", "same_file"),
             ("raise", "-", "stdlib"),
             (
                 "AppError.new",
@@ -331,11 +333,15 @@ fn ruby_call_graph_edge_by_edge() {
     check(
         &g,
         "lib/app/helpers.rb:App.Helpers.log",
-        &[(
-            "format_msg",
-            "lib/app/helpers.rb:App.Helpers.format_msg",
-            "same_file",
-        )],
+        &[
+            (
+                "format_msg",
+                "lib/app/helpers.rb:App.Helpers.format_msg",
+                "same_file",
+            ),
+            // self in a mixin is an instance of an includer: Server's attr_reader
+            ("port", "-", "project"),
+        ],
     );
     check(
         &g,

@@ -41,6 +41,12 @@ pub(crate) const EXTEND_PREFIX: &str = "extend ";
 /// See [`EXTEND_PREFIX`].
 pub(crate) const SUPER_PREFIX: &str = "< ";
 
+/// The methods that `attr_reader` and the like (and `define_method(:m)`) define in a class
+/// body are [`ClassInfo::fields`] `(name, ATTR)`, or `(name, ATTR_SELF)` in `class << self`.
+pub(crate) const ATTR: &str = "attr";
+/// See [`ATTR`].
+pub(crate) const ATTR_SELF: &str = "attr self";
+
 /// A constant assigned a value that is not a class (`VERSION = "1.0"`) is recorded as a
 /// [`ClassInfo`] with this field, so that calls on it are not taken for a gem's constant.
 pub(crate) const VALUE_FIELD: (&str, &str) = ("=", "value");
@@ -229,6 +235,27 @@ impl LanguageSpec for Ruby {
                             } else {
                                 name
                             });
+                        }
+                    }
+                    "attr_reader" | "attr_accessor" | "attr_writer" | "attr" | "define_method" => {
+                        let Some(args) = args else { return };
+                        let outer = scope();
+                        let Some(class) = info.classes.iter_mut().rev().find(|c| c.name == outer)
+                        else {
+                            return;
+                        };
+                        let side = if in_singleton_class(node) {
+                            ATTR_SELF
+                        } else {
+                            ATTR
+                        };
+                        let define = text(method, src) == "define_method";
+                        for a in named(args).take(if define { 1 } else { usize::MAX }) {
+                            let name = match a.kind() {
+                                "simple_symbol" => text(a, src).trim_start_matches(':'),
+                                _ => continue,
+                            };
+                            class.fields.push((name.to_string(), side.to_string()));
                         }
                     }
                     m @ ("require" | "require_relative" | "load" | "autoload") => {
@@ -429,7 +456,7 @@ fn identifier_role(place: Place) -> Role {
     }
 }
 
-/// Whether a `def` sits directly in a `class << self` body (a singleton method).
+/// Whether `node` (a `def`, an `attr_reader` call) sits directly in a `class << self` body.
 fn in_singleton_class(node: Node) -> bool {
     let mut up = node.parent();
     if up.is_some_and(|p| p.kind() == "body_statement") {

@@ -9,7 +9,9 @@
 //!   `class << self` methods) and its ancestors; then top-level `def`s of the repository
 //!   (private methods of Object), preferring the caller's file and the files it requires;
 //!   then Kernel/Object/Module methods (`stdlib`); then an ancestor outside the repository
-//!   (its category).
+//!   (its category). In a module's instance method, the classes that include the module
+//!   are searched too. `attr_reader`/`attr_accessor`/`attr_writer` and `define_method(:m)`
+//!   define methods without a function node: a call to one reaches its class's file.
 //! - `super`: the same name in the ancestors of the caller's class.
 //! - `Const.new`: `initialize` of the class or its ancestors (the class's file when it has
 //!   none); `Const.m`: singleton methods (`def self.m`, `class << self`, `extend`ed modules,
@@ -28,7 +30,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::extract::{EXTEND_PREFIX, SUPER_PREFIX, VALUE_FIELD};
+use super::extract::{ATTR, ATTR_SELF, EXTEND_PREFIX, SUPER_PREFIX, VALUE_FIELD};
 use super::stdlib;
 use crate::extract::{CallKind, CallSite, ClassInfo, Lang};
 use crate::resolve::{dir_of, func, pick, FnRef, SourceUnit, Target};
@@ -80,12 +82,19 @@ enum Const {
 #[derive(Debug, Default)]
 struct Found {
     repo: Vec<FnRef>,
+    /// An attribute method (`attr_reader`, `define_method`) of a class in this file.
+    attr: Option<u32>,
     /// An ancestor outside the repository: a gem's, or Ruby's.
     external: bool,
     stdlib: bool,
 }
 
 impl Found {
+    /// The repository's method or attribute.
+    fn target(&self, units: &[SourceUnit]) -> Option<Target> {
+        pick(units, self.repo.clone()).or(self.attr.map(Target::RepoFile))
+    }
+
     fn outside(&self) -> Option<Target> {
         if self.external {
             Some(Target::External)
@@ -105,6 +114,10 @@ pub(crate) struct Index<'u> {
     values: HashSet<String>,
     /// Methods by (class path, name).
     methods: HashMap<(String, &'u str), Methods>,
+    /// Attribute methods by (class path, name, singleton side): the file declaring them.
+    attrs: HashMap<(String, &'u str, bool), u32>,
+    /// Modules to the classes and modules that include them.
+    includers: HashMap<String, Vec<String>>,
     /// Top-level `def`s (and `def`s in top-level blocks) by name.
     globals: HashMap<&'u str, Vec<FnRef>>,
     /// Every method name defined in the repository.
@@ -122,6 +135,7 @@ impl<'u> Index<'u> {
     pub(crate) fn new(units: &'u [SourceUnit]) -> Self {
         let mut classes: HashMap<String, Vec<(u32, &ClassInfo)>> = HashMap::new();
         let mut values = HashSet::new();
+        let mut attrs = HashMap::new();
         let mut files: HashMap<&str, u32> = HashMap::new();
         for (fi, u) in units.iter().enumerate() {
             if u.lang != Lang::Ruby {
@@ -132,9 +146,17 @@ impl<'u> Index<'u> {
                 let is_value = c.fields.iter().any(|(n, t)| (n.as_str(), t.as_str()) == VALUE_FIELD);
                 if is_value {
                     values.insert(canon(&c.name));
-                } else {
-                    classes.entry(canon(&c.name)).or_default().push((fi as u32, c));
+                    continue;
                 }
+                let path = canon(&c.name);
+                for (name, side) in &c.fields {
+                    if side == ATTR || side == ATTR_SELF {
+                        attrs
+                            .entry((path.clone(), name.as_str(), side == ATTR_SELF))
+                            .or_insert(fi as u32);
+                    }
+                }
+                classes.entry(path).or_default().push((fi as u32, c));
             }
         }
         let mut methods: HashMap<(String, &str), Methods> = HashMap::new();
@@ -187,17 +209,38 @@ impl<'u> Index<'u> {
             owner.push(own);
             requires.push(req);
         }
-        Self {
+        let mut index = Self {
             units,
             classes,
             values,
             methods,
+            attrs,
+            includers: HashMap::new(),
             globals,
             names,
             owner,
             requires,
             uses_gems,
+        };
+        let mut includers: HashMap<String, Vec<String>> = HashMap::new();
+        for (path, defs) in &index.classes {
+            for (_, class) in defs {
+                for base in &class.bases {
+                    if base.starts_with(SUPER_PREFIX) || base.starts_with(EXTEND_PREFIX) {
+                        continue;
+                    }
+                    if let Const::Repo(m) = index.constant(path, base) {
+                        includers.entry(m).or_default().push(path.clone());
+                    }
+                }
+            }
         }
+        for v in includers.values_mut() {
+            v.sort();
+            v.dedup();
+        }
+        index.includers = includers;
+        index
     }
 
     /// A constant as written (`Foo`, `A::Foo`, `::Foo`), seen from class path `ctx`: each
@@ -295,6 +338,10 @@ impl<'u> Index<'u> {
                     return found;
                 }
             }
+            if let Some(f) = self.attrs.get(&(p.clone(), name, *single)) {
+                found.attr = Some(*f);
+                return found;
+            }
         }
         found
     }
@@ -330,7 +377,7 @@ impl<'u> Index<'u> {
         }
         if !path.is_empty() {
             let found = self.lookup(path, name, f.details.is_static, false);
-            if let Some(t) = self.pick(found.repo.clone()) {
+            if let Some(t) = found.target(self.units) {
                 return t;
             }
             // `module_function` and `extend self`: a module's own methods serve both sides.
@@ -344,6 +391,12 @@ impl<'u> Index<'u> {
                     return t;
                 }
             }
+            // In a mixin's method, self is an instance of a class that includes it.
+            if !f.details.is_static {
+                if let Some(t) = self.through_includers(path, name) {
+                    return t;
+                }
+            }
             outside = found.outside();
         }
         if let Some(t) = self.global(caller, name) {
@@ -353,6 +406,19 @@ impl<'u> Index<'u> {
             return Target::Stdlib;
         }
         outside.unwrap_or(Target::Unresolved)
+    }
+
+    /// `name` in the classes that include the module `path` (and their ancestors): the
+    /// candidates of all of them.
+    fn through_includers(&self, path: &str, name: &str) -> Option<Target> {
+        let mut cands = Vec::new();
+        let mut attr = None;
+        for inc in self.includers.get(path)?.iter().take(MAX_ANCESTORS) {
+            let found = self.lookup(inc, name, false, false);
+            cands.extend(found.repo);
+            attr = attr.or(found.attr);
+        }
+        self.pick(cands).or(attr.map(Target::RepoFile))
     }
 
     /// `super` in `caller`: its own name in the ancestors of its class.
@@ -389,7 +455,7 @@ impl<'u> Index<'u> {
             };
         }
         let found = self.lookup(path, name, true, false);
-        if let Some(t) = self.pick(found.repo.clone()) {
+        if let Some(t) = found.target(self.units) {
             return t;
         }
         if let Some(m) = self.methods.get(&(path.to_string(), name)) {
@@ -406,7 +472,7 @@ impl<'u> Index<'u> {
     /// An instance of the repository's class `path` receives `name`.
     fn instance_call(&self, path: &str, name: &str) -> Target {
         let found = self.lookup(path, name, false, false);
-        if let Some(t) = self.pick(found.repo.clone()) {
+        if let Some(t) = found.target(self.units) {
             return t;
         }
         if stdlib::is_kernel_method(name) {
