@@ -102,9 +102,11 @@ impl LanguageSpec for Ruby {
             return None;
         }
         let name = text(node.child_by_field_name("name")?, src).to_string();
-        let in_class = ancestors
-            .iter()
-            .any(|a| matches!(a.kind(), "class" | "module" | "singleton_class"));
+        let in_class = ancestors.iter().any(|a| match a.kind() {
+            "class" | "module" | "singleton_class" => true,
+            "assignment" => class_with_block(*a, src).is_some(),
+            _ => false,
+        });
         let kind = match (in_class || kind == "singleton_method", name.as_str()) {
             (true, "initialize") if kind == "method" => FunctionKind::Constructor,
             (true, _) => FunctionKind::Method,
@@ -623,5 +625,45 @@ mod tests {
             out.info.classes[0].bases,
             ["Comparable", "extend Forwardable"]
         );
+    }
+
+    #[test]
+    fn kinds_follow_the_enclosing_class() {
+        use crate::extract::FunctionKind::*;
+        let out = extract(
+            "def top; end
+class K
+  def initialize; end
+  def self.new_k; end
+end
+             P = Struct.new(:x) do
+  def dist; end
+end
+Q = Class.new(Base) do
+               def q; end
+end
+describe do
+  def helper; end
+end
+",
+        );
+        let kinds: Vec<(&str, crate::extract::FunctionKind)> = out
+            .functions
+            .iter()
+            .map(|f| (f.qualified_name.as_str(), f.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("top", Function),
+                ("K.initialize", Constructor),
+                ("K.new_k", Method),
+                ("P.dist", Method),
+                ("Q.q", Method),
+                ("helper", Function)
+            ]
+        );
+        let q = out.info.classes.iter().find(|c| c.name == "Q").unwrap();
+        assert_eq!(q.bases, ["< Base"]);
     }
 }
