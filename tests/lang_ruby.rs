@@ -14,6 +14,11 @@ const SHAPES: &str = include_str!("fixtures/ruby/shapes.rb");
 const BROKEN: &str = include_str!("fixtures/ruby/broken.rb");
 
 const PROJECT: &[(&str, &str)] = &[
+    // sorts first; its `def helper_top` is in a block, not a top-level function
+    (
+        "lib/a_spec.rb",
+        include_str!("fixtures/ruby/proj/lib/a_spec.rb"),
+    ),
     ("lib/app.rb", include_str!("fixtures/ruby/proj/lib/app.rb")),
     (
         "lib/app/base.rb",

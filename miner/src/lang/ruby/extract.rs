@@ -102,8 +102,10 @@ impl LanguageSpec for Ruby {
             return None;
         }
         let name = text(node.child_by_field_name("name")?, src).to_string();
+        // A `def` in a block (`describe do`, `included do`) defines a method on the block's
+        // self, not a top-level function visible everywhere.
         let in_class = ancestors.iter().any(|a| match a.kind() {
-            "class" | "module" | "singleton_class" => true,
+            "class" | "module" | "singleton_class" | "block" | "do_block" => true,
             "assignment" => class_with_block(*a, src).is_some(),
             _ => false,
         });
@@ -660,7 +662,7 @@ end
                 ("K.new_k", Method),
                 ("P.dist", Method),
                 ("Q.q", Method),
-                ("helper", Function)
+                ("helper", Method)
             ]
         );
         let q = out.info.classes.iter().find(|c| c.name == "Q").unwrap();

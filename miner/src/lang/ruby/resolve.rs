@@ -32,7 +32,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::extract::{ATTR, ATTR_SELF, EXTEND_PREFIX, SUPER_PREFIX, VALUE_FIELD};
 use super::stdlib;
-use crate::extract::{CallKind, CallSite, ClassInfo, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang};
 use crate::resolve::{dir_of, func, pick, FnRef, SourceUnit, Target};
 
 /// How many ancestors are followed.
@@ -118,7 +118,7 @@ pub(crate) struct Index<'u> {
     attrs: HashMap<(String, &'u str, bool), u32>,
     /// Modules to the classes and modules that include them.
     includers: HashMap<String, Vec<String>>,
-    /// Top-level `def`s (and `def`s in top-level blocks) by name.
+    /// Top-level `def`s by name.
     globals: HashMap<&'u str, Vec<FnRef>>,
     /// Every method name defined in the repository.
     names: HashSet<&'u str>,
@@ -182,7 +182,10 @@ impl<'u> Index<'u> {
                     }
                     names.insert(f.name.as_str());
                     if path.is_empty() {
-                        globals.entry(f.name.as_str()).or_default().push(r);
+                        // Top-level `def`s only: one in a block belongs to the block's self.
+                        if f.kind == FunctionKind::Function {
+                            globals.entry(f.name.as_str()).or_default().push(r);
+                        }
                     } else {
                         let m = methods.entry((path.clone(), f.name.as_str())).or_default();
                         if f.details.is_static {
