@@ -129,13 +129,17 @@ impl LanguageSpec for Ruby {
     /// never in an expression that does not spell `def`: a byte scan is cheaper than
     /// walking the subtree.
     fn may_contain_functions(&self, node: Node, src: &str) -> bool {
-        match node.kind() {
-            "program" | "body_statement" | "class" | "module" | "singleton_class" | "method"
-            | "singleton_method" => true,
-            _ if node.child_count() == 0 => false,
-            _ => src.as_bytes()[node.byte_range()]
+        let spells_def = |from: usize| {
+            src.as_bytes()[from.min(node.end_byte())..node.end_byte()]
                 .windows(3)
-                .any(|w| w == b"def"),
+                .any(|w| w == b"def")
+        };
+        match node.kind() {
+            "program" | "body_statement" | "class" | "module" | "singleton_class" => true,
+            // Past its own `def`: most methods hold no other, and their bodies are skipped.
+            "method" | "singleton_method" => spells_def(node.start_byte() + 3),
+            _ if node.child_count() == 0 => false,
+            _ => spells_def(node.start_byte()),
         }
     }
 
@@ -143,23 +147,36 @@ impl LanguageSpec for Ruby {
     /// however many blank lines lie between. Comments before a class body's first
     /// statement are children of the class, not of its body, so the run continues there.
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-        let mut comments = Vec::new();
+        // One pass over the parent's children (`prev_sibling` would find the parent again
+        // for every comment).
+        let mut comments: Vec<Node> = Vec::new();
         let mut cur = node;
-        loop {
-            let mut prev = cur.prev_sibling();
-            while let Some(p) = prev.filter(|p| p.kind() == "comment") {
-                comments.push(p);
-                prev = p.prev_sibling();
+        while let Some(parent) = cur.parent() {
+            let mut run = Vec::new();
+            let mut only_comments = true;
+            let mut c = parent.walk();
+            let mut more = c.goto_first_child();
+            while more && c.node().id() != cur.id() {
+                let n = c.node();
+                if n.kind() == "comment" {
+                    run.push(n);
+                } else {
+                    run.clear();
+                    only_comments = false;
+                }
+                more = c.goto_next_sibling();
             }
-            match (prev, cur.parent()) {
-                (None, Some(parent)) if parent.kind() == "body_statement" => cur = parent,
-                _ => break,
+            // This level's run follows the enclosing level's in the source.
+            run.append(&mut comments);
+            comments = run;
+            if !(only_comments && parent.kind() == "body_statement") {
+                break;
             }
+            cur = parent;
         }
         if comments.is_empty() {
             return None;
         }
-        comments.reverse();
         let lines: Vec<&str> = comments
             .iter()
             .flat_map(|c| comment_lines(text(*c, src)))
