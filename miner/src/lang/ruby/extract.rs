@@ -34,6 +34,42 @@ const SIMPLE_RECEIVERS: [&str; 9] = [
     "simple_symbol",
 ];
 
+/// Field ids of the grammar, looked up once: `child_by_field_name` searches the field
+/// names on every call.
+struct Fields {
+    arguments: u16,
+    block: u16,
+    left: u16,
+    method: u16,
+    name: u16,
+    operator: u16,
+    parameters: u16,
+    receiver: u16,
+    right: u16,
+    superclass: u16,
+}
+
+fn fields() -> &'static Fields {
+    static FIELDS: std::sync::OnceLock<Fields> = std::sync::OnceLock::new();
+    FIELDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_ruby::LANGUAGE.into();
+        // An unknown name gives 0, which no child has: the lookups then find nothing.
+        let id = |n: &str| lang.field_id_for_name(n).map_or(0, |f| f.get());
+        Fields {
+            arguments: id("arguments"),
+            block: id("block"),
+            left: id("left"),
+            method: id("method"),
+            name: id("name"),
+            operator: id("operator"),
+            parameters: id("parameters"),
+            receiver: id("receiver"),
+            right: id("right"),
+            superclass: id("superclass"),
+        }
+    })
+}
+
 /// A class's [`ClassInfo::bases`] hold its superclass as `< Name`, the modules it `extend`s
 /// as `extend Name` (a space cannot appear in a constant), and the modules it `include`s or
 /// `prepend`s as written: each adds to a different side of the class.
@@ -55,16 +91,16 @@ pub(crate) const VALUE_FIELD: (&str, &str) = ("=", "value");
 /// `Data.define`), the constant and the class it derives from (`Base`, `Struct`; none for
 /// `Module.new`). `Some((name, None))` for a constant assigned any other value.
 fn constant_assignment<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<String>)> {
-    let left = node.child_by_field_name("left")?;
+    let left = node.child_by_field_id(fields().left)?;
     if left.kind() != "constant" {
         return None;
     }
     let name = text(left, src);
-    let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "call") else {
+    let Some(right) = node.child_by_field_id(fields().right).filter(|r| r.kind() == "call") else {
         return Some((name, None));
     };
-    let recv = right.child_by_field_name("receiver").map(|r| text(r, src));
-    let method = right.child_by_field_name("method").map(|m| text(m, src));
+    let recv = right.child_by_field_id(fields().receiver).map(|r| text(r, src));
+    let method = right.child_by_field_id(fields().method).map(|m| text(m, src));
     match (recv, method) {
         // `Class.new` without a base derives from Object.
         (Some("Class" | "Struct"), Some("new")) | (Some("Data"), Some("define")) => Some((
@@ -81,8 +117,8 @@ fn constant_assignment<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<
 fn class_with_block(node: Node, src: &str) -> Option<String> {
     let (name, class) = constant_assignment(node, src)?;
     class?;
-    let right = node.child_by_field_name("right")?;
-    right.child_by_field_name("block")?;
+    let right = node.child_by_field_id(fields().right)?;
+    right.child_by_field_id(fields().block)?;
     Some(name.to_string())
 }
 
@@ -101,7 +137,18 @@ impl LanguageSpec for Ruby {
         if kind != "method" && kind != "singleton_method" {
             return None;
         }
-        let name = text(node.child_by_field_name("name")?, src).to_string();
+        let name = text(node.child_by_field_id(fields().name)?, src).to_string();
+        if kind == "method" && !ancestors.is_empty() {
+            // `details` asks next whether this `def` is in `class << self`; the ancestors
+            // answer without `Node::parent`, which descends from the root.
+            let mut up = ancestors.iter().rev();
+            let mut p = up.next();
+            if p.is_some_and(|a| a.kind() == "body_statement") {
+                p = up.next();
+            }
+            let single = p.is_some_and(|a| a.kind() == "singleton_class");
+            SINGLETON_DEF.with(|c| c.set(Some((node.id(), single))));
+        }
         // A `def` in a block (`describe do`, `included do`) defines a method on the block's
         // self, not a top-level function visible everywhere.
         let in_class = ancestors.iter().any(|a| match a.kind() {
@@ -119,7 +166,7 @@ impl LanguageSpec for Ruby {
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
         match node.kind() {
-            "class" | "module" => Some(squash(text(node.child_by_field_name("name")?, src))),
+            "class" | "module" => Some(squash(text(node.child_by_field_id(fields().name)?, src))),
             "assignment" => class_with_block(node, src),
             _ => None,
         }
@@ -194,7 +241,7 @@ impl LanguageSpec for Ruby {
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
         match node.kind() {
             "class" | "module" => {
-                let Some(name) = node.child_by_field_name("name") else {
+                let Some(name) = node.child_by_field_id(fields().name) else {
                     return;
                 };
                 let mut class = ClassInfo {
@@ -202,7 +249,7 @@ impl LanguageSpec for Ruby {
                     ..Default::default()
                 };
                 if let Some(sup) = node
-                    .child_by_field_name("superclass")
+                    .child_by_field_id(fields().superclass)
                     .and_then(|s| named(s).next())
                 {
                     class
@@ -233,11 +280,11 @@ impl LanguageSpec for Ruby {
                     },
                 });
             }
-            "call" if node.child_by_field_name("receiver").is_none() => {
-                let Some(method) = node.child_by_field_name("method") else {
+            "call" if node.child_by_field_id(fields().receiver).is_none() => {
+                let Some(method) = node.child_by_field_id(fields().method) else {
                     return;
                 };
-                let args = node.child_by_field_name("arguments");
+                let args = node.child_by_field_id(fields().arguments);
                 match text(method, src) {
                     m @ ("include" | "extend" | "prepend") => {
                         let Some(args) = args else { return };
@@ -319,15 +366,15 @@ impl LanguageSpec for Ruby {
         if kind != "call" {
             return None;
         }
-        let method = node.child_by_field_name("method");
+        let method = node.child_by_field_id(fields().method);
         // `super(x)`: the `super` child is the call site.
         if method.is_some_and(|m| m.kind() == "super") {
             return None;
         }
-        let arguments = node.child_by_field_name("arguments");
+        let arguments = node.child_by_field_id(fields().arguments);
         let name = method.map_or_else(|| "call".to_string(), |m| text(m, src).to_string());
         let args = arguments.map_or(0, |a| named(a).count() as u32);
-        let (kind, text) = match node.child_by_field_name("receiver") {
+        let (kind, text) = match node.child_by_field_id(fields().receiver) {
             None => (CallKind::Plain, name.clone()),
             Some(r) => {
                 let written = text(r, src);
@@ -337,7 +384,7 @@ impl LanguageSpec for Ruby {
                     "(...)".to_string()
                 };
                 let op = node
-                    .child_by_field_name("operator")
+                    .child_by_field_id(fields().operator)
                     .map_or(".", |o| text(o, src));
                 let text = match method {
                     Some(_) => format!("{recv}{op}{name}"),
@@ -399,8 +446,8 @@ impl LanguageSpec for Ruby {
             return;
         }
         let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
+            node.child_by_field_id(fields().left),
+            node.child_by_field_id(fields().right),
         ) else {
             return;
         };
@@ -408,8 +455,8 @@ impl LanguageSpec for Ruby {
             return;
         }
         let (Some(recv), Some(method)) = (
-            right.child_by_field_name("receiver"),
-            right.child_by_field_name("method"),
+            right.child_by_field_id(fields().receiver),
+            right.child_by_field_id(fields().method),
         ) else {
             return;
         };
@@ -419,11 +466,16 @@ impl LanguageSpec for Ruby {
     }
 
     fn details(&self, node: Node, _src: &str) -> Details {
+        let known = SINGLETON_DEF
+            .with(|c| c.get())
+            .filter(|(id, _)| *id == node.id());
+        let is_static = node.kind() == "singleton_method"
+            || known.map_or_else(|| in_singleton_class(node), |(_, single)| single);
         let mut d = Details {
-            is_static: node.kind() == "singleton_method" || in_singleton_class(node),
+            is_static,
             ..Default::default()
         };
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.child_by_field_id(fields().parameters) {
             for p in named(params) {
                 match p.kind() {
                     "identifier" | "optional_parameter" | "keyword_parameter"
@@ -477,6 +529,13 @@ fn identifier_role(place: Place) -> Role {
     }
 }
 
+thread_local! {
+    /// The last `def` that [`LanguageSpec::function`] saw with its ancestors, and whether
+    /// it sits in `class << self`.
+    static SINGLETON_DEF: std::cell::Cell<Option<(usize, bool)>> =
+        const { std::cell::Cell::new(None) };
+}
+
 /// Whether `node` (a `def`, an `attr_reader` call) sits directly in a `class << self` body.
 fn in_singleton_class(node: Node) -> bool {
     let mut up = node.parent();
@@ -492,9 +551,9 @@ fn superclass_name(sup: Node, src: &str) -> Option<String> {
     match sup.kind() {
         "constant" | "scope_resolution" => Some(squash(text(sup, src))),
         "call" => {
-            let recv = sup.child_by_field_name("receiver")?;
+            let recv = sup.child_by_field_id(fields().receiver)?;
             let first_arg = sup
-                .child_by_field_name("arguments")
+                .child_by_field_id(fields().arguments)
                 .and_then(|a| named(a).next())
                 .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"));
             match (text(recv, src), first_arg) {
