@@ -19,6 +19,7 @@ pub const LANGUAGES: &[&str] = &[
     "go",
     "javascript",
     "typescript",
+    "ruby",
 ];
 
 /// Other spellings of the languages: (alias, canonical name).
@@ -29,6 +30,7 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("golang", "go"),
     ("js", "javascript"),
     ("ts", "typescript"),
+    ("rb", "ruby"),
 ];
 
 /// A language as a user may write it (`Python`, `c++`) to its canonical name.
@@ -164,12 +166,33 @@ const OBJECT_METHODS: &[&str] = &[
     "clone",
 ];
 
+/// function_parser's `RubyParser.BLACKLISTED_FUNCTION_NAMES` (its `initialize` is a
+/// constructor here).
+const RUBY_METHODS: &[&str] = &[
+    "initialize",
+    "to_text",
+    "display",
+    "dup",
+    "clone",
+    "equal?",
+    "==",
+    "<=>",
+    "===",
+    "<=",
+    "<",
+    ">",
+    ">=",
+    "between?",
+    "eql?",
+    "hash",
+];
+
 /// CodeSearchNet: constructors and standard methods. Sources: the CodeSearchNet paper
 /// (arXiv:1909.09436, §2.2 Filtering: "we remove constructors and standard extension
 /// methods such as `__str__` in Python or `toString` in Java") and github/CodeSearchNet
 /// `function_parser/function_parser/parsers/`: `java_parser.py` skips
 /// `BLACKLISTED_FUNCTION_NAMES = {toString, hashCode, equals, finalize, notify, notifyAll,
-/// clone}`, `python_parser.py` skips methods named `__x__` ("Blacklist built-in
+/// clone}`, `ruby_parser.py` skips its own list (`RUBY_METHODS`), `python_parser.py` skips methods named `__x__` ("Blacklist built-in
 /// functions"; its check runs on the `Class.name` string, so upstream it only fired for
 /// class names starting with `__`; we apply the evident intent to the method name).
 /// Extended to C++ the same way: destructors (`~Foo`), operator overloads (C++'s
@@ -181,6 +204,7 @@ pub fn csn_special_method(f: &FunctionView) -> bool {
     match f.language {
         "python" => is_dunder(f.name),
         "java" => OBJECT_METHODS.contains(&f.name),
+        "ruby" => RUBY_METHODS.contains(&f.name),
         "cpp" => {
             f.name.starts_with('~')
                 || is_operator(f.name)

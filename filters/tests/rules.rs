@@ -900,7 +900,7 @@ fn invalid_settings_name_the_option() {
             languages: Some(vec!["python".into(), "rust".into()]),
             ..Default::default()
         }),
-        "languages: unknown language 'rust' (known: python, java, c, cpp, javascript, typescript)"
+        "languages: unknown language 'rust' (known: python, java, c, cpp, javascript, typescript, ruby)"
     );
     assert_eq!(
         err(FilterConfig {

@@ -226,6 +226,25 @@ pub trait LanguageSpec: Send + Sync {
     /// declaration: (name, type name).
     fn locals(&self, _node: Node, _kind: &str, _src: &str, _out: &mut Vec<(String, String)>) {}
 
+    /// The call site and local declarations of `node` where they depend on its [`Place`]
+    /// and on the locals declared before it in the function (Ruby's bare `m` is a call
+    /// unless `m` is a local variable). By default [`LanguageSpec::call`] and
+    /// [`LanguageSpec::locals`].
+    fn visit(
+        &self,
+        node: Node,
+        kind: &str,
+        src: &str,
+        _place: Place,
+        calls: &mut Vec<CallSite>,
+        locals: &mut Vec<(String, String)>,
+    ) {
+        if let Some(c) = self.call(node, kind, src) {
+            calls.push(c);
+        }
+        self.locals(node, kind, src, locals);
+    }
+
     /// Linkage and arity of the function `node`.
     fn details(&self, _node: Node, _src: &str) -> Details {
         Details::default()
@@ -236,6 +255,14 @@ pub trait LanguageSpec: Send + Sync {
     fn nested_functions_extracted(&self) -> bool {
         true
     }
+}
+
+/// Where a node sits in a function's walk: its parent's kind, and the cursor (whose
+/// `field_name` is the node's field in the parent).
+#[derive(Clone, Copy)]
+pub struct Place<'c, 't> {
+    pub parent: Option<&'c str>,
+    pub cursor: &'c tree_sitter::TreeCursor<'t>,
 }
 
 /// Linkage and arity of a function.
@@ -707,10 +734,11 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             if depth > 0 && nested && spec.function(n, &parents, src).is_some() {
                 nested_at = Some(depth);
             } else if n.is_named() {
-                if let Some(c) = spec.call(n, kind, src) {
-                    out.calls.push(c);
-                }
-                spec.locals(n, kind, src, &mut out.locals);
+                let place = Place {
+                    parent: parents.last().map(|p| p.kind()),
+                    cursor: &cursor,
+                };
+                spec.visit(n, kind, src, place, &mut out.calls, &mut out.locals);
             }
         }
         if !skipped && !atomic && cursor.goto_first_child() {

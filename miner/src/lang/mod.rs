@@ -131,6 +131,7 @@ languages! {
     Go => go::Go,
     JavaScript => javascript::JavaScript,
     TypeScript => typescript::TypeScript,
+    Ruby => ruby::Ruby,
 }
 
 impl Lang {
