@@ -105,6 +105,7 @@ languages! {
     Java => java::Java,
     C => c::C,
     Cpp => cpp::Cpp,
+    Php => php::Php,
 }
 
 impl Lang {

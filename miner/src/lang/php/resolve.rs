@@ -1,0 +1,415 @@
+//! The PHP resolver.
+//!
+//! Names are resolved as PHP does at compile time: a class name through the file's `use`
+//! imports (aliases, and namespace prefixes for qualified names) or else in the file's
+//! namespace; a function name through `use function`, else in the namespace, then, for an
+//! unqualified name, PHP's fallback to the global function. Class and function names are
+//! matched without regard to case, as PHP does. The class of a name is found from the
+//! declarations of the whole repository (namespace plus class name), so a PSR-4 layout is
+//! followed without reading `composer.json`.
+//!
+//! Methods are looked up in the class, its parent, interfaces and used traits:
+//! `$this->m()`, `self::m()`, `static::m()`, `parent::m()`, `C::m()`, `new C()` (its
+//! `__construct`, inherited or not), receivers typed by a parameter (`Foo $x`), by
+//! `$x = new Foo()`, or by a typed or promoted property (`$this->client->m()`).
+//! Internal functions and classes are `stdlib`; code under a `vendor/` folder, and names in
+//! namespaces whose root no file of the repository declares (a composer package's), are
+//! `external_binaries`.
+
+use std::collections::{HashMap, HashSet};
+
+use super::extract::last_segment;
+use super::stdlib;
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Import, Lang};
+use crate::resolve::{func, pick, FnRef, SourceUnit, Target};
+
+pub(crate) struct Index<'u> {
+    units: &'u [SourceUnit],
+    /// Lower-case fully qualified class name to its file and class.
+    types: HashMap<String, (u32, &'u ClassInfo)>,
+    /// Per file: classes by their scope name (`C`, `C.m.class@anonymous`).
+    classes: Vec<HashMap<&'u str, &'u ClassInfo>>,
+    /// Methods by (file, class scope, lower-case name).
+    methods: HashMap<(u32, &'u str, String), Vec<FnRef>>,
+    /// Lower-case fully qualified function name to its definitions.
+    functions: HashMap<String, Vec<FnRef>>,
+    /// Lower-case first segments of the namespaces the repository declares.
+    roots: HashSet<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Ty<'u> {
+    Repo(u32, &'u ClassInfo),
+    Stdlib,
+    External,
+}
+
+/// Whether a repository path lies in a `vendor/` folder (composer's installed packages).
+fn is_vendored(path: &str) -> bool {
+    path.starts_with("vendor/") || path.contains("/vendor/")
+}
+
+/// `ns\name`, or `name` in the global namespace.
+fn join(ns: &str, name: &str) -> String {
+    if ns.is_empty() {
+        name.to_string()
+    } else {
+        format!("{ns}\\{name}")
+    }
+}
+
+impl<'u> Index<'u> {
+    pub(crate) fn new(units: &'u [SourceUnit]) -> Self {
+        let mut types = HashMap::new();
+        let mut classes = Vec::with_capacity(units.len());
+        let mut methods: HashMap<(u32, &str, String), Vec<FnRef>> = HashMap::new();
+        let mut functions: HashMap<String, Vec<FnRef>> = HashMap::new();
+        let mut roots = HashSet::new();
+        for (fi, u) in units.iter().enumerate() {
+            let mut c = HashMap::new();
+            if u.lang == Lang::Php {
+                let ns = u.info.package.as_deref().unwrap_or("");
+                if let Some(root) = ns.split('\\').next().filter(|r| !r.is_empty()) {
+                    if !is_vendored(&u.path) {
+                        roots.insert(root.to_ascii_lowercase());
+                    }
+                }
+                for class in &u.info.classes {
+                    c.insert(class.name.as_str(), class);
+                    // Anonymous classes (scoped inside a function) have no global name.
+                    if !class.name.contains('.') {
+                        types
+                            .entry(join(ns, &class.name).to_ascii_lowercase())
+                            .or_insert((fi as u32, class));
+                    }
+                }
+                for (gi, f) in u.functions.iter().enumerate() {
+                    let r = FnRef {
+                        file: fi as u32,
+                        func: gi as u32,
+                    };
+                    if f.kind == FunctionKind::Function {
+                        // A named function is global wherever it is defined.
+                        functions
+                            .entry(join(ns, &f.name).to_ascii_lowercase())
+                            .or_default()
+                            .push(r);
+                    } else {
+                        methods
+                            .entry((fi as u32, f.scope.as_str(), f.name.to_ascii_lowercase()))
+                            .or_default()
+                            .push(r);
+                    }
+                }
+            }
+            classes.push(c);
+        }
+        Self {
+            units,
+            types,
+            classes,
+            methods,
+            functions,
+            roots,
+        }
+    }
+
+    fn namespace(&self, file: u32) -> &'u str {
+        self.units[file as usize]
+            .info
+            .package
+            .as_deref()
+            .unwrap_or("")
+    }
+
+    fn imports(&self, file: u32) -> &'u [Import] {
+        &self.units[file as usize].info.imports
+    }
+
+    /// The fully qualified name (no leading `\`) that the class name `t`, written in
+    /// `file`, denotes.
+    fn qualify_class(&self, file: u32, t: &str) -> String {
+        if let Some(fq) = t.strip_prefix('\\') {
+            return fq.to_string();
+        }
+        let ns = self.namespace(file);
+        if let Some(rest) = t
+            .strip_prefix("namespace\\")
+            .or_else(|| t.strip_prefix("Namespace\\"))
+        {
+            return join(ns, rest);
+        }
+        let (first, rest) = match t.split_once('\\') {
+            Some((f, r)) => (f, Some(r)),
+            None => (t, None),
+        };
+        for imp in self.imports(file).iter().filter(|i| !i.is_static) {
+            let alias = imp
+                .alias
+                .as_deref()
+                .unwrap_or_else(|| last_segment(&imp.module));
+            if alias.eq_ignore_ascii_case(first) {
+                return match rest {
+                    Some(r) => format!("{}\\{r}", imp.module),
+                    None => imp.module.clone(),
+                };
+            }
+        }
+        join(ns, t)
+    }
+
+    /// The class a fully qualified name denotes: the repository's, an internal one, or a
+    /// third party's (a namespace whose root the repository does not declare).
+    fn class_fqn(&self, fqn: &str) -> Option<Ty<'u>> {
+        let key = fqn.to_ascii_lowercase();
+        if let Some((f, c)) = self.types.get(&key) {
+            if is_vendored(&self.units[*f as usize].path) {
+                return Some(Ty::External);
+            }
+            return Some(Ty::Repo(*f, c));
+        }
+        if stdlib::is_class(&key) {
+            return Some(Ty::Stdlib);
+        }
+        match key.split_once('\\') {
+            Some((root, _)) if !self.roots.contains(root) => Some(Ty::External),
+            _ => None,
+        }
+    }
+
+    /// The class that `t` denotes in `file`, inside the class `own` (for `self`, `static`
+    /// and `parent`).
+    fn resolve_type(&self, file: u32, own: Option<&'u ClassInfo>, t: &str) -> Option<Ty<'u>> {
+        match t.to_ascii_lowercase().as_str() {
+            "self" | "static" => own.map(|c| Ty::Repo(file, c)),
+            "parent" => {
+                let c = own?;
+                let base = c.bases.first()?;
+                self.resolve_type(file, None, base)
+            }
+            _ => self.class_fqn(&self.qualify_class(file, t)),
+        }
+    }
+
+    /// The class whose scope name encloses `scope` most closely (a function nested in a
+    /// method belongs to the method's class).
+    fn enclosing_class(&self, file: u32, scope: &str) -> Option<&'u ClassInfo> {
+        let classes = &self.classes[file as usize];
+        let mut s = scope;
+        loop {
+            if let Some(c) = classes.get(s) {
+                return Some(c);
+            }
+            s = &s[..s.rfind('.')?];
+        }
+    }
+
+    /// Method `name` of class `c` (declared in `file`) or of its parent, interfaces and
+    /// traits, breadth first; `skip_self` starts at the supertypes (`parent::m()`).
+    fn find_method(
+        &self,
+        file: u32,
+        c: &'u ClassInfo,
+        name: &str,
+        skip_self: bool,
+    ) -> Option<Target> {
+        let name = name.to_ascii_lowercase();
+        let mut queue: Vec<(u32, &ClassInfo, bool)> = vec![(file, c, skip_self)];
+        let mut seen: HashSet<(u32, &str)> = HashSet::new();
+        let mut outside = None;
+        let mut i = 0;
+        while i < queue.len() {
+            let (f, class, skip) = queue[i];
+            i += 1;
+            if !seen.insert((f, class.name.as_str())) || seen.len() > 64 {
+                continue;
+            }
+            if !skip {
+                if let Some(all) = self.methods.get(&(f, class.name.as_str(), name.clone())) {
+                    if let Some(t) = pick(self.units, all.clone()) {
+                        return Some(t);
+                    }
+                }
+            }
+            for b in &class.bases {
+                match self.resolve_type(f, None, b) {
+                    Some(Ty::Repo(bf, bc)) => queue.push((bf, bc, false)),
+                    Some(Ty::Stdlib) => {
+                        outside.get_or_insert(Target::Stdlib);
+                    }
+                    Some(Ty::External) => {
+                        outside.get_or_insert(Target::External);
+                    }
+                    None => {}
+                }
+            }
+        }
+        outside
+    }
+
+    fn ty_target(&self, ty: Option<Ty<'u>>, name: &str) -> Target {
+        match ty {
+            Some(Ty::Repo(f, c)) => self
+                .find_method(f, c, name, false)
+                .unwrap_or(Target::Unresolved),
+            Some(Ty::Stdlib) => Target::Stdlib,
+            Some(Ty::External) => Target::External,
+            None => Target::Unresolved,
+        }
+    }
+
+    /// The declared type of property `name` of class `c` or its supertypes, resolved in
+    /// the file that declares it.
+    fn property_type(&self, file: u32, c: &'u ClassInfo, name: &str) -> Option<Ty<'u>> {
+        let mut queue: Vec<(u32, &ClassInfo)> = vec![(file, c)];
+        let mut seen = HashSet::new();
+        while let Some((f, c)) = queue.pop() {
+            if !seen.insert((f, c.name.as_str())) || seen.len() > 64 {
+                continue;
+            }
+            if let Some((_, t)) = c.fields.iter().find(|(n, _)| n == name) {
+                return self.resolve_type(f, Some(c), t);
+            }
+            for b in &c.bases {
+                if let Some(Ty::Repo(bf, bc)) = self.resolve_type(f, None, b) {
+                    queue.push((bf, bc));
+                }
+            }
+        }
+        None
+    }
+
+    /// A function call by name: `use function` imports, the namespace, then the global
+    /// function PHP falls back to for an unqualified name.
+    fn function(&self, file: u32, written: &str) -> Target {
+        if written.starts_with('$') || !written.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\\' || b >= 0x80) {
+            return Target::Unresolved;
+        }
+        let ns = self.namespace(file);
+        let (fqn, fallback) = if let Some(fq) = written.strip_prefix('\\') {
+            (fq.to_string(), false)
+        } else if let Some(rest) = written.strip_prefix("namespace\\") {
+            (join(ns, rest), false)
+        } else if written.contains('\\') {
+            (self.qualify_class(file, written), false)
+        } else {
+            let imported = self.imports(file).iter().find(|i| {
+                i.is_static
+                    && i.alias
+                        .as_deref()
+                        .unwrap_or_else(|| last_segment(&i.module))
+                        .eq_ignore_ascii_case(written)
+            });
+            match imported {
+                Some(i) => (i.module.clone(), false),
+                None => (join(ns, written), true),
+            }
+        };
+        let key = fqn.to_ascii_lowercase();
+        let found = |key: &str| -> Option<Target> {
+            let all = self.functions.get(key)?;
+            let t = pick(self.units, all.clone())?;
+            match t {
+                Target::Function(r, _) if is_vendored(&self.units[r.file as usize].path) => {
+                    Some(Target::External)
+                }
+                t => Some(t),
+            }
+        };
+        if let Some(t) = found(&key) {
+            return t;
+        }
+        let global = last_segment(&key);
+        if fallback {
+            if let Some(t) = found(global) {
+                return t;
+            }
+        }
+        if (fallback || !key.contains('\\')) && stdlib::is_function(global) {
+            return Target::Stdlib;
+        }
+        match key.split_once('\\') {
+            Some((root, _)) if !self.roots.contains(root) && !fallback => Target::External,
+            _ => Target::Unresolved,
+        }
+    }
+
+    pub(crate) fn resolve_call(&self, caller: FnRef, call: &CallSite) -> Target {
+        let f = func(self.units, caller);
+        let file = caller.file;
+        let own = self.enclosing_class(file, &f.scope);
+        let name = call.name.as_str();
+        match &call.kind {
+            CallKind::Plain => self.function(file, &call.text),
+            CallKind::New => {
+                let t = call.text.strip_prefix("new ").unwrap_or(&call.text);
+                if t.starts_with('$') || t.starts_with('(') {
+                    return Target::Unresolved;
+                }
+                match self.resolve_type(file, own, t) {
+                    Some(Ty::Repo(cf, c)) => self
+                        .find_method(cf, c, "__construct", false)
+                        .unwrap_or(Target::RepoFile(cf)),
+                    Some(Ty::Stdlib) => Target::Stdlib,
+                    Some(Ty::External) => Target::External,
+                    None => Target::Unresolved,
+                }
+            }
+            CallKind::Scoped(scope) => {
+                if scope.eq_ignore_ascii_case("parent") {
+                    return own
+                        .and_then(|c| self.find_method(file, c, name, true))
+                        .unwrap_or(Target::Unresolved);
+                }
+                if let Some(var) = scope.strip_prefix('$') {
+                    let ty = self.local_type(caller, own, &format!("${var}"));
+                    return self.ty_target(ty, name);
+                }
+                self.ty_target(self.resolve_type(file, own, scope), name)
+            }
+            CallKind::Member(recv) => {
+                if recv == "$this" {
+                    return own
+                        .and_then(|c| self.find_method(file, c, name, false))
+                        .unwrap_or(Target::Unresolved);
+                }
+                let ty = self.local_type(caller, own, recv);
+                self.ty_target(ty, name)
+            }
+        }
+    }
+
+    /// The class of a receiver: a typed parameter or `new`-assigned local (`$x`), or a
+    /// typed property of the caller's class (`$this->x`, `$this?->x`).
+    fn local_type(&self, caller: FnRef, own: Option<&'u ClassInfo>, recv: &str) -> Option<Ty<'u>> {
+        let f = func(self.units, caller);
+        let file = caller.file;
+        if let Some(prop) = recv
+            .strip_prefix("$this->")
+            .or_else(|| recv.strip_prefix("$this?->"))
+        {
+            if !is_identifier(prop) {
+                return None;
+            }
+            return self.property_type(file, own?, prop);
+        }
+        if !recv
+            .strip_prefix('$')
+            .is_some_and(is_identifier)
+        {
+            return None;
+        }
+        let (_, t) = f.locals.iter().rev().find(|(n, _)| n == recv)?;
+        self.resolve_type(file, own, t)
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
+}
+
+impl crate::resolve::Resolver for Index<'_> {
+    fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
+        self.resolve_call(caller, call)
+    }
+}
