@@ -429,6 +429,14 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
             ("\\Vendor\\Lib\\thing", "-", "external_binaries"),
             ("$unknown->foo", "-", "unresolved"),
             ("$callback", "-", "unresolved"),
+            // A language construct.
+            ("isset", "-", "stdlib"),
+            // Typed by the catch clause.
+            ("$e->getMessage", "-", "stdlib"),
+            // Missing from a namespace the repository declares.
+            ("new \\App\\Models\\Ghost", "-", "unresolved"),
+            // A namespace the repository does not declare (a package sharing its root).
+            ("\\App\\Extra\\Thing::make", "-", "external_binaries"),
         ],
     );
     // Files without a namespace: the directory is the package.

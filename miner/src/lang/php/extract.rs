@@ -264,10 +264,25 @@ impl LanguageSpec for Php {
         }
     }
 
-    /// Typed parameters (`Foo $x`, promoted `private Foo $x`) and `$x = new Foo(...)`; the
-    /// names keep their `$`, as receivers are written.
+    /// Typed parameters (`Foo $x`, promoted `private Foo $x`), `catch (E $e)` and
+    /// `$x = new Foo(...)`; the names keep their `$`, as receivers are written.
     fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
         match kind {
+            "catch_clause" => {
+                let (Some(types), Some(name)) = (
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("name"),
+                ) else {
+                    return;
+                };
+                // `catch (A | B $e)`: the first type.
+                if let Some(ty) = named(types)
+                    .find(|t| t.kind() == "named_type")
+                    .and_then(|t| named(t).find_map(|c| class_name(c, src)))
+                {
+                    out.push((text(name, src).to_string(), ty));
+                }
+            }
             "simple_parameter" | "variadic_parameter" | "property_promotion_parameter" => {
                 let (Some(ty), Some(name)) = (
                     node.child_by_field_name("type"),

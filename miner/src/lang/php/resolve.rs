@@ -12,9 +12,10 @@
 //! `$this->m()`, `self::m()`, `static::m()`, `parent::m()`, `C::m()`, `new C()` (its
 //! `__construct`, inherited or not), receivers typed by a parameter (`Foo $x`), by
 //! `$x = new Foo()`, or by a typed or promoted property (`$this->client->m()`).
-//! Internal functions and classes are `stdlib`; code under a `vendor/` folder, and names in
-//! namespaces whose root no file of the repository declares (a composer package's), are
-//! `external_binaries`.
+//! Internal functions and classes (and `isset`, `empty`) are `stdlib`; code under a
+//! `vendor/` folder, and names in namespaces that no file of the repository declares (a
+//! composer package's), are `external_binaries`. A name missing from a namespace the
+//! repository declares stays unresolved.
 
 use std::collections::{HashMap, HashSet};
 
@@ -33,9 +34,13 @@ pub(crate) struct Index<'u> {
     methods: HashMap<(u32, &'u str, String), Vec<FnRef>>,
     /// Lower-case fully qualified function name to its definitions.
     functions: HashMap<String, Vec<FnRef>>,
-    /// Lower-case first segments of the namespaces the repository declares.
-    roots: HashSet<String>,
+    /// Lower-case namespaces that files of the repository (outside `vendor/`) declare.
+    namespaces: HashSet<String>,
 }
+
+/// Language constructs that the grammar parses as function calls; `get_defined_functions`
+/// does not list them.
+const LANGUAGE_CONSTRUCTS: [&str; 4] = ["isset", "empty", "eval", "die"];
 
 #[derive(Debug, Clone, Copy)]
 enum Ty<'u> {
@@ -64,15 +69,13 @@ impl<'u> Index<'u> {
         let mut classes = Vec::with_capacity(units.len());
         let mut methods: HashMap<(u32, &str, String), Vec<FnRef>> = HashMap::new();
         let mut functions: HashMap<String, Vec<FnRef>> = HashMap::new();
-        let mut roots = HashSet::new();
+        let mut namespaces = HashSet::new();
         for (fi, u) in units.iter().enumerate() {
             let mut c = HashMap::new();
             if u.lang == Lang::Php {
                 let ns = u.info.package.as_deref().unwrap_or("");
-                if let Some(root) = ns.split('\\').next().filter(|r| !r.is_empty()) {
-                    if !is_vendored(&u.path) {
-                        roots.insert(root.to_ascii_lowercase());
-                    }
+                if !is_vendored(&u.path) {
+                    namespaces.insert(ns.to_ascii_lowercase());
                 }
                 for class in &u.info.classes {
                     c.insert(class.name.as_str(), class);
@@ -110,7 +113,7 @@ impl<'u> Index<'u> {
             classes,
             methods,
             functions,
-            roots,
+            namespaces,
         }
     }
 
@@ -158,8 +161,16 @@ impl<'u> Index<'u> {
         join(ns, t)
     }
 
+    /// Whether a lower-case fully qualified name lies in a namespace that no file of the
+    /// repository declares: a composer package's (`GuzzleHttp\Psr7\Utils` in guzzle,
+    /// which declares `GuzzleHttp` but not `GuzzleHttp\Psr7`). A global name is not.
+    fn foreign(&self, key: &str) -> bool {
+        key.rsplit_once('\\')
+            .is_some_and(|(ns, _)| !self.namespaces.contains(ns))
+    }
+
     /// The class a fully qualified name denotes: the repository's, an internal one, or a
-    /// third party's (a namespace whose root the repository does not declare).
+    /// third party's (in a namespace the repository does not declare).
     fn class_fqn(&self, fqn: &str) -> Option<Ty<'u>> {
         let key = fqn.to_ascii_lowercase();
         if let Some((f, c)) = self.types.get(&key) {
@@ -171,10 +182,7 @@ impl<'u> Index<'u> {
         if stdlib::is_class(&key) {
             return Some(Ty::Stdlib);
         }
-        match key.split_once('\\') {
-            Some((root, _)) if !self.roots.contains(root) => Some(Ty::External),
-            _ => None,
-        }
+        self.foreign(&key).then_some(Ty::External)
     }
 
     /// The class that `t` denotes in `file`, inside the class `own` (for `self`, `static`
@@ -325,13 +333,15 @@ impl<'u> Index<'u> {
                 return t;
             }
         }
-        if (fallback || !key.contains('\\')) && stdlib::is_function(global) {
+        if (fallback || !key.contains('\\'))
+            && (stdlib::is_function(global) || LANGUAGE_CONSTRUCTS.contains(&global))
+        {
             return Target::Stdlib;
         }
-        match key.split_once('\\') {
-            Some((root, _)) if !self.roots.contains(root) && !fallback => Target::External,
-            _ => Target::Unresolved,
+        if !fallback && self.foreign(&key) {
+            return Target::External;
         }
+        Target::Unresolved
     }
 
     pub(crate) fn resolve_call(&self, caller: FnRef, call: &CallSite) -> Target {
