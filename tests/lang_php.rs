@@ -437,6 +437,19 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
             ("new \\App\\Models\\Ghost", "-", "unresolved"),
             // A namespace the repository does not declare (a package sharing its root).
             ("\\App\\Extra\\Thing::make", "-", "external_binaries"),
+            // Receivers typed by the declared return type of the call they come from.
+            (
+                "$u->mailer()->send",
+                "src/Services/Mailer.php:Mailer.send",
+                "project",
+            ),
+            ("$u->mailer", "src/Models/User.php:User.mailer", "project"),
+            ("$u->mailer", "src/Models/User.php:User.mailer", "project"),
+            (
+                "$mm->send",
+                "src/Services/Mailer.php:Mailer.send",
+                "project",
+            ),
         ],
     );
     // Files without a namespace: the directory is the package.

@@ -264,8 +264,10 @@ impl LanguageSpec for Php {
         }
     }
 
-    /// Typed parameters (`Foo $x`, promoted `private Foo $x`), `catch (E $e)` and
-    /// `$x = new Foo(...)`; the names keep their `$`, as receivers are written.
+    /// Typed parameters (`Foo $x`, promoted `private Foo $x`), `catch (E $e)`,
+    /// `$x = new Foo(...)`, and `$x = call(...)` with the call's text as the type (the
+    /// resolver follows the callee's return type); the names keep their `$`, as receivers
+    /// are written.
     fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
         match kind {
             "catch_clause" => {
@@ -301,12 +303,23 @@ impl LanguageSpec for Php {
                 ) else {
                     return;
                 };
-                if left.kind() != "variable_name" || right.kind() != "object_creation_expression"
-                {
+                if left.kind() != "variable_name" {
                     return;
                 }
-                if let Some(ty) = named(right).find_map(|c| class_name(c, src)) {
-                    out.push((text(left, src).to_string(), ty));
+                match right.kind() {
+                    "object_creation_expression" => {
+                        if let Some(ty) = named(right).find_map(|c| class_name(c, src)) {
+                            out.push((text(left, src).to_string(), ty));
+                        }
+                    }
+                    // The resolver types the variable by the callee's return type.
+                    "member_call_expression"
+                    | "nullsafe_member_call_expression"
+                    | "scoped_call_expression"
+                    | "function_call_expression" => {
+                        out.push((text(left, src).to_string(), squash(text(right, src))));
+                    }
+                    _ => {}
                 }
             }
             _ => {}

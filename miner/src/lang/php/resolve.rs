@@ -345,6 +345,11 @@ impl<'u> Index<'u> {
     }
 
     pub(crate) fn resolve_call(&self, caller: FnRef, call: &CallSite) -> Target {
+        self.resolve_at(caller, call, 0)
+    }
+
+    /// `depth` counts the calls whose return type types a receiver on the way here.
+    fn resolve_at(&self, caller: FnRef, call: &CallSite, depth: u32) -> Target {
         let f = func(self.units, caller);
         let file = caller.file;
         let own = self.enclosing_class(file, &f.scope);
@@ -371,8 +376,8 @@ impl<'u> Index<'u> {
                         .and_then(|c| self.find_method(file, c, name, true))
                         .unwrap_or(Target::Unresolved);
                 }
-                if let Some(var) = scope.strip_prefix('$') {
-                    let ty = self.local_type(caller, own, &format!("${var}"));
+                if scope.starts_with('$') {
+                    let ty = self.local_type(caller, own, scope, depth);
                     return self.ty_target(ty, name);
                 }
                 self.ty_target(self.resolve_type(file, own, scope), name)
@@ -383,17 +388,30 @@ impl<'u> Index<'u> {
                         .and_then(|c| self.find_method(file, c, name, false))
                         .unwrap_or(Target::Unresolved);
                 }
-                let ty = self.local_type(caller, own, recv);
+                let ty = self.local_type(caller, own, recv, depth);
                 self.ty_target(ty, name)
             }
         }
     }
 
-    /// The class of a receiver: a typed parameter or `new`-assigned local (`$x`), or a
-    /// typed property of the caller's class (`$this->x`, `$this?->x`).
-    fn local_type(&self, caller: FnRef, own: Option<&'u ClassInfo>, recv: &str) -> Option<Ty<'u>> {
+    /// The class of a receiver: a typed parameter or a local assigned `new Foo()` or a call
+    /// (`$x`), a typed property of the caller's class (`$this->x`, `$this?->x`), or a
+    /// call whose callee declares its return type (`$this->client()->m()`).
+    fn local_type(
+        &self,
+        caller: FnRef,
+        own: Option<&'u ClassInfo>,
+        recv: &str,
+        depth: u32,
+    ) -> Option<Ty<'u>> {
+        if depth > 3 {
+            return None;
+        }
         let f = func(self.units, caller);
         let file = caller.file;
+        if recv.ends_with(')') {
+            return self.returned(caller, &split_call(recv)?, depth);
+        }
         if let Some(prop) = recv
             .strip_prefix("$this->")
             .or_else(|| recv.strip_prefix("$this?->"))
@@ -403,15 +421,124 @@ impl<'u> Index<'u> {
             }
             return self.property_type(file, own?, prop);
         }
-        if !recv
-            .strip_prefix('$')
-            .is_some_and(is_identifier)
-        {
+        if !recv.strip_prefix('$').is_some_and(is_identifier) {
             return None;
         }
         let (_, t) = f.locals.iter().rev().find(|(n, _)| n == recv)?;
+        if t.ends_with(')') {
+            return self.local_type(caller, own, t, depth + 1);
+        }
         self.resolve_type(file, own, t)
     }
+
+    /// The class that `call` returns: the declared return type of the repository function
+    /// it reaches, resolved where that function is declared; an internal or third-party
+    /// callee returns an internal or third-party object.
+    fn returned(&self, caller: FnRef, call: &CallSite, depth: u32) -> Option<Ty<'u>> {
+        match self.resolve_at(caller, call, depth + 1) {
+            Target::Function(r, _) => {
+                let g = func(self.units, r);
+                let ty = return_type(&g.signature)?;
+                let class = self.enclosing_class(r.file, &g.scope);
+                self.resolve_type(r.file, class, &ty)
+            }
+            Target::Stdlib => Some(Ty::Stdlib),
+            Target::External => Some(Ty::External),
+            _ => None,
+        }
+    }
+}
+
+/// The call that an expression ending in `)` makes, from its text without whitespace:
+/// `$a->b($c)` is `b` on `$a`, `A::b()` is `b` scoped by `A`, `f()` is `f`.
+fn split_call(expr: &str) -> Option<CallSite> {
+    if !expr.ends_with(')') {
+        return None;
+    }
+    let b = expr.as_bytes();
+    let mut depth = 0i32;
+    let mut open = None;
+    for i in (0..b.len()).rev() {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let callee = &expr[..open?];
+    // The last `->` or `::` outside brackets separates the receiver from the name.
+    let cb = callee.as_bytes();
+    let mut depth = 0i32;
+    let mut i = cb.len();
+    while i > 1 {
+        i -= 1;
+        match cb[i] {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' => depth -= 1,
+            b'>' if depth == 0 && cb[i - 1] == b'-' => {
+                let name = &callee[i + 1..];
+                let recv = callee[..i - 1].trim_end_matches('?');
+                return is_identifier(name).then(|| CallSite {
+                    text: callee.to_string(),
+                    name: name.to_string(),
+                    kind: CallKind::Member(recv.to_string()),
+                    line: 0,
+                    args: 0,
+                });
+            }
+            b':' if depth == 0 && cb[i - 1] == b':' => {
+                let name = &callee[i + 1..];
+                return is_identifier(name).then(|| CallSite {
+                    text: callee.to_string(),
+                    name: name.to_string(),
+                    kind: CallKind::Scoped(callee[..i - 1].to_string()),
+                    line: 0,
+                    args: 0,
+                });
+            }
+            _ => {}
+        }
+    }
+    let plain = !callee.is_empty()
+        && callee
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'\\' || b >= 0x80);
+    plain.then(|| CallSite {
+        text: callee.to_string(),
+        name: last_segment(callee).to_string(),
+        kind: CallKind::Plain,
+        line: 0,
+        args: 0,
+    })
+}
+
+/// The one class a function's signature declares it returns (`: Foo`, `: ?Foo`,
+/// `: Foo|null`, `: static`); `None` for primitive types and unions of classes.
+fn return_type(signature: &str) -> Option<String> {
+    let close = signature.rfind(')')?;
+    let rest = signature[close + 1..].trim_start().strip_prefix(':')?.trim();
+    let rest = rest.strip_prefix('?').unwrap_or(rest);
+    let mut found = None;
+    for part in rest.split('|').map(str::trim) {
+        if part.eq_ignore_ascii_case("null") {
+            continue;
+        }
+        if found.replace(part).is_some() {
+            return None;
+        }
+    }
+    let t = found?;
+    let primitive = [
+        "array", "bool", "callable", "float", "int", "iterable", "mixed", "object", "string",
+        "void", "never", "false", "true",
+    ];
+    (!t.is_empty() && !primitive.iter().any(|p| p.eq_ignore_ascii_case(t))).then(|| t.to_string())
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -421,5 +548,37 @@ fn is_identifier(s: &str) -> bool {
 impl crate::resolve::Resolver for Index<'_> {
     fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
         self.resolve_call(caller, call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_split_from_receiver_text() {
+        let c = split_call("$this->client($a->b())->get").is_none();
+        assert!(c, "not a call");
+        let c = split_call("$this->client($a->b(1))").unwrap();
+        assert_eq!((c.name.as_str(), c.kind), ("client", CallKind::Member("$this".into())));
+        let c = split_call("$x?->y()->z([1,2])").unwrap();
+        assert_eq!((c.name.as_str(), c.kind), ("z", CallKind::Member("$x?->y()".into())));
+        let c = split_call("A\\B::make($q)").unwrap();
+        assert_eq!((c.name.as_str(), c.kind), ("make", CallKind::Scoped("A\\B".into())));
+        let c = split_call("\\A\\f()").unwrap();
+        assert_eq!((c.name.as_str(), c.text.as_str()), ("f", "\\A\\f"));
+        assert!(split_call("$f()()").is_none());
+    }
+
+    #[test]
+    fn return_types_from_signatures() {
+        let r = |s: &str| return_type(s);
+        assert_eq!(r("public function a(int $x): Foo").as_deref(), Some("Foo"));
+        assert_eq!(r("function a(): ?\\A\\Foo").as_deref(), Some("\\A\\Foo"));
+        assert_eq!(r("function a(): Foo|null").as_deref(), Some("Foo"));
+        assert_eq!(r("function a(): static").as_deref(), Some("static"));
+        assert_eq!(r("function a(): Foo|Bar"), None);
+        assert_eq!(r("function a(): string"), None);
+        assert_eq!(r("function a()"), None);
     }
 }
