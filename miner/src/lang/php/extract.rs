@@ -54,6 +54,52 @@ pub(crate) fn last_segment(name: &str) -> &str {
     name.rsplit('\\').next().unwrap_or(name)
 }
 
+/// Grammar ids of the node kinds the walk asks about at every node: comparing ids is far
+/// cheaper than `Node::kind`, which converts the kind's C string each time.
+struct Kinds {
+    method: u16,
+    function: u16,
+    class: u16,
+    interface: u16,
+    trait_: u16,
+    enum_: u16,
+    anonymous_class: u16,
+    namespace: u16,
+    namespace_use: u16,
+    program: u16,
+    declaration_list: u16,
+    enum_declaration_list: u16,
+}
+
+fn kinds() -> &'static Kinds {
+    static KINDS: std::sync::OnceLock<Kinds> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_php::LANGUAGE_PHP.into();
+        let id = |k: &str| lang.id_for_node_kind(k, true);
+        Kinds {
+            method: id("method_declaration"),
+            function: id("function_definition"),
+            class: id("class_declaration"),
+            interface: id("interface_declaration"),
+            trait_: id("trait_declaration"),
+            enum_: id("enum_declaration"),
+            anonymous_class: id("anonymous_class"),
+            namespace: id("namespace_definition"),
+            namespace_use: id("namespace_use_declaration"),
+            program: id("program"),
+            declaration_list: id("declaration_list"),
+            enum_declaration_list: id("enum_declaration_list"),
+        }
+    })
+}
+
+impl Kinds {
+    /// A named class-like declaration (not an anonymous class).
+    fn is_declaration(&self, id: u16) -> bool {
+        id == self.class || id == self.interface || id == self.trait_ || id == self.enum_
+    }
+}
+
 fn has_child_kind(node: Node, kind: &str) -> bool {
     named(node).any(|c| c.kind() == kind)
 }
@@ -69,10 +115,14 @@ impl LanguageSpec for Php {
         _ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        let kind = match node.kind() {
-            "method_declaration" => FunctionKind::Method,
-            "function_definition" => FunctionKind::Function,
-            _ => return None,
+        let k = kinds();
+        let id = node.kind_id();
+        let kind = if id == k.method {
+            FunctionKind::Method
+        } else if id == k.function {
+            FunctionKind::Function
+        } else {
+            return None;
         };
         // Abstract and interface methods have no body.
         node.child_by_field_name("body")?;
@@ -86,32 +136,37 @@ impl LanguageSpec for Php {
     }
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
-        match node.kind() {
-            "class_declaration"
-            | "interface_declaration"
-            | "trait_declaration"
-            | "enum_declaration" => Some(text(node.child_by_field_name("name")?, src).to_string()),
-            "anonymous_class" => Some(ANONYMOUS_CLASS.to_string()),
-            _ => None,
+        let k = kinds();
+        let id = node.kind_id();
+        if k.is_declaration(id) {
+            Some(text(node.child_by_field_name("name")?, src).to_string())
+        } else if id == k.anonymous_class {
+            Some(ANONYMOUS_CLASS.to_string())
+        } else {
+            None
         }
     }
 
-    /// Functions and methods are statements or class members; a class inside an expression
-    /// (`new class { ... }`) needs a `{`, so a node without one cannot hold a function.
+    /// Functions and methods are statements or class members, and each is written with
+    /// the `function` keyword: a node whose text lacks it (most statements of a method
+    /// body) cannot hold one. A byte search is far cheaper than walking the subtree.
     fn may_contain_functions(&self, node: Node, src: &str) -> bool {
-        match node.kind() {
-            "program"
-            | "declaration_list"
-            | "enum_declaration_list"
-            | "compound_statement"
-            | "namespace_definition"
-            | "class_declaration"
-            | "interface_declaration"
-            | "trait_declaration"
-            | "enum_declaration" => true,
-            _ if node.child_count() == 0 => false,
-            _ => src.as_bytes()[node.byte_range()].contains(&b'{'),
+        let k = kinds();
+        let id = node.kind_id();
+        if id == k.program
+            || id == k.declaration_list
+            || id == k.enum_declaration_list
+            || id == k.namespace
+            || k.is_declaration(id)
+        {
+            return true;
         }
+        if node.child_count() == 0 {
+            return false;
+        }
+        // Keywords are case-blind: `function`, `Function`, `FUNCTION`.
+        let t = &src[node.byte_range()];
+        t.contains("unction") || t.contains("UNCTION")
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
@@ -145,6 +200,15 @@ impl LanguageSpec for Php {
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+        let k = kinds();
+        let id = node.kind_id();
+        if !(id == k.namespace
+            || id == k.namespace_use
+            || id == k.anonymous_class
+            || k.is_declaration(id))
+        {
+            return;
+        }
         match node.kind() {
             "namespace_definition" => {
                 // `namespace { ... }` is the global namespace.
@@ -196,9 +260,9 @@ impl LanguageSpec for Php {
                 .or_else(|| named(n).find(|c| c.kind() == "arguments"))
                 .map_or(0, |a| named(a).count() as u32)
         };
-        let args = args_of(node);
         match kind {
             "function_call_expression" => {
+                let args = args_of(node);
                 let f = node.child_by_field_name("function")?;
                 let written = squash(text(f, src));
                 let name = match f.kind() {
@@ -216,6 +280,7 @@ impl LanguageSpec for Php {
                 })
             }
             "member_call_expression" | "nullsafe_member_call_expression" => {
+                let args = args_of(node);
                 let recv = squash(text(node.child_by_field_name("object")?, src));
                 let name = squash(text(node.child_by_field_name("name")?, src));
                 let arrow = if kind == "member_call_expression" {
@@ -232,6 +297,7 @@ impl LanguageSpec for Php {
                 })
             }
             "scoped_call_expression" => {
+                let args = args_of(node);
                 let scope = squash(text(node.child_by_field_name("scope")?, src));
                 let name = squash(text(node.child_by_field_name("name")?, src));
                 Some(CallSite {
@@ -243,6 +309,7 @@ impl LanguageSpec for Php {
                 })
             }
             "object_creation_expression" => {
+                let args = args_of(node);
                 // `new class { ... }` constructs no named class.
                 let ty = named(node)
                     .filter(|c| c.kind() != "attribute_list")
