@@ -12,7 +12,7 @@
 use tree_sitter::Node;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -20,6 +20,24 @@ use super::Php;
 
 /// The name PHP gives an anonymous class, used as its scope.
 pub(crate) const ANONYMOUS_CLASS: &str = "class@anonymous";
+
+/// `squash` without its char-by-char copy in the usual case of text without whitespace.
+fn squash(s: &str) -> String {
+    if s.bytes().any(|b| b.is_ascii_whitespace()) {
+        crate::extract::squash(s)
+    } else {
+        s.to_string()
+    }
+}
+
+/// The children of `node`, through a cursor: `named` asks for each child by index, which
+/// tree-sitter finds by walking from the first, so a long class body costs its square.
+fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .collect()
+}
 
 /// A written class name (`Foo`, `\A\Foo`, `namespace\Foo`) with whitespace removed.
 fn class_name(node: Node, src: &str) -> Option<String> {
@@ -164,8 +182,17 @@ impl LanguageSpec for Php {
         if node.child_count() == 0 {
             return false;
         }
+        // A function's own keyword does not count: only its body can hold another.
+        let range = if id == k.method || id == k.function {
+            match node.child_by_field_name("body") {
+                Some(b) => b.byte_range(),
+                None => return false,
+            }
+        } else {
+            node.byte_range()
+        };
         // Keywords are case-blind: `function`, `Function`, `FUNCTION`.
-        let t = &src[node.byte_range()];
+        let t = &src[range];
         t.contains("unction") || t.contains("UNCTION")
     }
 
@@ -417,7 +444,7 @@ impl LanguageSpec for Php {
 /// The traits a class body uses, and its typed properties (typed `private Foo $x;`
 /// declarations and promoted constructor parameters), names without the `$`.
 fn members(body: Node, src: &str, class: &mut ClassInfo) {
-    for m in named(body) {
+    for m in children(body) {
         match m.kind() {
             "use_declaration" => class
                 .bases
