@@ -192,8 +192,8 @@ impl LanguageSpec for Php {
             node.byte_range()
         };
         // Keywords are case-blind: `function`, `Function`, `FUNCTION`.
-        let t = &src[range];
-        t.contains("unction") || t.contains("UNCTION")
+        src.get(range)
+            .is_none_or(|t| t.contains("unction") || t.contains("UNCTION"))
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
