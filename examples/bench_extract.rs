@@ -10,6 +10,7 @@
 //! ```sh
 //! cargo run --release --example bench_extract -- --generate 60      # 60 MB generated
 //! cargo run --release --example bench_extract -- --path /path/to/repo
+//! CODEMINE_BENCH_DIR=/tmp/b cargo run --release --example bench_extract -- --generate 120  # keep corpus and outputs
 //! ```
 
 use std::path::Path;
@@ -323,19 +324,22 @@ fn generate(dir: &Path, repos: usize, bytes_per_repo: usize, seed: u64) -> Vec<S
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let tmp = tempfile::tempdir().expect("tempdir");
+    // CODEMINE_BENCH_DIR keeps the corpus and the outputs there (to time later steps on them).
+    let kept = std::env::var_os("CODEMINE_BENCH_DIR").map(std::path::PathBuf::from);
+    let tmp = kept.as_deref().unwrap_or(tmp.path());
     match args.first().map(String::as_str) {
         Some("--path") => {
             let specs: Vec<String> = args[1..].to_vec();
             let corpus = load(&specs);
             in_process(&corpus);
-            end_to_end(&specs, &tmp.path().join("out"), "corpus");
+            end_to_end(&specs, &tmp.join("out"), "corpus");
         }
         Some("--generate") => {
             let mb: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
             let per_repo = 500_000;
             let repos = (mb * 1_000_000).div_ceil(per_repo);
             let t = Instant::now();
-            let specs = generate(tmp.path(), repos, per_repo, 0x5eed);
+            let specs = generate(tmp, repos, per_repo, 0x5eed);
             println!(
                 "generated {repos} repositories of ~{per_repo} bytes in {:.1} s",
                 t.elapsed().as_secs_f64()
@@ -344,7 +348,7 @@ fn main() {
             in_process(&corpus);
             for (i, frac) in [(4, "1/4"), (2, "1/2"), (1, "all")] {
                 let n = specs.len() / i;
-                end_to_end(&specs[..n], &tmp.path().join(format!("out{i}")), frac);
+                end_to_end(&specs[..n], &tmp.join(format!("out{i}")), frac);
             }
         }
         _ => {

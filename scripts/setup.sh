@@ -3,7 +3,8 @@
 # OpenSSL headers and pkg-config (git2's https transport), git (tests compare against it),
 # gcc (the call-graph test compares against `gcc -fcallgraph-info`; the coverage test runs gcov),
 # a JDK and Debian's JaCoCo (the coverage test makes a real JaCoCo report), WordNet 3.0
-# (METEOR's synonym stage, checked against nltk reading the same files), and a Python
+# (METEOR's synonym stage, checked against nltk reading the same files), a TrueType font (the
+# dataset card's figures), Chromium (the report test renders report.html), and a Python
 # virtualenv in .venv with the independent reference readers and coverage tools of the tests.
 # Idempotent: does nothing that is already done.
 set -euo pipefail
@@ -17,11 +18,15 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v javac >/dev/null || need+=(default-jdk-headless)
 [ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+# The report test opens report.html in headless Chromium.
+command -v chromium >/dev/null || need+=(chromium)
 # Data packages, installed without what they recommend (the WordNet browser and its Tk).
 data=()
 [ -f /usr/share/wordnet/index.noun ] || data+=(wordnet-base)
 # nltk's WordNet reader also opens index.sense.
 [ -f /usr/share/wordnet/index.sense ] || data+=(wordnet-sense-index)
+# The dataset card's figures need a TrueType font for their text.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || data+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ] || [ ${#data[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -11,10 +11,26 @@ use crate::{FunctionView, Kind};
 
 /// The languages codemine mines, by their canonical names (the miner's language registry,
 /// `miner::lang`, checks in a test that both know the same names and aliases).
-pub const LANGUAGES: &[&str] = &["python", "java", "c", "cpp", "php"];
+pub const LANGUAGES: &[&str] = &[
+    "python",
+    "java",
+    "c",
+    "cpp",
+    "go",
+    "javascript",
+    "typescript",
+    "php",
+];
 
 /// Other spellings of the languages: (alias, canonical name).
-pub const ALIASES: &[(&str, &str)] = &[("py", "python"), ("c++", "cpp"), ("cxx", "cpp")];
+pub const ALIASES: &[(&str, &str)] = &[
+    ("py", "python"),
+    ("c++", "cpp"),
+    ("cxx", "cpp"),
+    ("golang", "go"),
+    ("js", "javascript"),
+    ("ts", "typescript"),
+];
 
 /// A language as a user may write it (`Python`, `c++`) to its canonical name.
 pub fn canonical_language(name: &str) -> Option<&'static str> {

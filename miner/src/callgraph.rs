@@ -13,7 +13,8 @@
 //!   joined by blank lines (the layout of the benchmark's context builder; a multi-line
 //!   docstring continues with `//` on each line).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use codemine_schemas::callgraph::{EdgeRow, NodeRow};
 use codemine_schemas::yabloco::{YablocoMeta, YablocoRow};
@@ -57,16 +58,9 @@ pub fn check_template(t: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The rows of one repository's call graph.
-#[derive(Default)]
-pub struct GraphRows {
-    pub nodes: Vec<NodeRow>,
-    pub edges: Vec<EdgeRow>,
-    pub yabloco: Vec<YablocoRow>,
-}
-
 /// A repository's call graph: its nodes (one per function, in unit and function order) and
 /// edges, and what YABLoCo rows are built from.
+#[derive(Default)]
 pub struct Graph {
     pub nodes: Vec<NodeRow>,
     pub edges: Vec<EdgeRow>,
@@ -79,7 +73,7 @@ pub struct Graph {
 }
 
 /// Distinct dependencies of one function: a repository function, or a name outside.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Dep<'a> {
     Function(FnRef),
     Outside(Category, &'a str),
@@ -146,56 +140,93 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
         .collect();
     let id = |r: FnRef| ids[r.file as usize][r.func as usize];
 
-    // Distinct dependencies (in first-call order) and callers of every function.
-    let mut deps: HashMap<FnRef, Vec<(Dep, Category)>> = HashMap::new();
-    let mut seen: HashSet<(FnRef, Dep)> = HashSet::new();
-    let mut callers: HashMap<FnRef, HashSet<FnRef>> = HashMap::new();
+    // Exact sizes: a file of many small functions makes these the largest vectors of a
+    // run, and growth by doubling would leave up to half of each unused.
+    let n: usize = units.iter().map(|u| u.functions.len()).sum();
     let mut rows = Graph {
-        nodes: Vec::new(),
-        edges: Vec::new(),
-        context: Vec::new(),
-        counts: Vec::new(),
-        refs: Vec::new(),
+        nodes: Vec::with_capacity(n),
+        edges: Vec::with_capacity(edges.len()),
+        context: Vec::with_capacity(n),
+        counts: Vec::with_capacity(n),
+        refs: Vec::with_capacity(n),
     };
+    let repository: Arc<str> = Arc::from(repo);
     for e in edges {
         rows.edges.push(EdgeRow {
-            repository: repo.to_string(),
+            repository: Arc::clone(&repository),
             caller_id: id(e.caller),
             callee_id: e.callee.map(id),
             callee_name: e.name.clone(),
-            category: e.category.as_str().to_string(),
+            category: e.category.as_str(),
             line: i64::from(e.line),
             candidates: i64::from(e.candidates),
             via_macro: e.via_macro.clone(),
         });
-        if !e.category.is_dependency() {
-            continue;
-        }
-        let dep = match e.callee {
-            Some(c) => {
-                callers.entry(c).or_default().insert(e.caller);
-                Dep::Function(c)
+    }
+
+    // The edges of each caller, in node order: resolve emits them so; anything else is
+    // put in that order here (stable, so call-site order within a caller stays).
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    if !edges.windows(2).all(|w| w[0].caller <= w[1].caller) {
+        order.sort_by_key(|&i| edges[i].caller);
+    }
+    let groups: Vec<&[usize]> = order
+        .chunk_by(|&a, &b| edges[a].caller == edges[b].caller)
+        .collect();
+    // Distinct callers of every function: each caller counts once per callee.
+    let first: Vec<usize> = units
+        .iter()
+        .scan(0, |acc, u| {
+            let at = *acc;
+            *acc += u.functions.len();
+            Some(at)
+        })
+        .collect();
+    let index = |r: FnRef| first[r.file as usize] + r.func as usize;
+    let mut calls_num = vec![0i64; n];
+    let mut callees: HashSet<FnRef> = HashSet::new();
+    for group in &groups {
+        callees.clear();
+        for e in group.iter().map(|&i| &edges[i]) {
+            if let (true, Some(c)) = (e.category.is_dependency(), e.callee) {
+                if callees.insert(c) {
+                    calls_num[index(c)] += 1;
+                }
             }
-            None => Dep::Outside(e.category, e.name.as_str()),
-        };
-        let key = match &dep {
-            Dep::Function(c) => Dep::Function(*c),
-            Dep::Outside(c, n) => Dep::Outside(*c, n),
-        };
-        if seen.insert((e.caller, key)) {
-            deps.entry(e.caller).or_default().push((dep, e.category));
         }
     }
 
+    let mut groups = groups.into_iter().peekable();
+    let mut seen: HashSet<Dep> = HashSet::new();
+    let mut my_deps: Vec<(Dep, Category)> = Vec::new();
     for (fi, u) in units.iter().enumerate() {
+        let path: Arc<str> = Arc::from(u.path.as_str());
         for (gi, f) in u.functions.iter().enumerate() {
             let me = FnRef {
                 file: fi as u32,
                 func: gi as u32,
             };
-            let my_deps = deps.get(&me).map(Vec::as_slice).unwrap_or_default();
+            // Distinct dependencies, in first-call order.
+            seen.clear();
+            my_deps.clear();
+            let mine = match groups.peek() {
+                Some(g) if g.first().is_some_and(|&i| edges[i].caller == me) => groups.next(),
+                _ => None,
+            };
+            for e in mine.into_iter().flatten().map(|&i| &edges[i]) {
+                if !e.category.is_dependency() {
+                    continue;
+                }
+                let dep = match e.callee {
+                    Some(c) => Dep::Function(c),
+                    None => Dep::Outside(e.category, e.name.as_str()),
+                };
+                if seen.insert(dep) {
+                    my_deps.push((dep, e.category));
+                }
+            }
             let mut counts = [0i64; 5];
-            for (_, cat) in my_deps {
+            for (_, cat) in &my_deps {
                 if let Some(i) = COUNTED.iter().position(|c| c == cat) {
                     counts[i] += 1;
                 }
@@ -213,22 +244,21 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
             } else {
                 "none"
             };
-            let calls_num = callers.get(&me).map_or(0, |c| c.len()) as i64;
+            let calls_num = calls_num[index(me)];
             let code_length = i64::from(f.end_line - f.start_line);
             let fid = id(me);
             rows.nodes.push(NodeRow {
                 id: fid,
-                repository: repo.to_string(),
-                path: u.path.clone(),
+                repository: Arc::clone(&repository),
+                path: Arc::clone(&path),
                 name: f.name.clone(),
                 qualified_name: f.qualified_name.clone(),
-                language: u.lang.name().to_string(),
+                language: u.lang.name(),
                 kind: match f.kind {
                     FunctionKind::Function => "function",
                     FunctionKind::Method => "method",
                     FunctionKind::Constructor => "constructor",
-                }
-                .to_string(),
+                },
                 start_line: i64::from(f.start_line),
                 end_line: i64::from(f.end_line),
                 docstring: f.docstring.clone(),
@@ -241,7 +271,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 coverable_lines: None,
                 calls_num,
                 dep_num,
-                category: category.to_string(),
+                category,
                 syntax_error: f.syntax_error,
                 dropped_by: None,
                 cluster_id: None,
@@ -276,18 +306,35 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     rows
 }
 
+/// What every YABLoCo row of a repository shares.
+pub struct YablocoShared {
+    pub instruction: Arc<str>,
+    /// The short repository name (`redis` for `redis/redis`).
+    pub repository: Arc<str>,
+}
+
+impl YablocoShared {
+    pub fn new(repo: &str, instruction: &str) -> Self {
+        YablocoShared {
+            instruction: Arc::from(instruction),
+            repository: Arc::from(short_name(repo)),
+        }
+    }
+}
+
 impl Graph {
     /// The YABLoCo row of node `k`, its meta dates and coverage taken from the node.
-    /// `last_commit` is the day in `zone`.
+    /// `last_commit` is the day in `zone`. The instruction and the short repository name
+    /// ([`YablocoShared`]) are shared by every row.
     pub fn yabloco_row(
         &self,
         units: &[SourceUnit],
         k: usize,
-        instruction: &str,
+        shared: &YablocoShared,
         zone: &codemine_filters::DateZone,
     ) -> YablocoRow {
         let node = &self.nodes[k];
-        let short = short_name(&node.repository);
+        let short: &str = &shared.repository;
         let me = self.refs[k];
         let u = &units[me.file as usize];
         let f = &u.functions[me.func as usize];
@@ -307,8 +354,8 @@ impl Graph {
             ));
         }
         YablocoRow {
-            instruction: instruction.to_string(),
-            language: language_label(u.lang).to_string(),
+            instruction: Arc::clone(&shared.instruction),
+            language: language_label(u.lang),
             signature: signature(u.lang, &f.code, &f.signature),
             docstring: f.docstring.as_deref().map(docstring).unwrap_or_default(),
             context,
@@ -316,7 +363,7 @@ impl Graph {
             meta: YablocoMeta {
                 id: node.id,
                 original_id: format!("{:016X}", node.id),
-                repository: short.to_string(),
+                repository: Arc::clone(&shared.repository),
                 fname: f.qualified_name.clone(),
                 file: format!("{short}/{}", u.path),
                 counts: self.counts[k],

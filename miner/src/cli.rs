@@ -49,6 +49,20 @@ enum Command {
     /// Score model outputs against a mined dataset: summarization (CSN docstrings) or
     /// generation (YABLoCo bodies), with the reference implementations' numbers.
     Eval(Box<EvalArgs>),
+    /// Redraw the dataset card's figures of a finished output folder (SVG and PNG next to
+    /// README.md, their numbers in plots.json); --html also writes a self-contained
+    /// report.html.
+    Report(ReportArgs),
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// A finished output folder of `codemine mine` (it has stats.json).
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+    /// Also write OUT/report.html: every figure and its numbers on one page, no network.
+    #[arg(long)]
+    html: bool,
 }
 
 #[derive(Args)]
@@ -231,8 +245,8 @@ struct MineArgs {
     /// Read the YABLoCo `instruction` template from a file.
     #[arg(long, value_name = "FILE")]
     instruction_file: Option<PathBuf>,
-    /// A coverage report (LCOV, Cobertura XML, JaCoCo XML, gcov, gcovr or coverage.py JSON;
-    /// optionally gzipped; the format is read from the content) for the repositories given
+    /// A coverage report (LCOV, Cobertura XML, JaCoCo XML, gcov, gcovr or coverage.py JSON,
+    /// Go coverprofile; optionally gzipped; the format is read from the content) for the repositories given
     /// with --repo.
     /// Repeatable; manifests attach reports per repository with `coverage`.
     #[arg(long, value_name = "FILE")]
@@ -402,6 +416,7 @@ pub fn main() -> i32 {
         Command::Mine(args) => exit_code(run_mine(*args)),
         Command::Cluster(args) => exit_code(run_cluster(args)),
         Command::Finalize(args) => exit_code(run_finalize(args)),
+        Command::Report(args) => exit_code(run_report(args)),
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
@@ -480,6 +495,22 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
         crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
             .with_context(|| format!("finalizing {}", args.out.display()))?;
     report(&summary, &args.out, false)
+}
+
+fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
+    let stats = crate::report::read_stats(&args.out)?;
+    let w = crate::report::write(&args.out, &stats, args.html)
+        .with_context(|| format!("drawing the report of {}", args.out.display()))?;
+    match &w.not_drawn {
+        None => eprintln!(
+            "codemine: {} figures drawn in {}{}",
+            w.figures,
+            args.out.display(),
+            if w.html { ", with report.html" } else { "" }
+        ),
+        Some(why) => eprintln!("codemine: warning: figures not drawn: {why}"),
+    }
+    Ok(0)
 }
 
 fn run_eval(args: EvalArgs) -> anyhow::Result<()> {

@@ -81,7 +81,7 @@ pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: Function) -> Option<Csn
         original_string: f.code,
         language: lang.name().to_string(),
         code_tokens: f.code_tokens,
-        docstring_tokens: tokens::tokenize_docstring(tokens::docstring_summary(&docstring)),
+        docstring_tokens: tokens::tokenize_docstring(lang.def().docstring_summary(&docstring)),
         docstring,
         sha: ctx.sha.unwrap_or_default().to_string(),
         url,

@@ -31,6 +31,7 @@ pub mod lang;
 pub mod license;
 mod output;
 pub mod pipeline;
+pub mod report;
 pub mod resolve;
 pub mod source;
 pub mod stats;

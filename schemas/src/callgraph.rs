@@ -54,20 +54,24 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeRow {
     pub id: u64,
-    pub repository: String,
-    pub path: String,
+    /// Shared by the rows of a repository (a file of many functions holds them by the
+    /// hundred thousand: issue 22, item 5).
+    pub repository: Arc<str>,
+    /// Shared by the rows of a file.
+    pub path: Arc<str>,
     pub name: String,
     pub qualified_name: String,
-    pub language: String,
+    pub language: &'static str,
     /// `function`, `method`, `constructor`.
-    pub kind: String,
+    pub kind: &'static str,
     pub start_line: i64,
     pub end_line: i64,
     pub docstring: Option<String>,
     pub code_length: i64,
     /// Seconds since the epoch.
     pub last_commit: Option<i64>,
-    pub last_commit_sha: Option<String>,
+    /// Shared by the rows dated by the same commit.
+    pub last_commit_sha: Option<Arc<str>>,
     /// The date is a shallow clone's boundary: the true date may be older. Null without a date.
     pub last_commit_bounded: Option<bool>,
     /// Sum of line hits in the body; null when no coverage report covers the file.
@@ -78,18 +82,18 @@ pub struct NodeRow {
     pub calls_num: i64,
     pub dep_num: i64,
     /// `project`, `same_package`, `same_file`, `stdlib` or `none` (YABLoCo's rule).
-    pub category: String,
+    pub category: &'static str,
     /// The body holds a syntax error (tree-sitter could not parse part of it).
     pub syntax_error: bool,
     /// The filter rule that kept this function out of the CSN and YABLoCo shapes.
-    pub dropped_by: Option<String>,
+    pub dropped_by: Option<&'static str>,
     /// The keeper's id when the function is in a duplicate cluster (the keeper included).
     pub cluster_id: Option<u64>,
     /// The keeper's id when dedup removed this function from the CSN and YABLoCo shapes.
     pub duplicate_of: Option<u64>,
     /// The SPDX expression of the file's license (its own header, else the nearest folder's
     /// license files and manifests); null when none was found.
-    pub license: Option<String>,
+    pub license: Option<Arc<str>>,
 }
 
 #[derive(Default)]
@@ -122,13 +126,13 @@ impl Table for NodesTable {
 
     fn push(&mut self, r: &NodeRow) {
         self.id.append_value(r.id);
-        let strings = [
+        let strings: [&str; 6] = [
             &r.repository,
             &r.path,
             &r.name,
             &r.qualified_name,
-            &r.language,
-            &r.kind,
+            r.language,
+            r.kind,
         ];
         for (b, v) in self.strings.iter_mut().zip(strings) {
             b.append_value(v);
@@ -149,9 +153,9 @@ impl Table for NodesTable {
         self.coverage[2].append_option(r.coverable_lines);
         self.calls[0].append_value(r.calls_num);
         self.calls[1].append_value(r.dep_num);
-        self.category.append_value(&r.category);
+        self.category.append_value(r.category);
         self.syntax_error.append_value(r.syntax_error);
-        self.dropped_by.append_option(r.dropped_by.as_deref());
+        self.dropped_by.append_option(r.dropped_by);
         self.clusters[0].append_option(r.cluster_id);
         self.clusters[1].append_option(r.duplicate_of);
         self.license.append_option(r.license.as_deref());
@@ -220,7 +224,8 @@ static EDGES: LazyLock<SchemaRef> = LazyLock::new(|| {
 /// One call site.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EdgeRow {
-    pub repository: String,
+    /// Shared by the rows of a repository.
+    pub repository: Arc<str>,
     pub caller_id: u64,
     /// The called function when it is in the repository.
     pub callee_id: Option<u64>,
@@ -228,7 +233,7 @@ pub struct EdgeRow {
     pub callee_name: String,
     /// `stdlib`, `same_file`, `same_package`, `project`, `external_binaries`, `macro`,
     /// `unresolved`.
-    pub category: String,
+    pub category: &'static str,
     /// 1-based line of the call.
     pub line: i64,
     /// Definitions that fitted equally well; more than 1 means the pick was ambiguous.
@@ -263,7 +268,7 @@ impl Table for EdgesTable {
         self.caller.append_value(r.caller_id);
         self.callee.append_option(r.callee_id);
         self.name.append_value(&r.callee_name);
-        self.category.append_value(&r.category);
+        self.category.append_value(r.category);
         self.line.append_value(r.line);
         self.candidates.append_value(r.candidates);
         self.via_macro.append_option(r.via_macro.as_deref());

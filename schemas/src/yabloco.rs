@@ -64,9 +64,10 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
 /// One YABLoCo row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YablocoRow {
-    pub instruction: String,
-    /// `C`, `C++`, `Python`, `Java`.
-    pub language: String,
+    /// The same text in every row of a run: shared.
+    pub instruction: Arc<str>,
+    /// `C`, `C++`, `Python`, `Java`, ...
+    pub language: &'static str,
     pub signature: String,
     pub docstring: String,
     pub context: String,
@@ -79,7 +80,8 @@ pub struct YablocoRow {
 pub struct YablocoMeta {
     pub id: u64,
     pub original_id: String,
-    pub repository: String,
+    /// Shared by the rows of a repository.
+    pub repository: Arc<str>,
     pub fname: String,
     pub file: String,
     /// In the order of the `meta` fields: calls_num, dep_num, same_file, same_package,
@@ -129,7 +131,7 @@ impl Table for YablocoTable {
 
     fn push(&mut self, r: &YablocoRow) {
         self.instruction.append_value(&r.instruction);
-        let inputs = [&r.language, &r.signature, &r.docstring, &r.context];
+        let inputs: [&str; 4] = [r.language, &r.signature, &r.docstring, &r.context];
         for (b, v) in self.inputs.iter_mut().zip(inputs) {
             b.append_value(v);
             self.bytes += v.len();
@@ -137,11 +139,12 @@ impl Table for YablocoTable {
         self.outputs.append_value(&r.outputs);
         let m = &r.meta;
         self.id.append_value(m.id);
-        for (b, v) in
-            self.strings
-                .iter_mut()
-                .zip([&m.original_id, &m.repository, &m.fname, &m.file])
-        {
+        for (b, v) in self.strings.iter_mut().zip::<[&str; 4]>([
+            &m.original_id,
+            &m.repository,
+            &m.fname,
+            &m.file,
+        ]) {
             b.append_value(v);
             self.bytes += v.len();
         }

@@ -18,6 +18,7 @@
 //! | [`Format::GcovJson`] | `gcov --json-format` (`*.gcov.json.gz`) | `files[].file` and `files[].lines[].{line_number,count}`; `current_working_directory` becomes a root |
 //! | [`Format::GcovrJson`] | `gcovr --json` | `files[].file` and `files[].lines[].{line_number,count}`, without lines marked `gcovr/noncode` or `gcovr/excluded` |
 //! | [`Format::CoveragePyJson`] | coverage.py's `coverage json` | `files.PATH.executed_lines` (1 hit) and `missing_lines` (0 hits) |
+//! | [`Format::GoCoverProfile`] | `go test -coverprofile` | `mode:` then `FILE:L.C,L.C STATEMENTS COUNT` blocks; a line has the largest count of the blocks spanning it |
 //!
 //! coverage.py records whether a line ran, not how often, in every format it writes: its
 //! lines have 1 or 0 hits, so for its reports `test_cov_hits` counts the executed lines.
@@ -53,6 +54,7 @@
 mod cobertura;
 mod coveragepy;
 mod gcov;
+mod gocover;
 mod jacoco;
 mod lcov;
 mod paths;
@@ -71,21 +73,23 @@ pub enum Format {
     GcovJson,
     GcovrJson,
     CoveragePyJson,
+    GoCoverProfile,
 }
 
 impl Format {
     /// Every format, in the order [`read_report`] names them in errors.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Lcov,
         Format::Cobertura,
         Format::Jacoco,
         Format::GcovJson,
         Format::GcovrJson,
         Format::CoveragePyJson,
+        Format::GoCoverProfile,
     ];
 
     /// The name used in stats and messages: `lcov`, `cobertura`, `jacoco`, `gcov-json`,
-    /// `gcovr-json`, `coveragepy-json`.
+    /// `gcovr-json`, `coveragepy-json`, `go-coverprofile`.
     pub fn name(&self) -> &'static str {
         match self {
             Format::Lcov => "lcov",
@@ -94,6 +98,7 @@ impl Format {
             Format::GcovJson => "gcov-json",
             Format::GcovrJson => "gcovr-json",
             Format::CoveragePyJson => "coveragepy-json",
+            Format::GoCoverProfile => "go-coverprofile",
         }
     }
 }
@@ -129,7 +134,7 @@ pub enum CoverageError {
         compressed: bool,
     },
     #[error(
-        "{}: not a coverage report in a known format ({reason}); known formats: lcov, cobertura, jacoco, gcov-json, gcovr-json, coveragepy-json, each optionally gzip-compressed",
+        "{}: not a coverage report in a known format ({reason}); known formats: lcov, cobertura, jacoco, gcov-json, gcovr-json, coveragepy-json, go-coverprofile, each optionally gzip-compressed",
         path.display()
     )]
     UnknownFormat { path: PathBuf, reason: String },
@@ -411,6 +416,7 @@ fn parse_text(path: &Path, data: &[u8]) -> Result<Report, CoverageError> {
         Format::GcovJson => gcov::parse(data),
         Format::GcovrJson => gcov::parse_gcovr(data).map(|files| (files, Vec::new())),
         Format::CoveragePyJson => coveragepy::parse(data).map(|files| (files, Vec::new())),
+        Format::GoCoverProfile => gocover::parse(data).map(|files| (files, Vec::new())),
     };
     match parsed {
         Ok((files, roots)) => Ok(Report {
@@ -442,9 +448,11 @@ fn detect(data: &[u8]) -> Result<Format, String> {
             let first = body.split(|&b| b == b'\n').next().unwrap_or_default();
             if first.starts_with(b"TN:") || first.starts_with(b"SF:") {
                 Ok(Format::Lcov)
+            } else if first.starts_with(b"mode:") {
+                Ok(Format::GoCoverProfile)
             } else {
                 Err(format!(
-                    "neither XML, JSON nor an LCOV tracefile; it starts with {:?}",
+                    "neither XML, JSON, an LCOV tracefile nor a Go coverage profile; it starts with {:?}",
                     preview(first)
                 ))
             }

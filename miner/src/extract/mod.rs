@@ -66,7 +66,7 @@ pub struct Include {
     pub system: bool,
 }
 
-/// An import of a Python or Java file.
+/// An import of a Python, Java, JavaScript or TypeScript file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Import {
     /// Python: the module (`a.b`, or `` for `from . import x`); Java: the imported type or,
@@ -82,6 +82,9 @@ pub struct Import {
     pub is_static: bool,
     /// `*`.
     pub wildcard: bool,
+    /// JavaScript/TypeScript: an export of something imported or declared under another
+    /// name (`export { a as b } from './m'`, `export default x`), not an import.
+    pub reexport: bool,
 }
 
 /// A function-like macro (C, C++) and the names its body calls (`f` in `#define M(x) f(x)`),
@@ -141,6 +144,18 @@ pub struct Docstring<'t> {
 pub trait LanguageSpec: Send + Sync {
     fn grammar(&self) -> tree_sitter::Language;
 
+    /// Which of the language's grammars parses the file at `path`: 0 (the default) is
+    /// [`LanguageSpec::grammar`], others are [`LanguageSpec::dialect_grammar`]'s. TypeScript's
+    /// `.tsx` files need the TSX grammar, in which `<T>x` is JSX rather than a cast.
+    fn dialect(&self, _path: &str) -> u8 {
+        0
+    }
+
+    /// The grammar of a dialect that [`LanguageSpec::dialect`] returned.
+    fn dialect_grammar(&self, _dialect: u8) -> tree_sitter::Language {
+        self.grammar()
+    }
+
     /// Joins scope names into qualified names.
     fn separator(&self) -> &'static str {
         "."
@@ -148,7 +163,8 @@ pub trait LanguageSpec: Send + Sync {
 
     /// If `node` is a function definition (with a body), its kind and name. `ancestors`
     /// are the enclosing nodes, innermost last (cheaper than `Node::parent`, which
-    /// tree-sitter computes by descending from the root).
+    /// tree-sitter computes by descending from the root); when the walk over a function's
+    /// body asks (is this a nested function?), they start at that function.
     fn function(&self, node: Node, ancestors: &[Node], src: &str)
         -> Option<(FunctionKind, String)>;
 
@@ -291,7 +307,7 @@ pub const WINDOW_BYTES: usize = 1 << 20;
 
 /// Holds one tree-sitter parser per language; create one per thread and reuse it.
 pub struct Extractor {
-    parsers: HashMap<Lang, Parser>,
+    parsers: HashMap<(Lang, u8), Parser>,
     window_threshold: usize,
     window_bytes: usize,
     windowed: usize,
@@ -326,12 +342,16 @@ impl Extractor {
         self.windowed
     }
 
-    fn parser(&mut self, lang: Lang) -> Result<&mut Parser, ExtractError> {
-        Ok(match self.parsers.entry(lang) {
+    fn parser(&mut self, lang: Lang, dialect: u8) -> Result<&mut Parser, ExtractError> {
+        Ok(match self.parsers.entry((lang, dialect)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let mut p = Parser::new();
-                p.set_language(&lang.spec().grammar())
+                let grammar = match dialect {
+                    0 => lang.spec().grammar(),
+                    d => lang.spec().dialect_grammar(d),
+                };
+                p.set_language(&grammar)
                     .map_err(|e| ExtractError::Grammar(lang.name(), e.to_string()))?;
                 v.insert(p)
             }
@@ -341,7 +361,17 @@ impl Extractor {
     /// Parses `src` as `lang` without extracting anything (what the benchmark calls bare
     /// parsing).
     pub fn parse(&mut self, lang: Lang, src: &str) -> Result<Tree, ExtractError> {
-        let parser = self.parser(lang)?;
+        self.parse_dialect(lang, 0, src)
+    }
+
+    /// [`Extractor::parse`] with the grammar the file at `path` needs (see
+    /// [`LanguageSpec::dialect`]).
+    pub fn parse_path(&mut self, lang: Lang, path: &str, src: &str) -> Result<Tree, ExtractError> {
+        self.parse_dialect(lang, lang.spec().dialect(path), src)
+    }
+
+    fn parse_dialect(&mut self, lang: Lang, dialect: u8, src: &str) -> Result<Tree, ExtractError> {
+        let parser = self.parser(lang, dialect)?;
         // An empty list is the whole text (a windowed parse leaves its last range behind).
         parser
             .set_included_ranges(&[])
@@ -350,16 +380,36 @@ impl Extractor {
     }
 
     pub fn extract(&mut self, lang: Lang, src: &str) -> Result<FileFunctions, ExtractError> {
+        self.extract_dialect(lang, 0, src)
+    }
+
+    /// [`Extractor::extract`] with the grammar the file at `path` needs (see
+    /// [`LanguageSpec::dialect`]).
+    pub fn extract_path(
+        &mut self,
+        lang: Lang,
+        path: &str,
+        src: &str,
+    ) -> Result<FileFunctions, ExtractError> {
+        self.extract_dialect(lang, lang.spec().dialect(path), src)
+    }
+
+    fn extract_dialect(
+        &mut self,
+        lang: Lang,
+        dialect: u8,
+        src: &str,
+    ) -> Result<FileFunctions, ExtractError> {
         if src.len() >= self.window_threshold {
             let cuts = window::cuts(lang, src, self.window_bytes);
             if !cuts.is_empty() {
-                if let Some(out) = self.extract_windows(lang, src, &cuts)? {
+                if let Some(out) = self.extract_windows(lang, dialect, src, &cuts)? {
                     self.windowed += 1;
                     return Ok(out);
                 }
             }
         }
-        let tree = self.parse(lang, src)?;
+        let tree = self.parse_dialect(lang, dialect, src)?;
         Ok(functions_of(lang.spec(), &tree, src))
     }
 
@@ -371,6 +421,7 @@ impl Extractor {
     fn extract_windows(
         &mut self,
         lang: Lang,
+        dialect: u8,
         src: &str,
         cuts: &[window::Cut],
     ) -> Result<Option<FileFunctions>, ExtractError> {
@@ -381,7 +432,7 @@ impl Extractor {
             column: 0,
         };
         let end_point = end_of(src);
-        let parser = self.parser(lang)?;
+        let parser = self.parser(lang, dialect)?;
         let mut out = FileFunctions::default();
         let mut start = window::Cut {
             byte: 0,
@@ -414,6 +465,8 @@ impl Extractor {
             out.info.append(part.info);
             start = *cut;
         }
+        // The parts' vectors grew by doubling; a huge file holds the slack to the end.
+        out.functions.shrink_to_fit();
         Ok(Some(out))
     }
 }
@@ -636,6 +689,9 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     let mut depth = 0usize;
     let mut nested_at: Option<usize> = None;
     let nested = spec.nested_functions_extracted();
+    // The nodes above the cursor, from the function down: `function` gets them as its
+    // ancestors (cheaper than `Node::parent`, which descends from the root every time).
+    let mut parents: Vec<Node> = Vec::new();
     'walk: loop {
         let n = cursor.node();
         let kind = n.kind();
@@ -648,7 +704,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             }
         }
         if nested_at.is_none() && !skipped {
-            if depth > 0 && nested && spec.function(n, &[], src).is_some() {
+            if depth > 0 && nested && spec.function(n, &parents, src).is_some() {
                 nested_at = Some(depth);
             } else if n.is_named() {
                 if let Some(c) = spec.call(n, kind, src) {
@@ -659,6 +715,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
         }
         if !skipped && !atomic && cursor.goto_first_child() {
             depth += 1;
+            parents.push(n);
             continue;
         }
         loop {
@@ -675,6 +732,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
                 break 'walk;
             }
             depth -= 1;
+            parents.pop();
         }
     }
     // A function's lists live as long as the repository's run: no spare capacity.

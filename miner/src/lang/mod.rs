@@ -48,6 +48,23 @@ pub trait Language: LanguageSpec {
     /// units (it picks out the units of the languages it serves).
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u>;
 
+    /// Names of project files (not source files) that the resolver reads, such as
+    /// TypeScript's `tsconfig.json`; the pipeline reads every file of the repository with
+    /// one of these names and hands them to [`Language::resolver_with`].
+    fn project_files(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// [`Language::resolver`] with the project files the language asked for (path and
+    /// text); by default they are not used.
+    fn resolver_with<'u>(
+        &self,
+        units: &'u [SourceUnit],
+        _files: &'u [(String, String)],
+    ) -> Box<dyn Resolver + 'u> {
+        self.resolver(units)
+    }
+
     /// Languages whose units one resolver serves together share a family (C and C++);
     /// by default each language is its own.
     fn resolver_family(&self) -> &'static str {
@@ -70,6 +87,12 @@ pub trait Language: LanguageSpec {
     /// length rules); otherwise the body is what follows the signature (Python, Ruby).
     fn braced_body(&self) -> bool {
         true
+    }
+
+    /// The part of a cleaned docstring whose tokens are CSN's `docstring_tokens`. By default
+    /// function_parser's rule ([`crate::extract::tokens::docstring_summary`]).
+    fn docstring_summary<'a>(&self, docstring: &'a str) -> &'a str {
+        crate::extract::tokens::docstring_summary(docstring)
     }
 }
 
@@ -105,6 +128,9 @@ languages! {
     Java => java::Java,
     C => c::C,
     Cpp => cpp::Cpp,
+    Go => go::Go,
+    JavaScript => javascript::JavaScript,
+    TypeScript => typescript::TypeScript,
     Php => php::Php,
 }
 
@@ -142,6 +168,14 @@ impl Lang {
             .iter()
             .copied()
             .find(|l| l.name() == n || l.def().aliases().contains(&n.as_str()))
+    }
+
+    /// Whether some language's resolver reads the file at `path` ([`Language::project_files`]).
+    pub fn wants_project_file(path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        Lang::ALL
+            .iter()
+            .any(|l| l.def().project_files().contains(&name))
     }
 
     /// Whether call-graph categories treat this language as C or C++ (same resolver).

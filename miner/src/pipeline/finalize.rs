@@ -351,9 +351,26 @@ fn write_repositories(
     Ok(file_names(&w.finish(true)?))
 }
 
-/// Writes the dataset card, then stats.json: the last file of a complete output.
+/// Writes the dataset card and its figures, then stats.json: the last file of a complete
+/// output. Figures that cannot be drawn are a warning, not a lost run (`codemine report`
+/// redraws them).
 pub fn write_side_files(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     output::write_card(out_dir, stats)?;
+    let drawn = serde_json::to_value(stats)
+        .map_err(|e| Error::Usage(format!("stats: {e}")))
+        .and_then(|v| crate::report::write(out_dir, &v, false));
+    match drawn {
+        Ok(w) => {
+            if let Some(why) = w.not_drawn {
+                eprintln!("codemine: warning: figures not drawn: {why}");
+            }
+        }
+        Err(e) => eprintln!(
+            "codemine: warning: the dataset card's figures could not be drawn: {e} \
+             (`codemine report {}` retries)",
+            out_dir.display()
+        ),
+    }
     crate::fault::point("card written");
     output::write_stats(out_dir, stats)
 }

@@ -35,7 +35,12 @@ pub fn detect(snap: &Snapshot) -> (Licenses, RepoLicense) {
     let t = std::time::Instant::now();
     let mut texts: Vec<(String, Vec<u8>)> = Vec::new();
     if let Ok(reader) = snap.reader() {
-        for f in &snap.license_files {
+        // The list also holds project files for resolvers (`tsconfig.json`).
+        for f in snap
+            .license_files
+            .iter()
+            .filter(|f| crate::license::wanted(&f.path))
+        {
             if let Ok(bytes) = reader.read_license(f, MAX_LICENSE_BYTES) {
                 texts.push((f.path.clone(), bytes));
             }

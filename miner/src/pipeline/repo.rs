@@ -2,6 +2,7 @@
 //! of every table and the dedup inputs of the functions the filters kept.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use codemine_filters::dedup::{self as near, literal, DedupParams, Item};
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 
 use super::stage::DedupInput;
 use super::{HeaderMode, MineOptions, Progress};
-use crate::callgraph::{self, GraphRows};
+use crate::callgraph::{self, Graph, YablocoShared};
 use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
 use crate::csn::{self, RepoContext};
 use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
@@ -29,8 +30,7 @@ use crate::stats::{Failure, LangCounts, RepoCoverageStats, RepoStats};
 pub struct RepoOutput {
     pub stats: RepoStats,
     /// CodeSearchNet rows with their function ids.
-    pub csn: Vec<(u64, CsnRow)>,
-    pub graph: GraphRows,
+    pub rows: RepoRows,
     pub dropped: Vec<DroppedRow>,
     /// Dedup inputs of the kept functions, with their band hashes.
     pub dedup: Vec<DedupInput>,
@@ -39,6 +39,69 @@ pub struct RepoOutput {
     pub failed: Option<&'static str>,
     /// Its code-completion rows, with `--emit completion`.
     pub completion: Option<super::completion::RepoRows>,
+}
+
+/// A repository's rows as the writer takes them: the call graph's nodes and edges are
+/// built; YABLoCo and CSN rows are built one at a time while writing, from the parsed
+/// units, so that a repository never holds both shapes of all its functions at once (a
+/// file of many small functions made them the largest part of a run: issue 22, item 5).
+#[derive(Default)]
+pub struct RepoRows {
+    pub graph: Graph,
+    pub units: Vec<SourceUnit>,
+    /// Per node: kept by the filters.
+    pub keep: Vec<bool>,
+    yabloco: Option<(YablocoShared, codemine_filters::DateZone)>,
+    csn: Option<CsnContext>,
+}
+
+/// [`RepoContext`], owned.
+struct CsnContext {
+    repo: String,
+    sha: Option<String>,
+    url_base: Option<String>,
+    partition: codemine_schemas::Split,
+}
+
+impl RepoRows {
+    /// The YABLoCo row of node `k` (a kept one).
+    pub fn yabloco_row(&self, k: usize) -> Option<codemine_schemas::yabloco::YablocoRow> {
+        let (shared, zone) = self.yabloco.as_ref()?;
+        Some(self.graph.yabloco_row(&self.units, k, shared, zone))
+    }
+
+    /// The CSN rows of the kept functions whose node `written` accepts, in node order,
+    /// each with its id; the units are consumed (each function's code and tokens move
+    /// into its row).
+    pub fn csn_rows(
+        &mut self,
+        mut written: impl FnMut(u64) -> bool,
+        mut push: impl FnMut((u64, CsnRow)) -> Result<(), crate::Error>,
+    ) -> Result<(), crate::Error> {
+        let Some(c) = &self.csn else {
+            return Ok(());
+        };
+        let ctx = RepoContext {
+            repo: &c.repo,
+            sha: c.sha.as_deref(),
+            url_base: c.url_base.clone(),
+            partition: c.partition,
+        };
+        let mut k = 0;
+        for unit in std::mem::take(&mut self.units) {
+            for f in unit.functions {
+                let (kept, id) = (self.keep[k], self.graph.nodes[k].id);
+                k += 1;
+                if !kept || !written(id) {
+                    continue;
+                }
+                if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
+                    push((id, row))?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Mines one repository: open, list, then read and parse its files in parallel.
@@ -102,7 +165,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         .collect();
 
     let mut units = Vec::new();
-    let mut unit_licenses: Vec<Option<String>> = Vec::new();
+    let mut unit_licenses: Vec<Option<std::sync::Arc<str>>> = Vec::new();
     let mut blobs = Vec::new();
     let mut failures = Vec::new();
     let mut busy = 0.0;
@@ -127,7 +190,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
                 blobs.push(file.blob());
-                unit_licenses.push(p.license);
+                unit_licenses.push(p.license.map(std::sync::Arc::from));
                 units.push(SourceUnit {
                     path: file.path.clone(),
                     lang: file.lang,
@@ -152,7 +215,15 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.extract_seconds = busy;
 
     let t = Instant::now();
-    let (edges, counts) = resolve::resolve(&units);
+    let project_files = read_project_files(&snap);
+    let (edges, counts) = resolve::resolve_with(&units, &project_files);
+    drop(project_files);
+    // Call sites and typed locals served resolution only (the edges have what the graph
+    // needs); a file of many functions holds them by the million (issue 22, item 5).
+    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
+        f.calls = Vec::new();
+        f.locals = Vec::new();
+    }
     let mut graph = callgraph::build(&name, &units, &edges);
     drop(edges);
     let per_node = units
@@ -161,12 +232,6 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         .flat_map(|(u, l)| std::iter::repeat_n(l, u.functions.len()));
     for (node, l) in graph.nodes.iter_mut().zip(per_node) {
         node.license.clone_from(l);
-    }
-    // Call sites and typed locals served resolution only; a file of many functions holds
-    // them by the million (issue 22, item 5).
-    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
-        f.calls = Vec::new();
-        f.locals = Vec::new();
     }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
@@ -225,12 +290,17 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             Ok(Some((dates, walk))) => {
                 h.functions = wanted.iter().filter(|k| **k).count();
                 h.walk = walk;
+                // One string per commit, shared by the functions it dates.
+                let mut shas: HashMap<git2::Oid, std::sync::Arc<str>> = HashMap::new();
                 for (node, d) in graph.nodes.iter_mut().zip(dates) {
                     let Some(d) = d else { continue };
                     h.dated += 1;
                     h.bounded += usize::from(d.bounded);
                     node.last_commit = Some(d.time);
-                    node.last_commit_sha = Some(d.commit.to_string());
+                    let sha = shas
+                        .entry(d.commit)
+                        .or_insert_with(|| std::sync::Arc::from(d.commit.to_string()));
+                    node.last_commit_sha = Some(std::sync::Arc::clone(sha));
                     node.last_commit_bounded = Some(d.bounded);
                 }
             }
@@ -259,7 +329,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         stats.funnel.record(&name, u.lang.name(), outcome[k]);
         if let Err(rule) = outcome[k] {
             let node = &mut graph.nodes[k];
-            node.dropped_by = Some(rule.to_string());
+            node.dropped_by = Some(rule);
             if opts.explain {
                 dropped.push(DroppedRow {
                     id: node.id,
@@ -279,40 +349,35 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.filter_seconds += t.elapsed().as_secs_f64();
     let keep: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
 
-    let graph = GraphRows {
-        yabloco: (0..graph.nodes.len())
-            .filter(|&k| keep[k])
-            .map(|k| graph.yabloco_row(&units, k, &opts.instruction, &opts.date_zone))
-            .collect(),
-        nodes: graph.nodes,
-        edges: graph.edges,
-    };
-
     let dedup = match &opts.dedup {
         Some(params) => prepare_dedup(&units, &graph.nodes, &keep, split.index(), params),
         None => Vec::new(),
     };
 
-    let mut rows = Vec::new();
-    let mut k = 0;
-    for unit in units {
-        let lang = unit.lang.name();
-        for f in unit.functions {
-            let kept = keep[k];
-            let id = graph.nodes[k].id;
-            k += 1;
-            if !kept {
-                continue;
-            }
-            if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
-                rows.push((id, row));
-                stats.totals.csn_rows += 1;
-                if let Some(c) = stats.languages.get_mut(lang) {
-                    c.csn_rows += 1;
-                }
+    // A kept function with a docstring is a CSN row (`csn::row`), written later.
+    for (k, u, f) in each_function(&units) {
+        if keep[k] && f.docstring.is_some() {
+            stats.totals.csn_rows += 1;
+            if let Some(c) = stats.languages.get_mut(u.lang.name()) {
+                c.csn_rows += 1;
             }
         }
     }
+    let rows = RepoRows {
+        graph,
+        units,
+        keep,
+        yabloco: Some((
+            YablocoShared::new(&name, &opts.instruction),
+            opts.date_zone.clone(),
+        )),
+        csn: Some(CsnContext {
+            repo: ctx.repo.to_string(),
+            sha: ctx.sha.map(str::to_string),
+            url_base: ctx.url_base,
+            partition: ctx.partition,
+        }),
+    };
     let completion = opts.completion.as_ref().map(|c| {
         let info = codemine_schemas::completion::FileInfo {
             repo: name.clone(),
@@ -328,8 +393,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     });
     RepoOutput {
         stats,
-        csn: rows,
-        graph,
+        rows,
         dropped,
         dedup,
         failures,
@@ -467,7 +531,7 @@ fn for_each_view(
             body_lines: body_lines(u.lang, f),
             docstring: f.docstring.as_deref(),
             docstring_tokens: f.docstring.as_deref().map_or(0, |d| {
-                tokens::tokenize_docstring(tokens::docstring_summary(d)).len()
+                tokens::tokenize_docstring(u.lang.def().docstring_summary(d)).len()
             }),
             syntax_error: f.syntax_error,
             calls_num: u64::try_from(node.calls_num).unwrap_or(0),
@@ -582,8 +646,7 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
     };
     RepoOutput {
         stats,
-        csn: Vec::new(),
-        graph: GraphRows::default(),
+        rows: RepoRows::default(),
         dropped: Vec::new(),
         dedup: Vec::new(),
         failures: vec![failure],
@@ -638,7 +701,7 @@ fn parse_file(
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let out = ex
-        .extract(file.lang, text)
+        .extract_path(file.lang, &file.path, text)
         .map_err(|e| ("parse_error", e.to_string()))?;
     Ok(Parsed {
         license: super::licenses::for_file(licenses, &file.path, text),
@@ -648,4 +711,21 @@ fn parse_file(
         dropped_syntax_error: out.dropped_syntax_error,
         has_errors: out.has_errors,
     })
+}
+
+/// The project files that resolvers read (`tsconfig.json`), as text; unreadable, oversized
+/// or non-UTF-8 ones are passed over (their aliases are then unknown, not an error).
+fn read_project_files(snap: &source::Snapshot) -> Vec<(String, String)> {
+    const MAX_PROJECT_FILE_BYTES: u64 = 1 << 20;
+    let Ok(reader) = snap.reader() else {
+        return Vec::new();
+    };
+    snap.license_files
+        .iter()
+        .filter(|f| crate::lang::Lang::wants_project_file(&f.path))
+        .filter_map(|f| {
+            let bytes = reader.read_license(f, MAX_PROJECT_FILE_BYTES).ok()?;
+            Some((f.path.clone(), String::from_utf8(bytes).ok()?))
+        })
+        .collect()
 }

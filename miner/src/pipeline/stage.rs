@@ -35,7 +35,6 @@ use serde::{Deserialize, Serialize};
 use super::completion;
 use super::repo::{mine_repo, RepoOutput};
 use super::{MineOptions, Progress};
-use crate::callgraph::GraphRows;
 use crate::output::write_atomic;
 use crate::source::RepoSpec;
 use crate::stats::{Failure, RepoStats};
@@ -421,8 +420,7 @@ impl Writer {
         {
             // The same repository at the same commit, listed twice: its rows once only.
             repo.stats.status = "duplicate";
-            repo.csn.clear();
-            repo.graph = GraphRows::default();
+            repo.rows = Default::default();
             repo.dropped.clear();
             repo.dedup.clear();
             repo.failures.clear();
@@ -433,33 +431,39 @@ impl Writer {
         // share one (overloads on one line, one repository name at two revisions). The
         // first is written; later ones would make `meta.id` ambiguous and dedup's keeper
         // rule undefined, so they are counted and left out of CSN, YABLoCo and dedup.
-        let mut first = Vec::with_capacity(repo.graph.yabloco.len());
+        let rows = &mut repo.rows;
+        let kept: Vec<usize> = (0..rows.keep.len()).filter(|&k| rows.keep[k]).collect();
+        let mut first = Vec::with_capacity(kept.len());
         let mut ids = HashSet::new();
-        for r in &repo.graph.yabloco {
-            let new = self.written.insert(r.meta.id);
+        for &k in &kept {
+            let id = rows.graph.nodes[k].id;
+            let new = self.written.insert(id);
             first.push(new);
             if new {
-                ids.insert(r.meta.id);
+                ids.insert(id);
             }
         }
         let c = self.open_chunk()?;
-        for (r, new) in repo.graph.yabloco.iter().zip(&first) {
-            if *new {
-                c.yabloco.push(r)?;
-            } else {
+        // YABLoCo rows one at a time (they borrow the callees' code), then the CSN rows,
+        // which consume the units.
+        for (&k, new) in kept.iter().zip(&first) {
+            if !*new {
                 c.marker.counts.same_id_skipped += 1;
+                continue;
+            }
+            if let Some(r) = rows.yabloco_row(k) {
+                c.yabloco.push(&r)?;
             }
         }
-        for row in repo.csn.iter().filter(|row| ids.contains(&row.0)) {
-            c.csn.push(row)?;
-        }
-        for r in &repo.graph.nodes {
+        let csn = &mut c.csn;
+        rows.csn_rows(|id| ids.contains(&id), |row| Ok(csn.push(&row)?))?;
+        for r in &rows.graph.nodes {
             c.nodes.push(r)?;
         }
-        for r in &repo.graph.edges {
+        for r in &rows.graph.edges {
             c.edges.push(r)?;
         }
-        c.marker.counts.edges += repo.graph.edges.len();
+        c.marker.counts.edges += rows.graph.edges.len();
         if explain {
             for r in &repo.dropped {
                 c.dropped.push(r)?;

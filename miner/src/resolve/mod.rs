@@ -158,7 +158,23 @@ pub enum Target {
 
 /// The edges of a repository, in caller order then call-site order.
 pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
-    let mut edges = Vec::new();
+    resolve_with(units, &[])
+}
+
+/// [`resolve`] with the project files that languages' resolvers read (path and text, see
+/// [`crate::lang::Language::project_files`]).
+pub fn resolve_with(
+    units: &[SourceUnit],
+    files: &[(String, String)],
+) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
+    // One edge per call site (macro expansions add a few): sized once, as a file of many
+    // functions makes this one of the largest vectors of a run.
+    let sites: usize = units
+        .iter()
+        .flat_map(|u| &u.functions)
+        .map(|f| f.calls.len())
+        .sum();
+    let mut edges = Vec::with_capacity(sites);
     // One resolver per family present (C and C++ share one), built in language order.
     let mut families: Vec<&'static str> = Vec::new();
     let mut resolvers: Vec<Box<dyn Resolver + '_>> = Vec::new();
@@ -173,7 +189,7 @@ pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, Resol
             Some(i) => i,
             None => {
                 families.push(family);
-                resolvers.push(def.resolver(units));
+                resolvers.push(def.resolver_with(units, files));
                 resolvers.len() - 1
             }
         };

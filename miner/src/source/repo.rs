@@ -111,7 +111,8 @@ pub struct Snapshot {
     pub remote_host: Option<String>,
     pub files: Vec<SourceFile>,
     /// The license files and package manifests ([`crate::license::wanted`]), read by the
-    /// license step; they are not source files.
+    /// license step, and the project files resolvers read ([`Lang::wants_project_file`]);
+    /// they are not source files.
     pub license_files: Vec<LicenseFile>,
     pub skipped: Skipped,
     access: Access,
@@ -395,7 +396,7 @@ fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError>
                     lang,
                     oid: Some(entry.id()),
                 }),
-                None if crate::license::wanted(&path) => {
+                None if (crate::license::wanted(&path) || Lang::wants_project_file(&path)) => {
                     skipped.unsupported += 1;
                     license_files.push(LicenseFile {
                         path,
@@ -457,7 +458,7 @@ fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
                 lang,
                 oid: None,
             });
-        } else if crate::license::wanted(&path) {
+        } else if crate::license::wanted(&path) || Lang::wants_project_file(&path) {
             skipped.unsupported += 1;
             license_files.push(LicenseFile { path, oid: None });
         } else {
