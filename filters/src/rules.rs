@@ -20,6 +20,7 @@ pub const LANGUAGES: &[&str] = &[
     "javascript",
     "typescript",
     "ruby",
+    "php",
 ];
 
 /// Other spellings of the languages: (alias, canonical name).
@@ -187,6 +188,27 @@ const RUBY_METHODS: &[&str] = &[
     "hash",
 ];
 
+/// PHP's magic methods: function_parser's `PhpParser.BLACKLISTED_FUNCTION_NAMES`.
+const PHP_MAGIC_METHODS: &[&str] = &[
+    "__construct",
+    "__destruct",
+    "__call",
+    "__callStatic",
+    "__get",
+    "__set",
+    "__isset",
+    "__unset",
+    "__sleep",
+    "__wakeup",
+    "__toString",
+    "__invoke",
+    "__set_state",
+    "__clone",
+    "__debugInfo",
+    "__serialize",
+    "__unserialize",
+];
+
 /// CodeSearchNet: constructors and standard methods. Sources: the CodeSearchNet paper
 /// (arXiv:1909.09436, §2.2 Filtering: "we remove constructors and standard extension
 /// methods such as `__str__` in Python or `toString` in Java") and github/CodeSearchNet
@@ -196,7 +218,7 @@ const RUBY_METHODS: &[&str] = &[
 /// functions"; its check runs on the `Class.name` string, so upstream it only fired for
 /// class names starting with `__`; we apply the evident intent to the method name).
 /// Extended to C++ the same way: destructors (`~Foo`), operator overloads (C++'s
-/// `__eq__`/`__add__`) and the Java names on methods.
+/// `__eq__`/`__add__`) and the Java names on methods. PHP: `php_parser.py`'s magic methods.
 pub fn csn_special_method(f: &FunctionView) -> bool {
     if f.kind == Kind::Constructor {
         return true;
@@ -205,6 +227,9 @@ pub fn csn_special_method(f: &FunctionView) -> bool {
         "python" => is_dunder(f.name),
         "java" => OBJECT_METHODS.contains(&f.name),
         "ruby" => RUBY_METHODS.contains(&f.name),
+        "php" => PHP_MAGIC_METHODS
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(f.name)),
         "cpp" => {
             f.name.starts_with('~')
                 || is_operator(f.name)

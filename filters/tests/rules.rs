@@ -895,13 +895,12 @@ fn invalid_settings_name_the_option() {
         }),
         "min_lines: 10 is greater than max_lines (5)"
     );
-    assert_eq!(
-        err(FilterConfig {
-            languages: Some(vec!["python".into(), "rust".into()]),
-            ..Default::default()
-        }),
-        "languages: unknown language 'rust' (known: python, java, c, cpp, javascript, typescript, ruby)"
-    );
+    // Languages added later are listed after these.
+    assert!(err(FilterConfig {
+        languages: Some(vec!["python".into(), "rust".into()]),
+        ..Default::default()
+    })
+    .starts_with("languages: unknown language 'rust' (known: python, java, c, cpp"));
     assert_eq!(
         err(FilterConfig {
             languages: Some(vec![]),

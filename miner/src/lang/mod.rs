@@ -132,6 +132,7 @@ languages! {
     JavaScript => javascript::JavaScript,
     TypeScript => typescript::TypeScript,
     Ruby => ruby::Ruby,
+    Php => php::Php,
 }
 
 impl Lang {
