@@ -66,7 +66,8 @@ pub struct FilterConfig {
     pub max_docstring_tokens: Option<usize>,
     /// Drop functions without a docstring.
     pub require_docstring: Option<bool>,
-    /// Keep only these languages (python, java, c, cpp, javascript, typescript).
+    /// Keep only these languages (python, java, c, cpp, go, javascript, typescript, php,
+    /// ruby).
     pub languages: Option<Vec<String>>,
     /// Drop files whose repository path matches one of these globs.
     #[serde(default)]
@@ -208,8 +209,8 @@ pub struct FilterArgs {
     /// Drop functions without a docstring.
     #[arg(long)]
     pub require_docstring: bool,
-    /// Keep only these languages (comma-separated: python, java, c, cpp, javascript,
-    /// typescript).
+    /// Keep only these languages (comma-separated: python, java, c, cpp, go, javascript,
+    /// typescript, php, ruby; aliases py, c++, golang, js, ts, rb).
     #[arg(long, value_name = "LANG,...", value_delimiter = ',', value_parser = parse_language)]
     pub languages: Option<Vec<String>>,
     /// Drop files whose repository path matches GLOB (repeatable). A pattern without `/`

@@ -43,7 +43,7 @@
 //! # Rules
 //! | rule | setting | keeps a function when |
 //! |---|---|---|
-//! | `languages` | `languages` | its language is listed (`python`, `java`, `c`, `cpp`; `c++` accepted) |
+//! | `languages` | `languages` | its language is listed (`python`, `java`, `c`, `cpp`, `go`, `javascript`, `typescript`, `php`, `ruby`; aliases such as `c++`, `js` accepted) |
 //! | `path_exclude` | `exclude`, `default_excludes` | its path matches no exclude glob |
 //! | `lines` | `min_lines`, `max_lines` | `end_line - start_line + 1` is within the bounds |
 //! | `require_docstring` | `require_docstring` | it has a non-blank docstring |
