@@ -262,27 +262,9 @@ impl Bins {
 
 /// The Parquet shards of `dir` whose names start with `prefix`, sorted.
 fn shards(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, Error> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            })
-        }
-    };
-    let mut out: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".parquet"))
-        })
-        .collect();
-    out.sort();
-    Ok(out)
+    Ok(codemine_schemas::list_files(dir, |n| {
+        n.starts_with(prefix) && n.ends_with(".parquet")
+    })?)
 }
 
 /// Calls `f` with every batch of the shards, reading only `columns` (those the file has).
