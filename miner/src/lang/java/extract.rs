@@ -11,7 +11,11 @@ use crate::extract::{
 
 /// A type's name without generic arguments or array brackets (`List<Foo>` gives `List`,
 /// `java.util.Map` stays qualified); `None` for primitive types.
-pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
+pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
+    // `List<String>` down to `List` (a loop, not recursion: each step goes to a child).
+    while ty.kind() == "generic_type" {
+        ty = ty.named_child(0)?;
+    }
     match ty.kind() {
         "type_identifier" | "scoped_type_identifier" => {
             let t = squash(text(ty, src));
@@ -20,7 +24,6 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
                 None => t,
             })
         }
-        "generic_type" => type_name(ty.named_child(0)?, src),
         _ => None,
     }
 }

@@ -691,13 +691,20 @@ fn heritage(h: Node, src: &str, out: &mut Vec<String>) {
 
 /// A TypeScript type's name without generic arguments (`Map<K, V>` gives `Map`); `None` for
 /// predefined, union, literal and other types without one name.
-pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
+pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
+    // Down through annotations and generic types to the name (a loop, not recursion: each
+    // step goes to a child).
+    loop {
+        match ty.kind() {
+            "type_annotation" => ty = named(ty).next()?,
+            "generic_type" => ty = ty.child_by_field_name("name")?,
+            _ => break,
+        }
+    }
     match ty.kind() {
-        "type_annotation" => type_name(named(ty).next()?, src),
         "type_identifier" | "nested_type_identifier" | "identifier" => {
             Some(squash(text(ty, src)))
         }
-        "generic_type" => type_name(ty.child_by_field_name("name")?, src),
         // Built-in types by their global's name, so their methods are `stdlib`.
         "predefined_type" => match text(ty, src) {
             "string" => Some("String".into()),
