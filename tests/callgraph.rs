@@ -5,15 +5,6 @@
 
 use harness::*;
 
-fn check(graph: &serde_json::Value, caller: &str, want: &[(&str, &str, &str)]) {
-    let got = edges_of(graph, caller);
-    let want: Vec<(String, String, String)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect();
-    assert_eq!(got, want, "edges of {caller}");
-}
-
 #[test]
 fn c_calls_by_name_static_scope_headers_macros_and_libraries() {
     let tmp = tempfile::tempdir().unwrap();
@@ -66,7 +57,7 @@ fn c_calls_by_name_static_scope_headers_macros_and_libraries() {
     r.commit("c");
     let out = mine_into(&r.path, tmp.path(), &[]);
     let g = read_graph(&out);
-    check(
+    assert_edges(
         &g,
         "src/main.c:main",
         &[
@@ -90,7 +81,7 @@ fn c_calls_by_name_static_scope_headers_macros_and_libraries() {
     );
     // Each file's static helper, never the other's; an unknown name with no third-party
     // header is unresolved.
-    check(
+    assert_edges(
         &g,
         "src/util.c:util_add",
         &[
@@ -98,7 +89,7 @@ fn c_calls_by_name_static_scope_headers_macros_and_libraries() {
             ("mystery", "-", "unresolved"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/other.c:other_len",
         &[
@@ -106,7 +97,7 @@ fn c_calls_by_name_static_scope_headers_macros_and_libraries() {
             ("helper", "src/other.c:helper", "same_file"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "lib/log.c:log_msg",
         &[
@@ -230,17 +221,17 @@ fn cpp_methods_namespaces_inheritance_and_constructors() {
     }
     // In-class `compute()` from Shape::area: the class's own method (declared in the
     // class, defined in src/shapes.cpp).
-    check(
+    assert_edges(
         &g,
         "include/shapes.hpp:geo::Shape::area",
         &[("compute", "src/shapes.cpp:geo::Shape::compute", "project")],
     );
-    check(
+    assert_edges(
         &g,
         "src/shapes.cpp:geo::Circle::compute",
         &[("square", "src/shapes.cpp:geo::square", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "src/shapes.cpp:geo::Circle::scaled",
         &[
@@ -253,7 +244,7 @@ fn cpp_methods_namespaces_inheritance_and_constructors() {
             ("area", "include/shapes.hpp:geo::Shape::area", "project"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/main.cpp:total",
         &[
@@ -263,7 +254,7 @@ fn cpp_methods_namespaces_inheritance_and_constructors() {
             ("v.empty", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/main.cpp:main",
         &[
@@ -323,18 +314,18 @@ fn python_imports_classes_and_inheritance() {
     r.commit("py");
     let out = mine_into(&r.path, tmp.path(), &[]);
     let g = read_graph(&out);
-    check(&g, "pkg/util.py:helper", &[("os.path.join", "-", "stdlib")]);
-    check(
+    assert_edges(&g, "pkg/util.py:helper", &[("os.path.join", "-", "stdlib")]);
+    assert_edges(
         &g,
         "pkg/util.py:fetch",
         &[("requests.get", "-", "external_binaries")],
     );
-    check(
+    assert_edges(
         &g,
         "pkg/models.py:Base.save",
         &[("self.validate", "pkg/models.py:Base.validate", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "pkg/models.py:Model.__init__",
         // Base defines no __init__: object's; super() itself is a builtin.
@@ -343,7 +334,7 @@ fn python_imports_classes_and_inheritance() {
             ("super", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "pkg/models.py:Model.validate",
         &[
@@ -351,7 +342,7 @@ fn python_imports_classes_and_inheritance() {
             ("h", "pkg/util.py:helper", "same_package"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "pkg/models.py:Model.run",
         &[
@@ -364,7 +355,7 @@ fn python_imports_classes_and_inheritance() {
             ),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "app/main.py:build",
         &[
@@ -422,15 +413,15 @@ fn java_imports_overloads_inheritance_and_receivers() {
     let app = "src/main/java/com/acme/app/App.java";
     let base = format!("{core}/Base.java:Base");
     let helper = format!("{core}/Helper.java:Helper");
-    check(
+    assert_edges(
         &g,
         &format!("{base}.run"),
         &[("size", &format!("{base}.size"), "same_file")],
     );
-    check(&g, &format!("{helper}.sum"), &[("xs.size", "-", "stdlib")]);
+    assert_edges(&g, &format!("{helper}.sum"), &[("xs.size", "-", "stdlib")]);
     // Base declares no constructor: project code, no function node.
-    check(&g, &format!("{app}:App.App"), &[("super", "-", "project")]);
-    check(
+    assert_edges(&g, &format!("{app}:App.App"), &[("super", "-", "project")]);
+    assert_edges(
         &g,
         &format!("{app}:App.size"),
         &[
@@ -438,7 +429,7 @@ fn java_imports_overloads_inheritance_and_receivers() {
             ("super.size", &format!("{base}.size"), "project"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         &format!("{app}:App.go"),
         &[

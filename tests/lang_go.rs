@@ -126,15 +126,6 @@ fn go_csn_rows_follow_function_parser() {
     );
 }
 
-fn check(graph: &Value, caller: &str, want: &[(&str, &str, &str)]) {
-    let got = edges_of(graph, caller);
-    let want: Vec<(String, String, String)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect();
-    assert_eq!(got, want, "edges of {caller}");
-}
-
 #[test]
 fn go_packages_imports_receivers_and_categories() {
     let tmp = tempfile::tempdir().unwrap();
@@ -145,7 +136,7 @@ fn go_packages_imports_receivers_and_categories() {
     r.commit("shop");
     let out = mine_into(&r.path, tmp.path(), &[]);
     let g = read_graph(&out);
-    check(
+    assert_edges(
         &g,
         "main.go:main",
         &[
@@ -163,13 +154,13 @@ fn go_packages_imports_receivers_and_categories() {
             ("store.Kind", "-", "project"),
         ],
     );
-    check(&g, "main.go:item", &[]);
-    check(
+    assert_edges(&g, "main.go:item", &[]);
+    assert_edges(
         &g,
         "helper.go:helper",
         &[("strings.ToUpper", "-", "stdlib")],
     );
-    check(
+    assert_edges(
         &g,
         "helper.go:run",
         &[
@@ -181,7 +172,7 @@ fn go_packages_imports_receivers_and_categories() {
             ("s.Size", "store/counter.go:counter.Size", "project"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "helper.go:walk",
         &[
@@ -196,12 +187,12 @@ fn go_packages_imports_receivers_and_categories() {
             ("defaultStore.Add", "store/store.go:Store.Add", "project"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "store/store.go:NewStore",
         &[("newLogger", "store/log.go:newLogger", "same_package")],
     );
-    check(
+    assert_edges(
         &g,
         "store/store.go:Store.Add",
         &[
@@ -213,8 +204,8 @@ fn go_packages_imports_receivers_and_categories() {
             ("s.log.Printf", "store/log.go:Logger.Printf", "same_package"),
         ],
     );
-    check(&g, "store/store.go:Store.Log", &[]);
-    check(
+    assert_edges(&g, "store/store.go:Store.Log", &[]);
+    assert_edges(
         &g,
         "store/log.go:Logger.Printf",
         &[
@@ -223,8 +214,8 @@ fn go_packages_imports_receivers_and_categories() {
             ("l.sink.Write", "-", "same_file"),
         ],
     );
-    check(&g, "store/basket.go:Basket.Put", &[("len", "-", "stdlib")]);
-    check(
+    assert_edges(&g, "store/basket.go:Basket.Put", &[("len", "-", "stdlib")]);
+    assert_edges(
         &g,
         "inventory/count.go:Count",
         &[
@@ -307,12 +298,12 @@ fn go_mod_files_map_modules_onto_folders() {
     r.commit("two modules");
     let out = mine_into(&r.path, tmp.path(), &[]);
     let g = read_graph(&out);
-    check(
+    assert_edges(
         &g,
         "main.go:main",
         &[("util.Help", "util/util.go:Help", "project")],
     );
-    check(
+    assert_edges(
         &g,
         "tools/cmd/main.go:main",
         &[("lib.Run", "tools/lib/lib.go:Run", "project")],

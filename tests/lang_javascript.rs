@@ -197,15 +197,6 @@ fn javascript_and_typescript_rows_follow_codesearchnet() {
     );
 }
 
-fn check(graph: &Value, caller: &str, want: &[(&str, &str, &str)]) {
-    let got = edges_of(graph, caller);
-    let want: Vec<(String, String, String)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect();
-    assert_eq!(got, want, "edges of {caller}");
-}
-
 #[test]
 fn javascript_and_typescript_call_graph() {
     let tmp = tempfile::tempdir().unwrap();
@@ -229,7 +220,7 @@ fn javascript_and_typescript_call_graph() {
     let out = mine_into(&r.path, tmp.path(), &[]);
     let g = read_graph(&out);
 
-    check(
+    assert_edges(
         &g,
         "src/util.js:read",
         &[
@@ -242,17 +233,17 @@ fn javascript_and_typescript_call_graph() {
             ("JSON.parse", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/math/extra.ts:Calc.add",
         &[("sum2", "src/math/extra.ts:sum2", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "src/math/extra.ts:Calc.total",
         &[("this.add", "src/math/extra.ts:Calc.add", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "src/app.ts:App.constructor",
         &[
@@ -262,7 +253,7 @@ fn javascript_and_typescript_call_graph() {
             ("new Calc", "-", "project"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/app.ts:App.run",
         &[
@@ -286,7 +277,7 @@ fn javascript_and_typescript_call_graph() {
             ("Math.max", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/app.ts:App.format",
         &[
@@ -300,17 +291,17 @@ fn javascript_and_typescript_call_graph() {
         ],
     );
     // An arrow function bound to a name sees the variables of the function around it.
-    check(
+    assert_edges(
         &g,
         "src/app.ts:App.format.log",
         &[("c2.total", "src/math/extra.ts:Calc.total", "project")],
     );
-    check(
+    assert_edges(
         &g,
         "src/app.ts:App.helper",
         &[("[1,2].indexOf", "-", "stdlib")],
     );
-    check(
+    assert_edges(
         &g,
         "src/main.js:start",
         &[
@@ -332,12 +323,12 @@ fn javascript_and_typescript_call_graph() {
         ],
     );
     // `proto.set = proto.header = function header`: one function, two names.
-    check(
+    assert_edges(
         &g,
         "src/cjs.js:proto.get",
         &[("this.set", "src/cjs.js:proto.header", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "src/cjs.js:create",
         &[("proto.header", "src/cjs.js:proto.header", "same_file")],

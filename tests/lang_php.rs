@@ -289,15 +289,6 @@ fn php_csn_preset_drops_magic_methods_and_short_docstrings() {
     );
 }
 
-fn check(graph: &Value, caller: &str, want: &[(&str, &str, &str)]) {
-    let got = edges_of(graph, caller);
-    let want: Vec<(String, String, String)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect();
-    assert_eq!(got, want, "edges of {caller}");
-}
-
 fn add_project(r: &RepoBuilder, dir: &Path, rel: &str) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -320,18 +311,18 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
     let out = mine_into(&r.path, tmp.path(), &[]);
     let g = read_graph(&out);
 
-    check(
+    assert_edges(
         &g,
         "src/Models/Model.php:Model.save",
         &[("helper", "src/Models/Model.php:helper", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "src/Models/Model.php:helper",
         &[("spl_object_id", "-", "stdlib")],
     );
-    check(&g, "src/Models/HasName.php:HasName.name", &[]);
-    check(
+    assert_edges(&g, "src/Models/HasName.php:HasName.name", &[]);
+    assert_edges(
         &g,
         "src/Models/User.php:User.__construct",
         // Same namespace, another file.
@@ -341,7 +332,7 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
             "same_package",
         )],
     );
-    check(
+    assert_edges(
         &g,
         "src/Models/User.php:User.notify",
         &[
@@ -367,7 +358,7 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
             ("helper", "src/Models/Model.php:helper", "same_package"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/Models/User.php:User.make",
         &[(
@@ -376,7 +367,7 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
             "same_file",
         )],
     );
-    check(
+    assert_edges(
         &g,
         "src/Services/Mailer.php:Mailer.send",
         &[
@@ -394,12 +385,12 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
             ("json_encode", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "src/Support/functions.php:log_it",
         &[("error_log", "-", "stdlib"), ("\\count", "-", "stdlib")],
     );
-    check(
+    assert_edges(
         &g,
         "src/Http/Controller.php:Controller.handle",
         &[
@@ -453,7 +444,7 @@ fn php_call_graph_namespaces_imports_types_and_vendor() {
         ],
     );
     // Files without a namespace: the directory is the package.
-    check(
+    assert_edges(
         &g,
         "legacy/util.php:legacy_util",
         &[

@@ -242,15 +242,6 @@ fn csn_preset_follows_ruby_parser() {
     );
 }
 
-fn check(graph: &Value, caller: &str, want: &[(&str, &str, &str)]) {
-    let got = edges_of(graph, caller);
-    let want: Vec<(String, String, String)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect();
-    assert_eq!(got, want, "edges of {caller}");
-}
-
 fn mine_project(root: &Path) -> Value {
     let mut r = RepoBuilder::init(&root.join("rbproj"));
     for (path, text) in PROJECT {
@@ -265,7 +256,7 @@ fn ruby_call_graph_edge_by_edge() {
     let tmp = tempfile::tempdir().unwrap();
     let g = mine_project(tmp.path());
     let helpers = "lib/app/helpers.rb";
-    check(
+    assert_edges(
         &g,
         "lib/app.rb:App.Server.start",
         &[
@@ -315,13 +306,13 @@ fn ruby_call_graph_edge_by_edge() {
             ),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "lib/app.rb:App.Server.initialize",
         &[("super", "lib/app/base.rb:App.Base.initialize", "project")],
     );
     // `settings` is defined nowhere and Base has no ancestor outside the repository.
-    check(
+    assert_edges(
         &g,
         "lib/app/base.rb:App.Base.configure",
         &[
@@ -330,12 +321,12 @@ fn ruby_call_graph_edge_by_edge() {
         ],
     );
     // `new` in a class method builds the class.
-    check(
+    assert_edges(
         &g,
         "lib/app/base.rb:App.Base.create",
         &[("new", "lib/app/base.rb:App.Base.initialize", "same_file")],
     );
-    check(
+    assert_edges(
         &g,
         "lib/app/helpers.rb:App.Helpers.log",
         &[
@@ -348,7 +339,7 @@ fn ruby_call_graph_edge_by_edge() {
             ("port", "-", "project"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "lib/app/helpers.rb:App.Helpers.format_msg",
         &[
@@ -357,7 +348,7 @@ fn ruby_call_graph_edge_by_edge() {
             ("msg.strip", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "lib/app/model_ext.rb:App.Model.find",
         &[
@@ -374,7 +365,7 @@ fn ruby_call_graph_edge_by_edge() {
             ),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "lib/app/model_ext.rb:App.Model.reload",
         &[
@@ -384,7 +375,7 @@ fn ruby_call_graph_edge_by_edge() {
             ("clamp", "-", "stdlib"),
         ],
     );
-    check(
+    assert_edges(
         &g,
         "lib/app/model.rb:App.Model.save",
         &[(
@@ -394,7 +385,7 @@ fn ruby_call_graph_edge_by_edge() {
         )],
     );
     // super into a core class
-    check(
+    assert_edges(
         &g,
         "lib/app/errors.rb:App.AppError.initialize",
         &[("super", "-", "stdlib")],
@@ -415,7 +406,7 @@ fn bare_names_are_calls_unless_local() {
     );
     r.commit("bare");
     let g = read_graph(&mine_into(&r.path, tmp.path(), &[]));
-    check(
+    assert_edges(
         &g,
         "k.rb:K.run",
         &[

@@ -326,6 +326,17 @@ pub fn edges_of(graph: &Value, caller: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Asserts that the edges of `caller` (as [`edges_of`] gives them) are exactly `want`:
+/// (callee as written, callee `path:qualified_name` or `-`, category), in call order.
+pub fn assert_edges(graph: &Value, caller: &str, want: &[(&str, &str, &str)]) {
+    let got = edges_of(graph, caller);
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(got, want, "edges of {caller}");
+}
+
 /// Mines the repository at `repo` into `tmp/out` with extra arguments, asserting success.
 pub fn mine_into(repo: &Path, tmp: &Path, extra: &[&str]) -> PathBuf {
     let out = tmp.join("out");
