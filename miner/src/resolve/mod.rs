@@ -270,6 +270,22 @@ fn locate(units: &[SourceUnit], from: usize, to: usize) -> Category {
     }
 }
 
+/// Resolves `.` and `..` in a `/`-separated path (`a/b/../c/./d` gives `a/c/d`); `None`
+/// when it climbs above the root. Includes and imports of every language go through it.
+pub fn normalize_path(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// The directory part of a `/`-separated path (empty at the root).
 pub fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)

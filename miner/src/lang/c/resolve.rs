@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
-use crate::resolve::{dir_of, func, pick, FnRef, SourceUnit, Target};
+use crate::resolve::{dir_of, func, normalize_path, pick, FnRef, SourceUnit, Target};
 use crate::lang::cpp::extract::{last_component, ANONYMOUS_NAMESPACE};
 use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang, Macro};
 
@@ -545,7 +545,7 @@ fn resolve_include(
     by_base: &HashMap<&str, Vec<u32>>,
     units: &[SourceUnit],
 ) -> Option<u32> {
-    let joined = normalize(&if dir.is_empty() {
+    let joined = normalize_path(&if dir.is_empty() {
         inc.to_string()
     } else {
         format!("{dir}/{inc}")
@@ -570,21 +570,6 @@ fn resolve_include(
             })
             .copied()
     })
-}
-
-/// Resolves `.` and `..` in a `/`-separated path; `None` when it climbs above the root.
-fn normalize(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for p in path.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            _ => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 impl crate::resolve::Resolver for Index<'_> {

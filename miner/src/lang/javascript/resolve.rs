@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
 use crate::extract::{CallKind, CallSite, ClassInfo, Import, Lang};
-use crate::resolve::{dir_of, FnRef, SourceUnit, Target};
+use crate::resolve::{dir_of, normalize_path, FnRef, SourceUnit, Target};
 
 /// How deep re-exports and base classes are followed.
 const MAX_HOPS: usize = 16;
@@ -112,7 +112,7 @@ fn parse_config(path: &str, text: &str) -> Option<Aliases> {
     let dir = dir_of(path).to_string();
     let base_url = opts.get("baseUrl").and_then(|b| b.as_str());
     let base = match base_url {
-        Some(b) => normalize(&format!("{dir}/{b}"))?,
+        Some(b) => normalize_path(&format!("{dir}/{b}"))?,
         None => dir.clone(),
     };
     let mut paths = Vec::new();
@@ -182,21 +182,6 @@ enum Module {
     File(u32),
     Stdlib,
     External,
-}
-
-/// `a/b/../c/./d` gives `a/c/d`; `None` when it climbs above the root.
-fn normalize(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for p in path.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            _ => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -298,7 +283,7 @@ impl<'u> Index<'u> {
     fn module(&self, from: u32, spec: &str) -> Module {
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             let dir = dir_of(&self.units[from as usize].path);
-            return match normalize(&format!("{dir}/{spec}")).and_then(|p| self.probe(&p)) {
+            return match normalize_path(&format!("{dir}/{spec}")).and_then(|p| self.probe(&p)) {
                 Some(f) => Module::File(f),
                 // A relative file that is not in the repository (generated, or of another
                 // language): nothing to call into.
@@ -317,7 +302,7 @@ impl<'u> Index<'u> {
             .or_else(|| spec.strip_prefix("~/"))
             .unwrap_or(spec);
         for root in ["", "src/"] {
-            if let Some(f) = normalize(&format!("{root}{rest}")).and_then(|p| self.probe(&p)) {
+            if let Some(f) = normalize_path(&format!("{root}{rest}")).and_then(|p| self.probe(&p)) {
                 return Module::File(f);
             }
         }
@@ -342,13 +327,13 @@ impl<'u> Index<'u> {
         if let Some((_, targets, cap)) = best {
             for t in targets {
                 let t = t.replacen('*', cap, 1);
-                if let Some(f) = normalize(&format!("{}/{t}", config.base)).and_then(|p| self.probe(&p)) {
+                if let Some(f) = normalize_path(&format!("{}/{t}", config.base)).and_then(|p| self.probe(&p)) {
                     return Some(f);
                 }
             }
         }
         if config.has_base_url {
-            return normalize(&format!("{}/{spec}", config.base)).and_then(|p| self.probe(&p));
+            return normalize_path(&format!("{}/{spec}", config.base)).and_then(|p| self.probe(&p));
         }
         None
     }
@@ -762,8 +747,8 @@ mod tests {
 
     #[test]
     fn paths_normalize() {
-        assert_eq!(normalize("src/a/../b/./c").as_deref(), Some("src/b/c"));
-        assert_eq!(normalize("/x/y").as_deref(), Some("x/y"));
-        assert_eq!(normalize("a/../../b"), None);
+        assert_eq!(normalize_path("src/a/../b/./c").as_deref(), Some("src/b/c"));
+        assert_eq!(normalize_path("/x/y").as_deref(), Some("x/y"));
+        assert_eq!(normalize_path("a/../../b"), None);
     }
 }

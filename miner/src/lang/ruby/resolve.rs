@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use super::extract::{ATTR, ATTR_SELF, EXTEND_PREFIX, SUPER_PREFIX, VALUE_FIELD};
 use super::stdlib;
 use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang};
-use crate::resolve::{dir_of, func, pick, FnRef, SourceUnit, Target};
+use crate::resolve::{dir_of, func, normalize_path, pick, FnRef, SourceUnit, Target};
 
 /// How many ancestors are followed.
 const MAX_ANCESTORS: usize = 64;
@@ -559,17 +559,8 @@ fn required_file(files: &HashMap<&str, u32>, from: &str, path: &str, relative: b
         format!("{path}.rb")
     };
     if relative {
-        let mut parts: Vec<&str> = dir_of(from).split('/').filter(|s| !s.is_empty()).collect();
-        for p in with_ext.split('/') {
-            match p {
-                "" | "." => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                p => parts.push(p),
-            }
-        }
-        return files.get(parts.join("/").as_str()).copied();
+        let path = normalize_path(&format!("{}/{with_ext}", dir_of(from)))?;
+        return files.get(path.as_str()).copied();
     }
     if let Some(f) = files.get(with_ext.as_str()) {
         return Some(*f);
