@@ -127,7 +127,8 @@ fn short_name(repo: &str) -> &str {
     repo.rsplit('/').next().unwrap_or(repo)
 }
 
-/// Builds the nodes and edges of one repository from its resolved call sites.
+/// Builds the nodes and edges of one repository from its resolved call sites (in
+/// caller order, as [`crate::resolve::resolve`] gives them).
 pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     let ids: Vec<Vec<u64>> = units
         .iter()
@@ -164,15 +165,9 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
         });
     }
 
-    // The edges of each caller, in node order: resolve emits them so; anything else is
-    // put in that order here (stable, so call-site order within a caller stays).
-    let mut order: Vec<usize> = (0..edges.len()).collect();
-    if !edges.windows(2).all(|w| w[0].caller <= w[1].caller) {
-        order.sort_by_key(|&i| edges[i].caller);
-    }
-    let groups: Vec<&[usize]> = order
-        .chunk_by(|&a, &b| edges[a].caller == edges[b].caller)
-        .collect();
+    // The edges of each caller, in node order: `resolve` emits them so.
+    debug_assert!(edges.windows(2).all(|w| w[0].caller <= w[1].caller));
+    let groups = || edges.chunk_by(|a, b| a.caller == b.caller);
     // Distinct callers of every function: each caller counts once per callee.
     let first: Vec<usize> = units
         .iter()
@@ -185,9 +180,9 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     let index = |r: FnRef| first[r.file as usize] + r.func as usize;
     let mut calls_num = vec![0i64; n];
     let mut callees: HashSet<FnRef> = HashSet::new();
-    for group in &groups {
+    for group in groups() {
         callees.clear();
-        for e in group.iter().map(|&i| &edges[i]) {
+        for e in group {
             if let (true, Some(c)) = (e.category.is_dependency(), e.callee) {
                 if callees.insert(c) {
                     calls_num[index(c)] += 1;
@@ -196,7 +191,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
         }
     }
 
-    let mut groups = groups.into_iter().peekable();
+    let mut groups = groups().peekable();
     let mut seen: HashSet<Dep> = HashSet::new();
     let mut my_deps: Vec<(Dep, Category)> = Vec::new();
     for (fi, u) in units.iter().enumerate() {
@@ -210,10 +205,10 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
             seen.clear();
             my_deps.clear();
             let mine = match groups.peek() {
-                Some(g) if g.first().is_some_and(|&i| edges[i].caller == me) => groups.next(),
+                Some(g) if g.first().is_some_and(|e| e.caller == me) => groups.next(),
                 _ => None,
             };
-            for e in mine.into_iter().flatten().map(|&i| &edges[i]) {
+            for e in mine.into_iter().flatten() {
                 if !e.category.is_dependency() {
                     continue;
                 }
