@@ -1,5 +1,11 @@
 //! The `codemine` binary: everything it does lives in [`miner::cli`] (the library crates).
 
+// jemalloc keeps less freed memory resident than glibc's malloc when a large repository
+// frees its call sites between the functions that outlive them (BENCHMARKS.md, issue 22).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() {
     std::process::exit(miner::cli::main());
 }

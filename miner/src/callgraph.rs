@@ -16,10 +16,12 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use codemine_schemas::callgraph::{EdgeRow, NodeRow};
+use arrow_array::RecordBatch;
+use codemine_schemas::callgraph::{EdgeRow, EdgesTable, NodeRow, NodesTable};
 use codemine_schemas::yabloco::{YablocoMeta, YablocoRow};
+use codemine_schemas::{encode, ENCODE_BATCH_ROWS};
 
-use crate::extract::{FunctionKind, Lang};
+use crate::extract::{Function, FunctionKind, Lang};
 use crate::function_id;
 use crate::resolve::{Category, Edge, FnRef, SourceUnit};
 
@@ -58,18 +60,96 @@ pub fn check_template(t: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A repository's call graph: its nodes (one per function, in unit and function order) and
-/// edges, and what YABLoCo rows are built from.
+/// A repository's call graph: its nodes (one per function, in unit and function order),
+/// its edges (encoded by [`build`]), and what YABLoCo rows are built from. The enrich steps
+/// set the nodes' columns; then [`Graph::seal`] encodes the node rows.
 #[derive(Default)]
 pub struct Graph {
     pub nodes: Vec<NodeRow>,
-    pub edges: Vec<EdgeRow>,
-    /// Per node: the repository functions it depends on, in first-call order.
-    context: Vec<Vec<FnRef>>,
+    edges: Vec<RecordBatch>,
+    edge_count: usize,
+    /// The repository functions each node depends on, in first-call order: node `k`'s
+    /// are `context[context_end[k - 1]..context_end[k]]` (one vector for all, not one
+    /// each: issue 22, item 5).
+    context: Vec<FnRef>,
+    context_end: Vec<usize>,
     /// Per node: the YABLoCo `meta` counts.
-    counts: Vec<[i64; 9]>,
+    counts: Vec<[u32; 9]>,
     /// Per node: where it is in the units.
     refs: Vec<FnRef>,
+}
+
+/// What is still read of a node once its row is encoded: its id and the facts of its
+/// YABLoCo row.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeFacts {
+    pub id: u64,
+    pub last_commit: Option<i64>,
+    pub last_commit_bounded: Option<bool>,
+    pub test_cov_hits: Option<i64>,
+}
+
+/// A call graph whose node and edge rows are Arrow batches ready for the staging writer.
+/// Row structs cost several times their columns (a node row is 370 bytes before its
+/// strings): a file of many small functions made them the largest part of a run's memory
+/// (issue 22, item 5).
+#[derive(Default)]
+pub struct SealedGraph {
+    /// Per node, in node order.
+    pub facts: Vec<NodeFacts>,
+    pub nodes: Vec<RecordBatch>,
+    pub edges: Vec<RecordBatch>,
+    pub edge_count: usize,
+    context: Vec<FnRef>,
+    context_end: Vec<usize>,
+    counts: Vec<[u32; 9]>,
+    refs: Vec<FnRef>,
+}
+
+impl Graph {
+    /// Encodes the node rows once the enrich and filter steps have set them. Their names
+    /// and docstrings are taken from `units` here (the rows leave them empty until then,
+    /// so that they are not held twice).
+    pub fn seal(self, units: &[SourceUnit]) -> Result<SealedGraph, codemine_schemas::Error> {
+        let facts = self
+            .nodes
+            .iter()
+            .map(|n| NodeFacts {
+                id: n.id,
+                last_commit: n.last_commit,
+                last_commit_bounded: n.last_commit_bounded,
+                test_cov_hits: n.test_cov_hits,
+            })
+            .collect();
+        let functions: Vec<&Function> = units.iter().flat_map(|u| &u.functions).collect();
+        // Batches from the last rows back, the row vector shrunk after each: it is given
+        // back while the batches grow instead of being held whole until the end.
+        let mut rows = self.nodes;
+        let mut nodes = Vec::new();
+        while !rows.is_empty() {
+            let at = rows.len().saturating_sub(ENCODE_BATCH_ROWS);
+            let tail = rows.split_off(at);
+            rows.shrink_to_fit();
+            let named = tail.into_iter().zip(&functions[at..]).map(|(mut n, f)| {
+                n.name.clone_from(&f.name);
+                n.qualified_name.clone_from(&f.qualified_name);
+                n.docstring.clone_from(&f.docstring);
+                n
+            });
+            nodes.extend(encode::<NodesTable>(named, ENCODE_BATCH_ROWS)?);
+        }
+        nodes.reverse();
+        Ok(SealedGraph {
+            facts,
+            nodes,
+            edges: self.edges,
+            edge_count: self.edge_count,
+            context: self.context,
+            context_end: self.context_end,
+            counts: self.counts,
+            refs: self.refs,
+        })
+    }
 }
 
 /// Distinct dependencies of one function: a repository function, or a name outside.
@@ -127,9 +207,32 @@ fn short_name(repo: &str) -> &str {
     repo.rsplit('/').next().unwrap_or(repo)
 }
 
+/// The function's category from its YABLoCo counts: the first non-zero of project >
+/// same_package > same_file > stdlib, else `none`.
+fn category_of(counts: &[u32; 9]) -> &'static str {
+    let [_, _, same_file, same_package, project, stdlib, ..] = *counts;
+    if project > 0 {
+        "project"
+    } else if same_package > 0 {
+        "same_package"
+    } else if same_file > 0 {
+        "same_file"
+    } else if stdlib > 0 {
+        "stdlib"
+    } else {
+        "none"
+    }
+}
+
 /// Builds the nodes and edges of one repository from its resolved call sites (in
-/// caller order, as [`crate::resolve::resolve`] gives them).
-pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
+/// caller order, as [`crate::resolve::resolve`] gives them). The call sites are consumed
+/// and their rows encoded before the node rows exist: a file of many small functions
+/// holds its call sites in one shape at a time (issue 22, item 5).
+pub fn build(
+    repo: &str,
+    units: &[SourceUnit],
+    edges: Vec<Edge>,
+) -> Result<Graph, codemine_schemas::Error> {
     let ids: Vec<Vec<u64>> = units
         .iter()
         .map(|u| {
@@ -144,26 +247,15 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
     // Exact sizes: a file of many small functions makes these the largest vectors of a
     // run, and growth by doubling would leave up to half of each unused.
     let n: usize = units.iter().map(|u| u.functions.len()).sum();
-    let mut rows = Graph {
-        nodes: Vec::with_capacity(n),
-        edges: Vec::with_capacity(edges.len()),
-        context: Vec::with_capacity(n),
+    let mut graph = Graph {
+        nodes: Vec::new(),
+        edges: Vec::new(),
+        edge_count: edges.len(),
+        context: Vec::new(),
+        context_end: Vec::with_capacity(n),
         counts: Vec::with_capacity(n),
         refs: Vec::with_capacity(n),
     };
-    let repository: Arc<str> = Arc::from(repo);
-    for e in edges {
-        rows.edges.push(EdgeRow {
-            repository: Arc::clone(&repository),
-            caller_id: id(e.caller),
-            callee_id: e.callee.map(id),
-            callee_name: e.name.clone(),
-            category: e.category.as_str(),
-            line: i64::from(e.line),
-            candidates: i64::from(e.candidates),
-            via_macro: e.via_macro.clone(),
-        });
-    }
 
     // The edges of each caller, in node order: `resolve` emits them so.
     debug_assert!(edges.windows(2).all(|w| w[0].caller <= w[1].caller));
@@ -178,24 +270,24 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
         })
         .collect();
     let index = |r: FnRef| first[r.file as usize] + r.func as usize;
-    let mut calls_num = vec![0i64; n];
+    let mut calls_num = vec![0u32; n];
     let mut callees: HashSet<FnRef> = HashSet::new();
     for group in groups() {
         callees.clear();
         for e in group {
             if let (true, Some(c)) = (e.category.is_dependency(), e.callee) {
                 if callees.insert(c) {
-                    calls_num[index(c)] += 1;
+                    calls_num[index(c)] = calls_num[index(c)].saturating_add(1);
                 }
             }
         }
     }
 
+    // Each function's distinct dependencies, its counts and its context.
     let mut groups = groups().peekable();
     let mut seen: HashSet<Dep> = HashSet::new();
     let mut my_deps: Vec<(Dep, Category)> = Vec::new();
     for (fi, u) in units.iter().enumerate() {
-        let path: Arc<str> = Arc::from(u.path.as_str());
         for (gi, f) in u.functions.iter().enumerate() {
             let me = FnRef {
                 file: fi as u32,
@@ -220,34 +312,66 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                     my_deps.push((dep, e.category));
                 }
             }
-            let mut counts = [0i64; 5];
+            let mut counts = [0u32; 5];
             for (_, cat) in &my_deps {
                 if let Some(i) = COUNTED.iter().position(|c| c == cat) {
                     counts[i] += 1;
                 }
             }
             let [same_file, same_package, project, stdlib, external] = counts;
-            let dep_num: i64 = counts.iter().sum();
-            let category = if project > 0 {
-                "project"
-            } else if same_package > 0 {
-                "same_package"
-            } else if same_file > 0 {
-                "same_file"
-            } else if stdlib > 0 {
-                "stdlib"
-            } else {
-                "none"
-            };
-            let calls_num = calls_num[index(me)];
-            let code_length = i64::from(f.end_line - f.start_line);
-            let fid = id(me);
-            rows.nodes.push(NodeRow {
-                id: fid,
+            graph
+                .context
+                .extend(my_deps.iter().filter_map(|(d, _)| match d {
+                    // The function itself would give the answer away.
+                    Dep::Function(c) if *c != me => Some(*c),
+                    _ => None,
+                }));
+            graph.context_end.push(graph.context.len());
+            graph.counts.push([
+                calls_num[index(me)],
+                counts.iter().sum(),
+                same_file,
+                same_package,
+                project,
+                stdlib,
+                external,
+                f.end_line - f.start_line,
+                f.start_line,
+            ]);
+            graph.refs.push(me);
+        }
+    }
+    graph.context.shrink_to_fit();
+    drop(groups);
+    drop(seen);
+    drop(my_deps);
+
+    let repository: Arc<str> = Arc::from(repo);
+    let rows = edges.into_iter().map(|e| EdgeRow {
+        repository: Arc::clone(&repository),
+        caller_id: id(e.caller),
+        callee_id: e.callee.map(id),
+        callee_name: e.name,
+        category: e.category.as_str(),
+        line: i64::from(e.line),
+        candidates: i64::from(e.candidates),
+        via_macro: e.via_macro,
+    });
+    graph.edges = encode::<EdgesTable>(rows, ENCODE_BATCH_ROWS)?;
+
+    // Names and docstrings are filled in by `seal`: until then the units hold them.
+    graph.nodes.reserve_exact(n);
+    let mut k = 0;
+    for u in units {
+        let path: Arc<str> = Arc::from(u.path.as_str());
+        for f in &u.functions {
+            let counts = &graph.counts[k];
+            graph.nodes.push(NodeRow {
+                id: ids[graph.refs[k].file as usize][graph.refs[k].func as usize],
                 repository: Arc::clone(&repository),
                 path: Arc::clone(&path),
-                name: f.name.clone(),
-                qualified_name: f.qualified_name.clone(),
+                name: String::new(),
+                qualified_name: String::new(),
                 language: u.lang.name(),
                 kind: match f.kind {
                     FunctionKind::Function => "function",
@@ -256,49 +380,27 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 },
                 start_line: i64::from(f.start_line),
                 end_line: i64::from(f.end_line),
-                docstring: f.docstring.clone(),
-                code_length,
+                docstring: None,
+                code_length: i64::from(counts[7]),
                 last_commit: None,
                 last_commit_sha: None,
                 last_commit_bounded: None,
                 test_cov_hits: None,
                 covered_lines: None,
                 coverable_lines: None,
-                calls_num,
-                dep_num,
-                category,
+                calls_num: i64::from(counts[0]),
+                dep_num: i64::from(counts[1]),
+                category: category_of(counts),
                 syntax_error: f.syntax_error,
                 dropped_by: None,
                 cluster_id: None,
                 duplicate_of: None,
                 license: None,
             });
-
-            rows.context.push(
-                my_deps
-                    .iter()
-                    .filter_map(|(d, _)| match d {
-                        // The function itself would give the answer away.
-                        Dep::Function(c) if *c != me => Some(*c),
-                        _ => None,
-                    })
-                    .collect(),
-            );
-            rows.counts.push([
-                calls_num,
-                dep_num,
-                same_file,
-                same_package,
-                project,
-                stdlib,
-                external,
-                code_length,
-                i64::from(f.start_line),
-            ]);
-            rows.refs.push(me);
+            k += 1;
         }
     }
-    rows
+    Ok(graph)
 }
 
 /// What every YABLoCo row of a repository shares.
@@ -317,7 +419,7 @@ impl YablocoShared {
     }
 }
 
-impl Graph {
+impl SealedGraph {
     /// The YABLoCo row of node `k`, its meta dates and coverage taken from the node.
     /// `last_commit` is the day in `zone`. The instruction and the short repository name
     /// ([`YablocoShared`]) are shared by every row.
@@ -328,13 +430,14 @@ impl Graph {
         shared: &YablocoShared,
         zone: &codemine_filters::DateZone,
     ) -> YablocoRow {
-        let node = &self.nodes[k];
+        let node = &self.facts[k];
         let short: &str = &shared.repository;
         let me = self.refs[k];
         let u = &units[me.file as usize];
         let f = &u.functions[me.func as usize];
         let mut context = String::new();
-        for c in &self.context[k] {
+        let start = k.checked_sub(1).map_or(0, |p| self.context_end[p]);
+        for c in &self.context[start..self.context_end[k]] {
             let cu = &units[c.file as usize];
             let cf = &cu.functions[c.func as usize];
             if !context.is_empty() {
@@ -361,7 +464,7 @@ impl Graph {
                 repository: Arc::clone(&shared.repository),
                 fname: f.qualified_name.clone(),
                 file: format!("{short}/{}", u.path),
-                counts: self.counts[k],
+                counts: self.counts[k].map(i64::from),
                 last_commit: match (node.last_commit, node.last_commit_bounded) {
                     // A bound is not a date: YABLoCo has no column to say so.
                     (Some(t), Some(false)) => zone.format_ddmmyyyy(t),

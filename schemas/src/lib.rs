@@ -28,7 +28,8 @@ pub mod tokens;
 pub mod yabloco;
 
 pub use shard::{
-    clear_shards, list_files, remove_files, shard_files, ShardOptions, ShardWriter, Table,
+    clear_shards, encode, list_files, remove_files, shard_files, ShardOptions, ShardWriter, Table,
+    ENCODE_BATCH_ROWS,
 };
 
 use std::path::PathBuf;

@@ -4,7 +4,7 @@ use std::fs::{self, File};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -65,6 +65,40 @@ impl Default for ShardOptions {
             batch_rows: 1024,
         }
     }
+}
+
+/// Rows per batch of [`encode`].
+pub const ENCODE_BATCH_ROWS: usize = 1 << 16;
+
+/// Encodes rows as record batches of at most `batch_rows` rows each, every array shrunk
+/// to its length: a columnar copy of a table that costs a fraction of the row structs
+/// (one buffer per column instead of an allocation per string) and is written later by
+/// [`ShardWriter::push_batch`]. The rows are consumed, so each one's strings are freed as
+/// it is encoded.
+pub fn encode<T: Table>(
+    rows: impl IntoIterator<Item = T::Row>,
+    batch_rows: usize,
+) -> Result<Vec<RecordBatch>> {
+    let mut table = T::default();
+    let mut batches = Vec::new();
+    let mut finish = |table: &mut T| -> Result<()> {
+        let (schema, mut columns, _) = table.finish()?.into_parts();
+        for c in &mut columns {
+            c.shrink_to_fit();
+        }
+        batches.push(RecordBatch::try_new(schema, columns)?);
+        Ok(())
+    };
+    for row in rows {
+        table.push(&row);
+        if table.len() >= batch_rows.max(1) {
+            finish(&mut table)?;
+        }
+    }
+    if !table.is_empty() {
+        finish(&mut table)?;
+    }
+    Ok(batches)
 }
 
 /// Streams rows of one table and one split into rolling Parquet shards.

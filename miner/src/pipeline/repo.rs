@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::stage::DedupInput;
 use super::{HeaderMode, MineOptions, Progress};
-use crate::callgraph::{self, Graph, YablocoShared};
+use crate::callgraph::{self, NodeFacts, SealedGraph, YablocoShared};
 use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
 use crate::csn::{self, RepoContext};
 use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
@@ -47,7 +47,7 @@ pub struct RepoOutput {
 /// file of many small functions made them the largest part of a run: issue 22, item 5).
 #[derive(Default)]
 pub struct RepoRows {
-    pub graph: Graph,
+    pub graph: SealedGraph,
     pub units: Vec<SourceUnit>,
     /// Per node: kept by the filters.
     pub keep: Vec<bool>,
@@ -90,7 +90,7 @@ impl RepoRows {
         let mut k = 0;
         for unit in std::mem::take(&mut self.units) {
             for f in unit.functions {
-                let (kept, id) = (self.keep[k], self.graph.nodes[k].id);
+                let (kept, id) = (self.keep[k], self.graph.facts[k].id);
                 k += 1;
                 if !kept || !written(id) {
                     continue;
@@ -220,12 +220,22 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     drop(project_files);
     // Call sites and typed locals served resolution only (the edges have what the graph
     // needs); a file of many functions holds them by the million (issue 22, item 5).
-    for f in units.iter_mut().flat_map(|u| u.functions.iter_mut()) {
-        f.calls = Vec::new();
-        f.locals = Vec::new();
+    // So did the signature where a body is braced: YABLoCo's signature is then the code
+    // before the first `{` (`callgraph::signature`).
+    for u in &mut units {
+        let braced = u.lang.def().braced_body();
+        for f in &mut u.functions {
+            f.calls = Vec::new();
+            f.locals = Vec::new();
+            if braced {
+                f.signature = String::new();
+            }
+        }
     }
-    let mut graph = callgraph::build(&name, &units, &edges);
-    drop(edges);
+    let mut graph = match callgraph::build(&name, &units, edges) {
+        Ok(g) => g,
+        Err(e) => return encode_failed(stats, spec, &e, t0),
+    };
     let per_node = units
         .iter()
         .zip(&unit_licenses)
@@ -349,8 +359,12 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.filter_seconds += t.elapsed().as_secs_f64();
     let keep: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
 
+    let graph = match graph.seal(&units) {
+        Ok(g) => g,
+        Err(e) => return encode_failed(stats, spec, &e, t0),
+    };
     let dedup = match &opts.dedup {
-        Some(params) => prepare_dedup(&units, &graph.nodes, &keep, split.index(), params),
+        Some(params) => prepare_dedup(&mut units, &graph.facts, &keep, split.index(), params),
         None => Vec::new(),
     };
 
@@ -406,18 +420,29 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
 /// literals; see [`near::is_content_token`]) reduced to the exact key, the shingle set and
 /// the band hashes, with the facts of the keeper rule.
 fn prepare_dedup(
-    units: &[SourceUnit],
-    nodes: &[NodeRow],
+    units: &mut [SourceUnit],
+    nodes: &[NodeFacts],
     keep: &[bool],
     partition: u8,
     params: &DedupParams,
 ) -> Vec<DedupInput> {
-    let kept: Vec<(usize, Lang, &Function)> = each_function(units)
-        .filter(|(k, _, _)| keep[*k])
-        .map(|(k, u, f)| (k, u.lang, f))
+    // Only CSN rows read code tokens after this, and only kept functions make rows.
+    let all = units.iter_mut().flat_map(|u| u.functions.iter_mut());
+    for (f, _) in all.zip(keep).filter(|(_, keep)| !**keep) {
+        f.code_tokens = Default::default();
+    }
+    let mut kept: Vec<(usize, Lang, &mut Function)> = units
+        .iter_mut()
+        .flat_map(|u| {
+            let lang = u.lang;
+            u.functions.iter_mut().map(move |f| (lang, f))
+        })
+        .enumerate()
+        .filter(|(k, _)| keep[*k])
+        .map(|(k, (lang, f))| (k, lang, f))
         .collect();
-    kept.par_iter()
-        .map(|&(k, lang, f)| {
+    kept.par_iter_mut()
+        .map(|(k, lang, f)| {
             let spelling = lang.literal_spelling();
             let tokens: Vec<Cow<str>> = f
                 .code_tokens
@@ -425,7 +450,7 @@ fn prepare_dedup(
                 .filter(|t| near::is_content_token(t))
                 .map(|t| literal::canonical(t, spelling))
                 .collect();
-            let node = &nodes[k];
+            let node = &nodes[*k];
             let item = Item {
                 id: node.id,
                 tokens: &tokens,
@@ -434,6 +459,12 @@ fn prepare_dedup(
                 partition,
             };
             let (p, bands) = near::prepare(&item, params);
+            drop(tokens);
+            // Freed as the dedup inputs grow, so that a file of many undocumented functions
+            // does not hold both at once (issue 22, item 5).
+            if f.docstring.is_none() {
+                f.code_tokens = Default::default();
+            }
             let row = FunctionRow {
                 id: p.id,
                 exact_hash: p.exact,
@@ -651,6 +682,35 @@ fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> R
         dedup: Vec::new(),
         failures: vec![failure],
         failed: Some(e.kind()),
+        completion: None,
+    }
+}
+
+/// A repository whose call-graph rows could not be encoded: a bug rather than bad input,
+/// but one repository's, so the run goes on without it.
+fn encode_failed(
+    mut stats: RepoStats,
+    spec: &RepoSpec,
+    e: &codemine_schemas::Error,
+    t0: Instant,
+) -> RepoOutput {
+    let kind = "encode_error";
+    stats.status = "failed";
+    stats.source_seconds = t0.elapsed().as_secs_f64();
+    RepoOutput {
+        failures: vec![Failure {
+            repo: stats.repo.clone(),
+            source: spec.display(),
+            path: None,
+            stage: "write",
+            kind,
+            reason: format!("the call-graph rows could not be encoded: {e}"),
+        }],
+        stats,
+        rows: RepoRows::default(),
+        dropped: Vec::new(),
+        dedup: Vec::new(),
+        failed: Some(kind),
         completion: None,
     }
 }

@@ -436,7 +436,7 @@ impl Writer {
         let mut first = Vec::with_capacity(kept.len());
         let mut ids = HashSet::new();
         for &k in &kept {
-            let id = rows.graph.nodes[k].id;
+            let id = rows.graph.facts[k].id;
             let new = self.written.insert(id);
             first.push(new);
             if new {
@@ -444,32 +444,6 @@ impl Writer {
             }
         }
         let c = self.open_chunk()?;
-        // YABLoCo rows one at a time (they borrow the callees' code), then the CSN rows,
-        // which consume the units.
-        for (&k, new) in kept.iter().zip(&first) {
-            if !*new {
-                c.marker.counts.same_id_skipped += 1;
-                continue;
-            }
-            if let Some(r) = rows.yabloco_row(k) {
-                c.yabloco.push(&r)?;
-            }
-        }
-        let csn = &mut c.csn;
-        rows.csn_rows(|id| ids.contains(&id), |row| Ok(csn.push(&row)?))?;
-        for r in &rows.graph.nodes {
-            c.nodes.push(r)?;
-        }
-        for r in &rows.graph.edges {
-            c.edges.push(r)?;
-        }
-        c.marker.counts.edges += rows.graph.edges.len();
-        if explain {
-            for r in &repo.dropped {
-                c.dropped.push(r)?;
-            }
-            c.marker.counts.dropped += repo.dropped.len();
-        }
         if dedup {
             // Dedup rows are the kept functions in the order of the YABLoCo rows.
             let rows = repo.dedup.iter().zip(&first).filter(|(_, new)| **new);
@@ -484,6 +458,37 @@ impl Writer {
                 c.marker.counts.band_rows += hashes.len();
                 c.functions.push(f)?;
             }
+        }
+        for b in &rows.graph.nodes {
+            c.nodes.push_batch(b)?;
+        }
+        for b in &rows.graph.edges {
+            c.edges.push_batch(b)?;
+        }
+        c.marker.counts.edges += rows.graph.edge_count;
+        // Written first and freed: a repository of many functions holds its dedup inputs,
+        // its graph and the rows built below one after the other, not at once.
+        repo.dedup = Vec::new();
+        rows.graph.nodes = Vec::new();
+        rows.graph.edges = Vec::new();
+        // YABLoCo rows one at a time (they borrow the callees' code), then the CSN rows,
+        // which consume the units.
+        for (&k, new) in kept.iter().zip(&first) {
+            if !*new {
+                c.marker.counts.same_id_skipped += 1;
+                continue;
+            }
+            if let Some(r) = rows.yabloco_row(k) {
+                c.yabloco.push(&r)?;
+            }
+        }
+        let csn = &mut c.csn;
+        rows.csn_rows(|id| ids.contains(&id), |row| Ok(csn.push(&row)?))?;
+        if explain {
+            for r in &repo.dropped {
+                c.dropped.push(r)?;
+            }
+            c.marker.counts.dropped += repo.dropped.len();
         }
         if let Some(rows) = &repo.completion {
             for r in &rows.tokens {
