@@ -18,6 +18,7 @@
 //! # Ok::<(), miner::Error>(())
 //! ```
 
+pub mod benchmark;
 pub mod callgraph;
 pub mod cli;
 pub mod completion;
