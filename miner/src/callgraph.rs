@@ -272,6 +272,7 @@ pub fn build(repo: &str, units: &[SourceUnit], edges: &[Edge]) -> Graph {
                 cluster_id: None,
                 duplicate_of: None,
                 license: None,
+                contaminated_by: None,
             });
 
             rows.context.push(

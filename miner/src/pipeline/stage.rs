@@ -94,6 +94,9 @@ pub struct RankMarker {
     /// `--emit completion`'s settings, when it was asked for.
     #[serde(default)]
     pub completion: Option<super::completion::Settings>,
+    /// `--decontaminate`'s benchmarks and settings, when it was asked for.
+    #[serde(default)]
+    pub decontamination: Option<super::decontam::Settings>,
 }
 
 /// `r{rank:05}`, the tag in a rank's file names.
@@ -204,6 +207,7 @@ pub fn run(
                 seed: c.seed,
                 cuts: c.cuts,
             }),
+        decontamination: opts.decontam.as_ref().map(|d| d.settings().clone()),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -263,6 +267,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
     // Appended only when asked, so that the fingerprints of other runs stay as they were.
     let text = match &opts.completion {
         Some(c) => format!("{text}\n{c:?}"),
+        None => text,
+    };
+    let text = match &opts.decontam {
+        Some(d) => format!("{text}\n{d:?}"),
         None => text,
     };
     format!(
