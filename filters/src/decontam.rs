@@ -177,6 +177,11 @@ impl Index {
         self.items.is_empty()
     }
 
+    /// The id of item `k` (in the order given to [`Index::build`]); empty past the end.
+    pub fn item(&self, k: usize) -> &str {
+        self.items.get(k).map_or("", |(_, id)| id.as_str())
+    }
+
     fn found(&self, k: u32, kind: MatchKind, score: f64) -> Match {
         let (benchmark, item) = &self.items[k as usize];
         Match {

@@ -49,10 +49,28 @@ enum Command {
     /// Score model outputs against a mined dataset: summarization (CSN docstrings) or
     /// generation (YABLoCo bodies), with the reference implementations' numbers.
     Eval(Box<EvalArgs>),
+    /// For every item of the benchmark(s), whether and where a mined dataset holds it
+    /// (repository, path, lines, exact or near match and its score).
+    Contamination(ContaminationArgs),
     /// Redraw the dataset card's figures of a finished output folder (SVG and PNG next to
     /// README.md, their numbers in plots.json); --html also writes a self-contained
     /// report.html.
     Report(ReportArgs),
+}
+
+#[derive(Args)]
+struct ContaminationArgs {
+    /// Benchmark files: JSONL, JSON or Parquet, plain or gzipped ([NAME=]FILE).
+    #[arg(value_name = "BENCH", required = true)]
+    benchmarks: Vec<String>,
+    /// A finished output folder of `codemine mine`.
+    #[arg(long, value_name = "OUT")]
+    against: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    decontam: DecontamArgs,
 }
 
 #[derive(Args)]
@@ -363,9 +381,15 @@ fn decontaminator(
     read: &crate::benchmark::ReadOptions,
     params: &codemine_filters::decontam::DecontamParams,
 ) -> Result<crate::pipeline::decontam::Decontaminator, crate::Error> {
-    let mut benchmarks = Vec::new();
+    let mut benchmarks: Vec<crate::benchmark::Benchmark> = Vec::new();
     for f in files {
         let spec = crate::benchmark::BenchmarkSpec::parse(f);
+        if benchmarks.iter().any(|b| b.name == spec.name()) {
+            return Err(crate::Error::Usage(format!(
+                "--decontaminate {f}: a second benchmark named `{}`: name them with NAME=FILE",
+                spec.name()
+            )));
+        }
         let b = crate::benchmark::read(&spec, read)
             .map_err(|e| crate::Error::Usage(format!("--decontaminate {e}")))?;
         benchmarks.push(b);
@@ -492,6 +516,7 @@ pub fn main() -> i32 {
         Command::Cluster(args) => exit_code(run_cluster(args)),
         Command::Finalize(args) => exit_code(run_finalize(args)),
         Command::Report(args) => exit_code(run_report(args)),
+        Command::Contamination(args) => exit_code(run_contamination(args)),
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
@@ -570,6 +595,18 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
         crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
             .with_context(|| format!("finalizing {}", args.out.display()))?;
     report(&summary, &args.out, false)
+}
+
+fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
+    let params = args.decontam.params(None)?;
+    let d = decontaminator(&args.benchmarks, &args.decontam.read_options()?, &params)?;
+    let report = crate::contamination::run(&d, &args.against)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", crate::contamination::table(&report));
+    }
+    Ok(0)
 }
 
 fn run_report(args: ReportArgs) -> anyhow::Result<i32> {

@@ -22,6 +22,7 @@ pub mod benchmark;
 pub mod callgraph;
 pub mod cli;
 pub mod completion;
+pub mod contamination;
 pub mod coverage;
 pub mod csn;
 pub mod enrich;
