@@ -283,6 +283,7 @@ fn copies_are_removed_from_every_table_and_reported() {
     let s = stats(&out);
     assert_eq!(s["stages"]["filter"]["removed"]["decontaminated"], 3);
     assert_eq!(s["stages"]["filter"]["kept"], 2);
+    assert_eq!(s["stages"]["filter"]["rules"], json!(["decontaminated"]));
     let d = &s["stages"]["decontamination"];
     assert_eq!(d["ngram"], 13);
     assert_eq!(d["threshold"], 0.7);
@@ -319,6 +320,12 @@ fn copies_are_removed_from_every_table_and_reported() {
     assert_eq!(rows, want);
 
     let card = fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        card.contains(
+            "- filters: rules decontaminated; kept 2 of 5 functions (removed: decontaminated 3;"
+        ),
+        "{card}"
+    );
     assert!(
         card.contains("  - bench: 3 of 4 items found; 3 functions removed (3 exact, 0 near)"),
         "{card}"

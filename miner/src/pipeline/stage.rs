@@ -192,12 +192,17 @@ pub fn run(
         Ok::<(), Error>(())
     })?;
     let filter = opts.filter.as_ref().filter(|f| f.is_active());
+    let mut filter_rules = filter.map(Filter::rule_names).unwrap_or_default();
+    // Decontamination is a rule of the funnel too, checked after the cheap rules.
+    if opts.decontam.is_some() {
+        filter_rules.push(super::decontam::RULE);
+    }
     let rank_marker = RankMarker {
         rank,
         world_size: world,
-        filter_active: filter.is_some(),
+        filter_active: filter.is_some() || opts.decontam.is_some(),
         filter_settings: filter.map(Filter::describe).unwrap_or_default(),
-        filter_rules: filter.map(Filter::rule_names).unwrap_or_default(),
+        filter_rules,
         dedup: opts.dedup.is_some(),
         explain: opts.explain,
         completion: opts
