@@ -78,8 +78,11 @@ impl MatchKind {
     }
 }
 
-/// What a function matched: the first item by index order among exact matches, else the
-/// near match with the highest Jaccard (ties: the first item).
+/// What a function matched: among exact matches, the item with the largest share of its
+/// distinct runs in the function, then the most shared runs, then the first by index order
+/// (so a copy names its own item rather than another that shares a stretch of boilerplate
+/// with it, or an outer function that holds it nested); else the near match with the
+/// highest Jaccard (ties: the first item).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Match {
     pub benchmark: String,
@@ -95,6 +98,10 @@ pub struct Index {
     items: Vec<(String, String)>,
     /// Hash of each `ngram`-token run (or of a whole shorter item) to the first item with it.
     runs: HashMap<u64, u32>,
+    /// The further items of the runs that more than one item has.
+    more_runs: HashMap<u64, Vec<u32>>,
+    /// Distinct runs of each item.
+    run_counts: Vec<u32>,
     /// Lengths of the items shorter than `ngram`, for their whole-item runs.
     short_lengths: Vec<usize>,
     /// One map per band: band hash to the items in that bucket.
@@ -116,7 +123,9 @@ fn run_hash<T: AsRef<str>>(tokens: &[T]) -> u64 {
 impl Index {
     pub fn build(items: Vec<BenchItem>, params: &DecontamParams) -> Self {
         let n = params.ngram.max(1);
-        let mut runs = HashMap::new();
+        let mut runs: HashMap<u64, u32> = HashMap::new();
+        let mut more_runs: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut run_counts = Vec::with_capacity(items.len());
         let mut short_lengths = Vec::new();
         let mut bands: Vec<HashMap<u64, Vec<u32>>> = vec![HashMap::new(); params.dedup.bands];
         let mut shingles = Vec::with_capacity(items.len());
@@ -125,18 +134,26 @@ impl Index {
             let k = k as u32;
             let toks = &item.tokens;
             if toks.is_empty() {
+                run_counts.push(0);
                 shingles.push(Vec::new());
                 names.push((item.benchmark, item.id));
                 continue;
             }
-            if toks.len() < n {
-                runs.entry(run_hash(toks)).or_insert(k);
+            let mut own: Vec<u64> = if toks.len() < n {
                 if !short_lengths.contains(&toks.len()) {
                     short_lengths.push(toks.len());
                 }
+                vec![run_hash(toks)]
             } else {
-                for w in toks.windows(n) {
-                    runs.entry(run_hash(w)).or_insert(k);
+                toks.windows(n).map(run_hash).collect()
+            };
+            own.sort_unstable();
+            own.dedup();
+            run_counts.push(own.len() as u32);
+            for h in own {
+                let first = *runs.entry(h).or_insert(k);
+                if first != k {
+                    more_runs.entry(h).or_default().push(k);
                 }
             }
             let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
@@ -163,6 +180,8 @@ impl Index {
             params: params.clone(),
             items: names,
             runs,
+            more_runs,
+            run_counts,
             short_lengths,
             bands,
             shingles,
@@ -195,11 +214,11 @@ impl Index {
     /// The benchmark item a function's content tokens contain, if any.
     pub fn check(&self, tokens: &[&str]) -> Option<Match> {
         let n = self.params.ngram.max(1);
-        // Exact: the first item (by index order) any of the function's runs belongs to.
-        let mut best: Option<u32> = None;
+        // Exact: the item with the largest share of its runs in the function (see `Match`).
+        let mut hits: Vec<u64> = Vec::new();
         let mut consider = |h: u64| {
-            if let Some(&k) = self.runs.get(&h) {
-                best = Some(best.map_or(k, |b| b.min(k)));
+            if self.runs.contains_key(&h) {
+                hits.push(h);
             }
         };
         if tokens.len() >= n {
@@ -214,8 +233,32 @@ impl Index {
                 }
             }
         }
-        if let Some(k) = best {
-            return Some(self.found(k, MatchKind::Exact, 1.0));
+        if !hits.is_empty() {
+            hits.sort_unstable();
+            hits.dedup();
+            let mut shared: HashMap<u32, u32> = HashMap::new();
+            for h in &hits {
+                let first = self.runs.get(h).copied();
+                let more = self.more_runs.get(h).into_iter().flatten().copied();
+                for k in first.into_iter().chain(more) {
+                    *shared.entry(k).or_default() += 1;
+                }
+            }
+            let total = |k: u32| u64::from(self.run_counts[k as usize].max(1));
+            let better = |(k, c): (u32, u32), (bk, bc): (u32, u32)| {
+                // c / total(k) against bc / total(bk), without division.
+                let (share, best) = (u64::from(c) * total(bk), u64::from(bc) * total(k));
+                (share, c, std::cmp::Reverse(k)) > (best, bc, std::cmp::Reverse(bk))
+            };
+            let mut best: Option<(u32, u32)> = None;
+            for (k, c) in shared {
+                if best.is_none_or(|b| better((k, c), b)) {
+                    best = Some((k, c));
+                }
+            }
+            if let Some((k, _)) = best {
+                return Some(self.found(k, MatchKind::Exact, 1.0));
+            }
         }
         // Near: LSH candidates verified by Jaccard.
         let (p, band_hashes) = prepare(
