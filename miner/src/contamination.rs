@@ -4,8 +4,8 @@
 //! filters and dedup kept, with its code) is tokenised as mining does and checked, and
 //! located through its call-graph node (repository, path, lines).
 //!
-//! A function is reported under one item only: the first item it copies exactly, else the
-//! item it is nearest to.
+//! A function is reported under one item only: the one it copies most completely (see
+//! `codemine_filters::decontam::Match`), else the item it is nearest to.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
