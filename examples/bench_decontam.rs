@@ -170,8 +170,7 @@ fn main() {
                             }
                             let toks =
                                 match_tokens(Some(Lang::Python), f.iter().map(String::as_str));
-                            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
-                            let found = index.check(&refs);
+                            let found = index.check(&toks);
                             match (plan(i, m), found) {
                                 ((1, k), Some(x))
                                     if x.item == k.to_string() && x.kind == MatchKind::Exact =>

@@ -27,6 +27,7 @@
 //! item's outermost functions (their docstrings left out, as for mined functions), or of
 //! the whole snippet when it holds no whole function.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -163,7 +164,7 @@ pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, Bench
         };
         let raw = raw_item(&rec, k, key, opts, path)?;
         let tokens = match raw.text {
-            Text::Tokens(t) => match_tokens(raw.lang, t.iter().map(String::as_str)),
+            Text::Tokens(t) => owned_match_tokens(raw.lang, t.iter().map(String::as_str)),
             Text::Code(code) => {
                 let lang = raw.lang.ok_or_else(|| BenchmarkError::NoLanguage {
                     path: path.clone(),
@@ -175,7 +176,7 @@ pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, Bench
                         item: k,
                         message: e.to_string(),
                     })?;
-                match_tokens(Some(lang), toks.iter().map(String::as_str))
+                owned_match_tokens(Some(lang), toks.iter().map(String::as_str))
             }
         };
         items.push(BenchItem {
@@ -195,13 +196,27 @@ pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, Bench
 /// dedup tokens (identifiers, keywords, literals in their canonical spelling; see
 /// `codemine_filters::dedup`) without comments, so that neither layout nor comments hide a
 /// copy.
-pub fn match_tokens<'a>(lang: Option<Lang>, tokens: impl Iterator<Item = &'a str>) -> Vec<String> {
+pub fn match_tokens<'a>(
+    lang: Option<Lang>,
+    tokens: impl Iterator<Item = &'a str>,
+) -> Vec<Cow<'a, str>> {
     tokens
         .filter(|t| is_content_token(t) && !lang.is_some_and(|l| is_comment(l, t)))
         .map(|t| match lang {
-            Some(l) => literal::canonical(t, l.literal_spelling()).into_owned(),
-            None => t.to_string(),
+            Some(l) => literal::canonical(t, l.literal_spelling()),
+            None => Cow::Borrowed(t),
         })
+        .collect()
+}
+
+/// [`match_tokens`], owned.
+fn owned_match_tokens<'a>(
+    lang: Option<Lang>,
+    tokens: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
+    match_tokens(lang, tokens)
+        .into_iter()
+        .map(Cow::into_owned)
         .collect()
 }
 

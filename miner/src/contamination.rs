@@ -213,8 +213,7 @@ pub fn run(d: &Decontaminator, out: &Path) -> Result<Report, Error> {
             let lang = Lang::from_name(lang)?;
             let toks = code_tokens(ex, lang, code).ok()?;
             let toks = match_tokens(Some(lang), toks.iter().map(String::as_str));
-            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
-            d.index().check(&refs).map(|m| (*id, m))
+            d.index().check(&toks).map(|m| (*id, m))
         })
         .flatten()
         .collect();

@@ -141,8 +141,7 @@ pub fn step(
         .par_iter()
         .filter_map(|&(k, lang, f)| {
             let tokens = match_tokens(Some(lang), f.code_tokens.iter());
-            let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
-            d.index.check(&refs).map(|m| (k, m))
+            d.index.check(&tokens).map(|m| (k, m))
         })
         .collect();
     let mut out = RepoDecontam {
