@@ -571,3 +571,86 @@ fn a_missing_field_is_a_usage_error_naming_file_and_field() {
     );
     assert!(!out.join("stats.json").exists());
 }
+
+/// codemine's own tables as benchmarks (Parquet: CSN rows, YABLoCo rows), and a JSON object
+/// of items keyed by id whose language comes from `--decontaminate-language`: each finds
+/// every function it was made from.
+#[test]
+fn parquet_tables_and_json_objects_are_benchmarks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = write_repo(&tmp.path().join("repo"));
+    let out = mine_into(&repo, tmp.path(), &[]);
+    let cache = tmp.path().join("cache");
+    let contamination = |bench: &str, extra: &[&str]| -> Value {
+        let mut args = vec![
+            "contamination",
+            bench,
+            "--against",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let res = codemine(&args, &cache);
+        assert_success(&res);
+        serde_json::from_slice(&res.stdout).unwrap()
+    };
+    let shard = |dir: &str| -> String {
+        let mut files: Vec<PathBuf> = fs::read_dir(out.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files[0].to_str().unwrap().to_string()
+    };
+    let names = [
+        "has_close_elements",
+        "list_pairs",
+        "parse_header",
+        "running_mean",
+        "summarize_scores",
+    ];
+    for (bench, ids) in [
+        (format!("csn={}", shard("csn")), "url"),
+        (format!("yabloco={}", shard("yabloco")), "meta.original_id"),
+    ] {
+        let r = contamination(&bench, &[]);
+        let b = &r["benchmarks"][0];
+        assert_eq!(b["items"], 5, "{bench}: {ids}");
+        assert_eq!(b["items_found"], 5, "{bench}");
+        let mut found: Vec<&str> = b["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["locations"][0]["function"].as_str().unwrap())
+            .collect();
+        found.sort();
+        assert_eq!(found, names, "{bench}");
+        for i in b["results"].as_array().unwrap() {
+            assert_eq!(i["locations"].as_array().unwrap().len(), 1, "{bench}: {i}");
+            assert_eq!(i["locations"][0]["kind"], "exact");
+        }
+    }
+
+    // CodeXGLUE's clone-detection shape (`func`, Java by default) with the language given.
+    let object = tmp.path().join("items.json");
+    fs::write(
+        &object,
+        json!({"close": {"func": CLOSE}, "never": {"func": NEVER}}).to_string(),
+    )
+    .unwrap();
+    let r = contamination(
+        object.to_str().unwrap(),
+        &["--decontaminate-language", "python"],
+    );
+    let b = &r["benchmarks"][0];
+    assert_eq!(b["name"], "items");
+    let results: Vec<(&str, bool)> = b["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["item"].as_str().unwrap(), i["found"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(results, [("close", true), ("never", false)]);
+}
