@@ -574,6 +574,43 @@ pub type DedupInput = (FunctionRow, Vec<u64>);
 mod tests {
     use super::*;
 
+    /// The benchmarks decide which functions are removed: another item (or another ngram)
+    /// must start the run over.
+    #[test]
+    fn the_benchmarks_are_part_of_the_fingerprint() {
+        use codemine_filters::decontam::{BenchItem, DecontamParams};
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let off = fingerprint(&specs, &opts);
+        let with = |tokens: &[&str], ngram: usize| {
+            let b = crate::benchmark::Benchmark {
+                name: "b".into(),
+                path: "b.jsonl".into(),
+                items: vec![BenchItem {
+                    benchmark: "b".into(),
+                    id: "1".into(),
+                    tokens: tokens.iter().map(|t| t.to_string()).collect(),
+                }],
+            };
+            let params = DecontamParams {
+                ngram,
+                ..DecontamParams::default()
+            };
+            Some(std::sync::Arc::new(
+                super::super::decontam::Decontaminator::build(vec![b], &params),
+            ))
+        };
+        opts.decontam = with(&["def", "f", "return", "x"], 13);
+        let one = fingerprint(&specs, &opts);
+        opts.decontam = with(&["def", "f", "return", "y"], 13);
+        let other = fingerprint(&specs, &opts);
+        opts.decontam = with(&["def", "f", "return", "y"], 20);
+        let longer = fingerprint(&specs, &opts);
+        assert!(off != one && one != other && other != longer);
+        opts.decontam = with(&["def", "f", "return", "x"], 13);
+        assert_eq!(one, fingerprint(&specs, &opts));
+    }
+
     /// The zone changes YABLoCo's staged `last_commit` strings, so a rerun with another
     /// zone must not resume the staged chunks of the first.
     #[test]
