@@ -82,6 +82,10 @@ pub struct FilterConfig {
     /// Keep only functions whose file's license is one of these (SPDX ids, `permissive`,
     /// `copyleft`).
     pub licenses: Option<Vec<String>>,
+    /// Benchmark files (`FILE` or `NAME=FILE`) whose code is removed from the dataset;
+    /// the miner reads them (see `codemine mine --decontaminate`).
+    #[serde(default)]
+    pub decontaminate: Vec<String>,
 }
 
 impl FilterConfig {
@@ -126,6 +130,8 @@ impl FilterConfig {
     pub fn merged(self, overrides: FilterConfig) -> FilterConfig {
         let mut exclude = self.exclude;
         exclude.extend(overrides.exclude);
+        let mut decontaminate = self.decontaminate;
+        decontaminate.extend(overrides.decontaminate);
         FilterConfig {
             preset: overrides.preset.or(self.preset),
             since: overrides.since.or(self.since),
@@ -142,6 +148,7 @@ impl FilterConfig {
             max_calls_num: overrides.max_calls_num.or(self.max_calls_num),
             date_timezone: overrides.date_timezone.or(self.date_timezone),
             licenses: overrides.licenses.or(self.licenses),
+            decontaminate,
         }
     }
 
@@ -232,6 +239,10 @@ pub struct FilterArgs {
     /// `permissive` and `copyleft` (comma-separated); unknown licenses are dropped.
     #[arg(long, value_name = "LICENSE,...", value_delimiter = ',')]
     pub licenses: Option<Vec<String>>,
+    /// Remove functions that copy an item of this benchmark (JSONL, JSON or Parquet;
+    /// NAME=FILE names it, default the file stem). Repeatable.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    pub decontaminate: Vec<String>,
 }
 
 impl FilterArgs {
@@ -263,6 +274,7 @@ impl FilterArgs {
             max_calls_num: self.max_calls_num,
             date_timezone: self.date_timezone.clone(),
             licenses: self.licenses.clone(),
+            decontaminate: self.decontaminate.clone(),
         }
     }
 }

@@ -26,11 +26,13 @@
 //! assert_eq!((m.item.as_str(), m.kind), ("HumanEval/0", MatchKind::Exact));
 //! ```
 
-use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use xxhash_rust::xxh3::xxh3_64;
 
 use serde::Serialize;
 
-use crate::dedup::{jaccard, prepare, DedupParams, Item};
+use crate::dedup::{band_hashes_into, jaccard, shingle_set_of_hashes, DedupParams};
 
 /// Settings of the two tests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -78,8 +80,11 @@ impl MatchKind {
     }
 }
 
-/// What a function matched: the first item by index order among exact matches, else the
-/// near match with the highest Jaccard (ties: the first item).
+/// What a function matched: among exact matches, the item with the largest share of its
+/// distinct runs in the function, then the most shared runs, then the first by index order
+/// (so a copy names its own item rather than another that shares a stretch of boilerplate
+/// with it, or an outer function that holds it nested); else the near match with the
+/// highest Jaccard (ties: the first item).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Match {
     pub benchmark: String,
@@ -95,67 +100,121 @@ pub struct Index {
     items: Vec<(String, String)>,
     /// Hash of each `ngram`-token run (or of a whole shorter item) to the first item with it.
     runs: HashMap<u64, u32>,
+    /// The further items of the runs that more than one item has.
+    more_runs: HashMap<u64, Vec<u32>>,
+    /// Distinct runs of each item.
+    run_counts: Vec<u32>,
     /// Lengths of the items shorter than `ngram`, for their whole-item runs.
     short_lengths: Vec<usize>,
     /// One map per band: band hash to the items in that bucket.
     bands: Vec<HashMap<u64, Vec<u32>>>,
     shingles: Vec<Vec<u64>>,
+    /// Every shingle of every item: a function with too few of them cannot be near any
+    /// item, and skips the MinHash signature.
+    all_shingles: HashSet<u64>,
 }
 
-/// The hash of a run of tokens (length-prefixed, so runs do not collide by concatenation).
-fn run_hash<T: AsRef<str>>(tokens: &[T]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for t in tokens {
-        let t = t.as_ref();
-        h.update(&(t.len() as u32).to_le_bytes());
-        h.update(t.as_bytes());
-    }
-    h.digest()
+/// Each token's hash: runs are hashed from these fixed-size words, so a token is hashed
+/// once however many runs it is in.
+fn token_hashes<T: AsRef<str>>(tokens: &[T]) -> Vec<u64> {
+    tokens
+        .iter()
+        .map(|t| xxh3_64(t.as_ref().as_bytes()))
+        .collect()
 }
+
+/// The hash of a run from its tokens' hashes (and its length, so that runs of different
+/// lengths differ).
+fn run_hash(words: &[u64], buf: &mut Vec<u8>) -> u64 {
+    buf.clear();
+    buf.extend_from_slice(&(words.len() as u64).to_le_bytes());
+    for w in words {
+        buf.extend_from_slice(&w.to_le_bytes());
+    }
+    xxh3_64(buf)
+}
+
+/// The band hashes of a shingle set, as dedup's `prepare` computes them (none for an empty
+/// set).
+fn band_keys(set: &[u64], params: &DedupParams) -> Vec<u64> {
+    let mut bands = Vec::new();
+    if !set.is_empty() {
+        bands.resize(params.bands, 0);
+        band_hashes_into(set, params.rows, &mut bands);
+    }
+    bands
+}
+
+/// Keys here are already hashes (xxh3): the map uses them as they are.
+#[derive(Default, Clone, Copy)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Not called for u64 keys; fold anything else in.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Prehashed>>;
+type HashSet<K> = std::collections::HashSet<K, BuildHasherDefault<Prehashed>>;
 
 impl Index {
     pub fn build(items: Vec<BenchItem>, params: &DecontamParams) -> Self {
         let n = params.ngram.max(1);
-        let mut runs = HashMap::new();
+        let mut runs: HashMap<u64, u32> = HashMap::default();
+        let mut more_runs: HashMap<u64, Vec<u32>> = HashMap::default();
+        let mut run_counts = Vec::with_capacity(items.len());
+        let mut buf = Vec::new();
+        let mut all_shingles = HashSet::default();
         let mut short_lengths = Vec::new();
-        let mut bands: Vec<HashMap<u64, Vec<u32>>> = vec![HashMap::new(); params.dedup.bands];
+        let mut bands: Vec<HashMap<u64, Vec<u32>>> = vec![HashMap::default(); params.dedup.bands];
         let mut shingles = Vec::with_capacity(items.len());
         let mut names = Vec::with_capacity(items.len());
         for (k, item) in items.into_iter().enumerate() {
             let k = k as u32;
             let toks = &item.tokens;
             if toks.is_empty() {
+                run_counts.push(0);
                 shingles.push(Vec::new());
                 names.push((item.benchmark, item.id));
                 continue;
             }
-            if toks.len() < n {
-                runs.entry(run_hash(toks)).or_insert(k);
+            let words = token_hashes(toks);
+            let mut own: Vec<u64> = if toks.len() < n {
                 if !short_lengths.contains(&toks.len()) {
                     short_lengths.push(toks.len());
                 }
+                vec![run_hash(&words, &mut buf)]
             } else {
-                for w in toks.windows(n) {
-                    runs.entry(run_hash(w)).or_insert(k);
+                words.windows(n).map(|w| run_hash(w, &mut buf)).collect()
+            };
+            own.sort_unstable();
+            own.dedup();
+            run_counts.push(own.len() as u32);
+            for h in own {
+                let first = *runs.entry(h).or_insert(k);
+                if first != k {
+                    more_runs.entry(h).or_default().push(k);
                 }
             }
-            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
-            let (p, band_hashes) = prepare(
-                &Item {
-                    id: u64::from(k),
-                    tokens: &refs,
-                    has_docstring: false,
-                    last_commit: None,
-                    partition: 0,
-                },
-                &params.dedup,
-            );
+            let set = shingle_set_of_hashes(&words, params.dedup.shingle);
+            let band_hashes = band_keys(&set, &params.dedup);
+            all_shingles.extend(set.iter().copied());
             for (b, h) in band_hashes.into_iter().enumerate() {
                 if let Some(map) = bands.get_mut(b) {
                     map.entry(h).or_default().push(k);
                 }
             }
-            shingles.push(p.shingles);
+            shingles.push(set);
             names.push((item.benchmark, item.id));
         }
         short_lengths.sort_unstable();
@@ -163,9 +222,12 @@ impl Index {
             params: params.clone(),
             items: names,
             runs,
+            more_runs,
+            run_counts,
             short_lengths,
             bands,
             shingles,
+            all_shingles,
         }
     }
 
@@ -175,6 +237,11 @@ impl Index {
 
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    /// The id of item `k` (in the order given to [`Index::build`]); empty past the end.
+    pub fn item(&self, k: usize) -> &str {
+        self.items.get(k).map_or("", |(_, id)| id.as_str())
     }
 
     fn found(&self, k: u32, kind: MatchKind, score: f64) -> Match {
@@ -188,44 +255,68 @@ impl Index {
     }
 
     /// The benchmark item a function's content tokens contain, if any.
-    pub fn check(&self, tokens: &[&str]) -> Option<Match> {
+    pub fn check<T: AsRef<str>>(&self, tokens: &[T]) -> Option<Match> {
         let n = self.params.ngram.max(1);
-        // Exact: the first item (by index order) any of the function's runs belongs to.
-        let mut best: Option<u32> = None;
+        // Exact: the item with the largest share of its runs in the function (see `Match`).
+        let mut hits: Vec<u64> = Vec::new();
         let mut consider = |h: u64| {
-            if let Some(&k) = self.runs.get(&h) {
-                best = Some(best.map_or(k, |b| b.min(k)));
+            if self.runs.contains_key(&h) {
+                hits.push(h);
             }
         };
-        if tokens.len() >= n {
-            for w in tokens.windows(n) {
-                consider(run_hash(w));
+        let words = token_hashes(tokens);
+        let mut buf = Vec::with_capacity(8 * (n + 1));
+        if words.len() >= n {
+            for w in words.windows(n) {
+                consider(run_hash(w, &mut buf));
             }
         }
         for &len in &self.short_lengths {
-            if len <= tokens.len() {
-                for w in tokens.windows(len) {
-                    consider(run_hash(w));
+            if len <= words.len() {
+                for w in words.windows(len) {
+                    consider(run_hash(w, &mut buf));
                 }
             }
         }
-        if let Some(k) = best {
-            return Some(self.found(k, MatchKind::Exact, 1.0));
+        if !hits.is_empty() {
+            hits.sort_unstable();
+            hits.dedup();
+            let mut shared: std::collections::HashMap<u32, u32> = Default::default();
+            for h in &hits {
+                let first = self.runs.get(h).copied();
+                let more = self.more_runs.get(h).into_iter().flatten().copied();
+                for k in first.into_iter().chain(more) {
+                    *shared.entry(k).or_default() += 1;
+                }
+            }
+            let total = |k: u32| u64::from(self.run_counts[k as usize].max(1));
+            let better = |(k, c): (u32, u32), (bk, bc): (u32, u32)| {
+                // c / total(k) against bc / total(bk), without division.
+                let (share, best) = (u64::from(c) * total(bk), u64::from(bc) * total(k));
+                (share, c, std::cmp::Reverse(k)) > (best, bc, std::cmp::Reverse(bk))
+            };
+            let mut best: Option<(u32, u32)> = None;
+            for (k, c) in shared {
+                if best.is_none_or(|b| better((k, c), b)) {
+                    best = Some((k, c));
+                }
+            }
+            if let Some((k, _)) = best {
+                return Some(self.found(k, MatchKind::Exact, 1.0));
+            }
         }
-        // Near: LSH candidates verified by Jaccard.
-        let (p, band_hashes) = prepare(
-            &Item {
-                id: 0,
-                tokens,
-                has_docstring: false,
-                last_commit: None,
-                partition: 0,
-            },
-            &self.params.dedup,
-        );
-        if p.shingles.is_empty() {
+        // Near: LSH candidates verified by Jaccard. A Jaccard of t with an item needs at
+        // least t * |set| of the function's shingles in that item, so a function with fewer
+        // in all items together is near none (most unrelated code stops here).
+        let set = shingle_set_of_hashes(&words, self.params.dedup.shingle);
+        if set.is_empty() {
             return None;
         }
+        let present = set.iter().filter(|h| self.all_shingles.contains(h)).count();
+        if (present as f64) < self.params.threshold * set.len() as f64 {
+            return None;
+        }
+        let band_hashes = band_keys(&set, &self.params.dedup);
         let mut cands: Vec<u32> = band_hashes
             .iter()
             .zip(&self.bands)
@@ -241,7 +332,7 @@ impl Index {
             if s.is_empty() {
                 continue;
             }
-            let j = jaccard(&p.shingles, s);
+            let j = jaccard(&set, s);
             if j >= self.params.threshold && near.is_none_or(|(bj, _)| j > bj) {
                 near = Some((j, k));
             }

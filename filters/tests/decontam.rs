@@ -1,7 +1,7 @@
 //! The decontamination index on token sequences: a verbatim copy, a copy inside a larger
-//! function, a copy with one variable renamed, a function that shares only boilerplate, a
-//! short item; expected matches written from the rules (13-token runs; Jaccard of 5-token
-//! shingles at 0.7, computed here by brute force).
+//! function, a copy with one variable renamed, a function that shares only boilerplate, two
+//! items that share boilerplate, a short item; expected matches written from the rules
+//! (13-token runs; Jaccard of 5-token shingles at 0.7, computed here by brute force).
 
 use std::collections::HashSet;
 
@@ -114,4 +114,61 @@ fn boilerplate_and_short_items() {
     assert_eq!(check(&idx, &f), Some(("t1".into(), MatchKind::Exact, 1.0)));
     let g = toks("def mul x y return x * y + 2");
     assert_eq!(check(&idx, &g), None);
+}
+
+#[test]
+fn a_copy_matches_its_own_item_over_one_that_shares_boilerplate_with_it() {
+    let boilerplate =
+        "def main argv parser = argparse ArgumentParser description args = parser parse_args argv";
+    let a = toks(&format!(
+        "{boilerplate} run_server args host args port return 0"
+    ));
+    let b = toks(&format!(
+        "{boilerplate} for path in args files with open path as f print f read return 1"
+    ));
+    let items = [("first", &a), ("second", &b)].map(|(id, t)| BenchItem {
+        benchmark: "b".into(),
+        id: id.into(),
+        tokens: t.clone(),
+    });
+    let idx = Index::build(items.to_vec(), &DecontamParams::default());
+    // Both items hold the 13-token boilerplate, so a copy of either shares a run with both.
+    assert_eq!(toks(boilerplate).len(), 13);
+    assert_eq!(
+        check(&idx, &b),
+        Some(("second".into(), MatchKind::Exact, 1.0))
+    );
+    assert_eq!(
+        check(&idx, &a),
+        Some(("first".into(), MatchKind::Exact, 1.0))
+    );
+    // The boilerplate alone is one run of each: a larger share of the shorter first item.
+    assert_eq!(
+        check(&idx, &toks(boilerplate)),
+        Some(("first".into(), MatchKind::Exact, 1.0))
+    );
+}
+
+#[test]
+fn a_nested_function_matches_its_own_item_not_the_outer_one() {
+    let inner =
+        "def md5_utf8 x if isinstance x str x = x encode \"utf-8\" return hashlib md5 x hexdigest";
+    let outer = toks(&format!(
+        "def build_digest_header self method url {inner} hash_utf8 = md5_utf8 return hash_utf8 method"
+    ));
+    let items = [("outer", outer.clone()), ("inner", toks(inner))].map(|(id, tokens)| BenchItem {
+        benchmark: "b".into(),
+        id: id.into(),
+        tokens,
+    });
+    let idx = Index::build(items.to_vec(), &DecontamParams::default());
+    // The outer item holds every run of the inner one, and comes first.
+    assert_eq!(
+        check(&idx, &toks(inner)),
+        Some(("inner".into(), MatchKind::Exact, 1.0))
+    );
+    assert_eq!(
+        check(&idx, &outer),
+        Some(("outer".into(), MatchKind::Exact, 1.0))
+    );
 }

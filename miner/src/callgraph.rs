@@ -396,6 +396,7 @@ pub fn build(
                 cluster_id: None,
                 duplicate_of: None,
                 license: None,
+                contaminated_by: None,
             });
             k += 1;
         }

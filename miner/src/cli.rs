@@ -49,10 +49,28 @@ enum Command {
     /// Score model outputs against a mined dataset: summarization (CSN docstrings) or
     /// generation (YABLoCo bodies), with the reference implementations' numbers.
     Eval(Box<EvalArgs>),
+    /// For every item of the benchmark(s), whether and where a mined dataset holds it
+    /// (repository, path, lines, exact or near match and its score).
+    Contamination(ContaminationArgs),
     /// Redraw the dataset card's figures of a finished output folder (SVG and PNG next to
     /// README.md, their numbers in plots.json); --html also writes a self-contained
     /// report.html.
     Report(ReportArgs),
+}
+
+#[derive(Args)]
+struct ContaminationArgs {
+    /// Benchmark files: JSONL, JSON or Parquet, plain or gzipped ([NAME=]FILE).
+    #[arg(value_name = "BENCH", required = true)]
+    benchmarks: Vec<String>,
+    /// A finished output folder of `codemine mine`.
+    #[arg(long, value_name = "OUT")]
+    against: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    decontam: DecontamArgs,
 }
 
 #[derive(Args)]
@@ -280,6 +298,8 @@ struct MineArgs {
     filter: codemine_filters::FilterArgs,
     #[command(flatten)]
     dedup: DedupArgs,
+    #[command(flatten)]
+    decontam: DecontamArgs,
     /// Mine only the repositories whose manifest position i (0-based, --repo arguments
     /// after manifests) has i % WORLD_SIZE == RANK, into DIR/staging; run `codemine cluster`
     /// and `codemine finalize` once every rank is done.
@@ -298,6 +318,85 @@ struct MineArgs {
     /// Also print every file that could not be processed.
     #[arg(long, short = 'v')]
     verbose: bool,
+}
+
+/// How benchmark files are read and matched (`--decontaminate`).
+#[derive(Args)]
+#[command(next_help_heading = "Decontamination")]
+struct DecontamArgs {
+    /// The field(s) of a benchmark item that hold its code, for shapes codemine does not
+    /// know (repeatable; a list of strings is taken as tokens).
+    #[arg(long, value_name = "NAME")]
+    decontaminate_field: Vec<String>,
+    /// The language of benchmark items without a `language` field.
+    #[arg(long, value_name = "LANG")]
+    decontaminate_language: Option<String>,
+    /// Tokens in a run shared with a benchmark item that make an exact match.
+    #[arg(long, value_name = "N", default_value_t = 13, value_parser = clap::value_parser!(u64).range(1..))]
+    decontaminate_ngram: u64,
+    /// Shingle Jaccard at or above which a function is a near match of an item (default:
+    /// the dedup threshold).
+    #[arg(long, value_name = "F")]
+    decontaminate_threshold: Option<f64>,
+}
+
+impl DecontamArgs {
+    fn read_options(&self) -> Result<crate::benchmark::ReadOptions, crate::Error> {
+        let language = match &self.decontaminate_language {
+            Some(l) => Some(crate::lang::Lang::from_name(l).ok_or_else(|| {
+                crate::Error::Usage(format!("--decontaminate-language: unknown language `{l}`"))
+            })?),
+            None => None,
+        };
+        Ok(crate::benchmark::ReadOptions {
+            fields: self.decontaminate_field.clone(),
+            language,
+        })
+    }
+
+    /// The matching settings: the run's dedup parameters (bigcode's without dedup) for
+    /// the near test.
+    fn params(
+        &self,
+        dedup: Option<&DedupParams>,
+    ) -> Result<codemine_filters::decontam::DecontamParams, crate::Error> {
+        let dedup = dedup.cloned().unwrap_or_else(DedupParams::bigcode);
+        let threshold = self.decontaminate_threshold.unwrap_or(dedup.threshold);
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return Err(crate::Error::Usage(format!(
+                "--decontaminate-threshold {threshold}: must be in (0, 1]"
+            )));
+        }
+        Ok(codemine_filters::decontam::DecontamParams {
+            ngram: usize::try_from(self.decontaminate_ngram).unwrap_or(usize::MAX),
+            threshold,
+            dedup,
+        })
+    }
+}
+
+/// Reads every benchmark and builds the index once; a bad file is a usage error.
+fn decontaminator(
+    files: &[String],
+    read: &crate::benchmark::ReadOptions,
+    params: &codemine_filters::decontam::DecontamParams,
+) -> Result<crate::pipeline::decontam::Decontaminator, crate::Error> {
+    let mut benchmarks: Vec<crate::benchmark::Benchmark> = Vec::new();
+    for f in files {
+        let spec = crate::benchmark::BenchmarkSpec::parse(f);
+        if benchmarks.iter().any(|b| b.name == spec.name()) {
+            return Err(crate::Error::Usage(format!(
+                "--decontaminate {f}: a second benchmark named `{}`: name them with NAME=FILE",
+                spec.name()
+            )));
+        }
+        let b = crate::benchmark::read(&spec, read)
+            .map_err(|e| crate::Error::Usage(format!("--decontaminate {e}")))?;
+        benchmarks.push(b);
+    }
+    Ok(crate::pipeline::decontam::Decontaminator::build(
+        benchmarks, params,
+    ))
 }
 
 /// Near-duplicate removal across the run (MinHash LSH): a preset, adjusted by the direct
@@ -417,6 +516,7 @@ pub fn main() -> i32 {
         Command::Cluster(args) => exit_code(run_cluster(args)),
         Command::Finalize(args) => exit_code(run_finalize(args)),
         Command::Report(args) => exit_code(run_report(args)),
+        Command::Contamination(args) => exit_code(run_contamination(args)),
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
@@ -495,6 +595,18 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
         crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
             .with_context(|| format!("finalizing {}", args.out.display()))?;
     report(&summary, &args.out, false)
+}
+
+fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
+    let params = args.decontam.params(None)?;
+    let d = decontaminator(&args.benchmarks, &args.decontam.read_options()?, &params)?;
+    let report = crate::contamination::run(&d, &args.against)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", crate::contamination::table(&report));
+    }
+    Ok(0)
 }
 
 fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
@@ -627,10 +739,12 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         }
         opts.completion = Some(c);
     }
-    let filter = args
+    let config = args
         .filter
         .to_config()
-        .and_then(|c| c.compile())
+        .map_err(|e| crate::Error::Usage(e.to_string()))?;
+    let filter = config
+        .compile()
         .map_err(|e| crate::Error::Usage(e.to_string()))?;
     if filter.needs_last_commit() && args.no_history {
         return Err(crate::Error::Usage(
@@ -642,6 +756,15 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.date_zone = filter.date_zone().clone();
     opts.filter = Some(filter);
     opts.dedup = args.dedup.params()?;
+    if !config.decontaminate.is_empty() {
+        let params = args.decontam.params(opts.dedup.as_ref())?;
+        let d = decontaminator(
+            &config.decontaminate,
+            &args.decontam.read_options()?,
+            &params,
+        )?;
+        opts.decontam = Some(std::sync::Arc::new(d));
+    }
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {

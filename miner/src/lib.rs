@@ -18,9 +18,11 @@
 //! # Ok::<(), miner::Error>(())
 //! ```
 
+pub mod benchmark;
 pub mod callgraph;
 pub mod cli;
 pub mod completion;
+pub mod contamination;
 pub mod coverage;
 pub mod csn;
 pub mod enrich;

@@ -213,7 +213,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
-         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}\n## Repositories\n\n\
+         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}{}\n## Repositories\n\n\
          | repo | commit | partition | license | rows |\n|---|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
@@ -223,6 +223,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         t.csn_rows,
         filter_summary(stats),
         dedup_summary(stats),
+        crate::pipeline::decontam::card_summary(stats.stages.decontamination.as_ref()),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         body += &format!(

@@ -130,6 +130,9 @@ pub struct RepoStats {
     /// The completion step's counts, with `--emit completion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion: Option<crate::pipeline::completion::RepoCompletion>,
+    /// The decontamination step's matches, with `--decontaminate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decontamination: Option<crate::pipeline::decontam::RepoDecontam>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -295,6 +298,9 @@ pub struct Stages {
     /// Absent without `--emit completion`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completion: Option<crate::pipeline::completion::CompletionStage>,
+    /// Absent without `--decontaminate`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decontamination: Option<crate::pipeline::decontam::DecontamStage>,
     pub write: WriteStage,
 }
 

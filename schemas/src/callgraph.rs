@@ -47,6 +47,7 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("cluster_id", DataType::UInt64, true),
         Field::new("duplicate_of", DataType::UInt64, true),
         s("license", true),
+        s("contaminated_by", true),
     ]))
 });
 
@@ -94,6 +95,9 @@ pub struct NodeRow {
     /// The SPDX expression of the file's license (its own header, else the nearest folder's
     /// license files and manifests); null when none was found.
     pub license: Option<Arc<str>>,
+    /// `benchmark:item_id` of the benchmark item this function copies (`--decontaminate`);
+    /// null when it copies none or the option is off.
+    pub contaminated_by: Option<String>,
 }
 
 #[derive(Default)]
@@ -113,6 +117,7 @@ pub struct NodesTable {
     dropped_by: StringBuilder,
     clusters: [UInt64Builder; 2],
     license: StringBuilder,
+    contaminated_by: StringBuilder,
     rows: usize,
     bytes: usize,
 }
@@ -159,6 +164,8 @@ impl Table for NodesTable {
         self.clusters[0].append_option(r.cluster_id);
         self.clusters[1].append_option(r.duplicate_of);
         self.license.append_option(r.license.as_deref());
+        self.contaminated_by
+            .append_option(r.contaminated_by.as_deref());
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
         self.rows += 1;
     }
@@ -187,6 +194,7 @@ impl Table for NodesTable {
         cols.push(Arc::new(self.dropped_by.finish()));
         cols.extend(shard::finish_each(&mut self.clusters));
         cols.push(Arc::new(self.license.finish()));
+        cols.push(Arc::new(self.contaminated_by.finish()));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)

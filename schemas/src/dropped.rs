@@ -24,6 +24,7 @@ static DROPPED: LazyLock<SchemaRef> = LazyLock::new(|| {
         s("rule", false),
         s("docstring", true),
         s("code", false),
+        s("contaminated_by", true),
     ]))
 });
 
@@ -41,6 +42,8 @@ pub struct DroppedRow {
     pub rule: String,
     pub docstring: Option<String>,
     pub code: String,
+    /// `benchmark:item_id` when the rule is `decontaminated`.
+    pub contaminated_by: Option<String>,
 }
 
 #[derive(Default)]
@@ -51,6 +54,7 @@ pub struct DroppedTable {
     rule: StringBuilder,
     docstring: StringBuilder,
     code: StringBuilder,
+    contaminated_by: StringBuilder,
     rows: usize,
     bytes: usize,
 }
@@ -77,6 +81,8 @@ impl Table for DroppedTable {
         self.rule.append_value(&r.rule);
         self.docstring.append_option(r.docstring.as_deref());
         self.code.append_value(&r.code);
+        self.contaminated_by
+            .append_option(r.contaminated_by.as_deref());
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + r.code.len() + 40;
         self.rows += 1;
     }
@@ -96,6 +102,7 @@ impl Table for DroppedTable {
         cols.push(Arc::new(self.rule.finish()));
         cols.push(Arc::new(self.docstring.finish()));
         cols.push(Arc::new(self.code.finish()));
+        cols.push(Arc::new(self.contaminated_by.finish()));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)

@@ -48,7 +48,9 @@ use serde::Serialize;
 
 use component::{stars_of, BucketJoiner, NearInput, PairCounts};
 pub use params::DedupParams;
+pub(crate) use shingle::shingle_set_of_hashes;
 pub use shingle::{is_content_token, jaccard, sequence_hash, shingle_set};
+pub(crate) use signature::band_hashes_into;
 pub use signature::SUPPORTED_PERMUTATIONS;
 
 /// The minhash-rs version the signatures come from (pinned with `=` in Cargo.toml; its

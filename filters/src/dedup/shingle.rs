@@ -36,6 +36,15 @@ pub fn shingle_set<T: AsRef<str>>(tokens: &[T], shingle: usize) -> Vec<u64> {
         .iter()
         .map(|t| xxh3_64(t.as_ref().as_bytes()))
         .collect();
+    shingle_set_of_hashes(&token_hashes, shingle)
+}
+
+/// [`shingle_set`] from the tokens' hashes (xxh3 of each token), for callers that hash the
+/// tokens once for other uses too.
+pub(crate) fn shingle_set_of_hashes(token_hashes: &[u64], shingle: usize) -> Vec<u64> {
+    if shingle == 0 || token_hashes.len() < shingle {
+        return Vec::new();
+    }
     let mut buf = Vec::with_capacity(shingle * 8);
     let mut set: Vec<u64> = token_hashes
         .windows(shingle)

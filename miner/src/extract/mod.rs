@@ -406,6 +406,37 @@ impl Extractor {
         parser.parse(src, None).ok_or(ExtractError::NoTree)
     }
 
+    /// Every leaf token of `src` parsed as `lang`, in source order, as a function's
+    /// `code_tokens` are taken (string literals whole, hidden leaves left out): the tokens of
+    /// a snippet that holds no whole function (decontamination's benchmark items).
+    pub fn leaf_tokens(&mut self, lang: Lang, src: &str) -> Result<Vec<String>, ExtractError> {
+        let tree = self.parse(lang, src)?;
+        let spec = lang.spec();
+        let mut out = Vec::new();
+        let mut cursor = tree.walk();
+        loop {
+            let n = cursor.node();
+            let atomic = n.child_count() == 0 || spec.atomic_token(n.kind());
+            if atomic && !spec.hidden_leaf(n.kind()) {
+                let t = &src[n.byte_range()];
+                if !t.is_empty() {
+                    out.push(t.to_string());
+                }
+            }
+            if !atomic && cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return Ok(out);
+                }
+            }
+        }
+    }
+
     pub fn extract(&mut self, lang: Lang, src: &str) -> Result<FileFunctions, ExtractError> {
         self.extract_dialect(lang, 0, src)
     }

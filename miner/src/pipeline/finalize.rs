@@ -313,6 +313,8 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             .or_default()
             .extend(c.shards.iter().cloned());
     }
+    let settings = ranks.iter().find_map(|r| r.decontamination.as_ref());
+    stats.stages.decontamination = super::decontam::finalize(settings, &stats.repositories);
     restate_csn_rows(&mut stats, &kept);
     if dedup {
         stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);

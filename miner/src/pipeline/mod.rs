@@ -13,6 +13,7 @@
 //! Output order is input order whatever the thread count.
 
 pub mod completion;
+pub mod decontam;
 mod dedup;
 mod finalize;
 pub mod licenses;
@@ -70,6 +71,8 @@ pub struct MineOptions {
     pub checkpoint_repos: usize,
     /// The code-completion outputs (`--emit completion`); `None` writes none.
     pub completion: Option<completion::CompletionOptions>,
+    /// The benchmarks whose code is kept out (`--decontaminate`); `None` checks nothing.
+    pub decontam: Option<std::sync::Arc<decontam::Decontaminator>>,
 }
 
 /// The language of `.h` headers.
@@ -108,6 +111,7 @@ impl MineOptions {
             world_size: 1,
             checkpoint_repos: 16,
             completion: None,
+            decontam: None,
         }
     }
 }

@@ -291,6 +291,10 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         });
     }
     stats.filter_seconds = t.elapsed().as_secs_f64();
+    if let Some(d) = &opts.decontam {
+        let s = super::decontam::step(d, &units, &mut graph.nodes, &mut outcome);
+        stats.decontamination = Some(s);
+    }
 
     if opts.history {
         let t = Instant::now();
@@ -352,6 +356,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
                     rule: rule.to_string(),
                     docstring: f.docstring.clone(),
                     code: f.code.clone(),
+                    contaminated_by: node.contaminated_by.clone(),
                 });
             }
         }

@@ -94,6 +94,9 @@ pub struct RankMarker {
     /// `--emit completion`'s settings, when it was asked for.
     #[serde(default)]
     pub completion: Option<super::completion::Settings>,
+    /// `--decontaminate`'s benchmarks and settings, when it was asked for.
+    #[serde(default)]
+    pub decontamination: Option<super::decontam::Settings>,
 }
 
 /// `r{rank:05}`, the tag in a rank's file names.
@@ -189,12 +192,17 @@ pub fn run(
         Ok::<(), Error>(())
     })?;
     let filter = opts.filter.as_ref().filter(|f| f.is_active());
+    let mut filter_rules = filter.map(Filter::rule_names).unwrap_or_default();
+    // Decontamination is a rule of the funnel too, checked after the cheap rules.
+    if opts.decontam.is_some() {
+        filter_rules.push(super::decontam::RULE);
+    }
     let rank_marker = RankMarker {
         rank,
         world_size: world,
-        filter_active: filter.is_some(),
+        filter_active: filter.is_some() || opts.decontam.is_some(),
         filter_settings: filter.map(Filter::describe).unwrap_or_default(),
-        filter_rules: filter.map(Filter::rule_names).unwrap_or_default(),
+        filter_rules,
         dedup: opts.dedup.is_some(),
         explain: opts.explain,
         completion: opts
@@ -204,6 +212,7 @@ pub fn run(
                 seed: c.seed,
                 cuts: c.cuts,
             }),
+        decontamination: opts.decontam.as_ref().map(|d| d.settings().clone()),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -263,6 +272,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
     // Appended only when asked, so that the fingerprints of other runs stay as they were.
     let text = match &opts.completion {
         Some(c) => format!("{text}\n{c:?}"),
+        None => text,
+    };
+    let text = match &opts.decontam {
+        Some(d) => format!("{text}\n{d:?}"),
         None => text,
     };
     format!(
@@ -565,6 +578,43 @@ pub type DedupInput = (FunctionRow, Vec<u64>);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The benchmarks decide which functions are removed: another item (or another ngram)
+    /// must start the run over.
+    #[test]
+    fn the_benchmarks_are_part_of_the_fingerprint() {
+        use codemine_filters::decontam::{BenchItem, DecontamParams};
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let off = fingerprint(&specs, &opts);
+        let with = |tokens: &[&str], ngram: usize| {
+            let b = crate::benchmark::Benchmark {
+                name: "b".into(),
+                path: "b.jsonl".into(),
+                items: vec![BenchItem {
+                    benchmark: "b".into(),
+                    id: "1".into(),
+                    tokens: tokens.iter().map(|t| t.to_string()).collect(),
+                }],
+            };
+            let params = DecontamParams {
+                ngram,
+                ..DecontamParams::default()
+            };
+            Some(std::sync::Arc::new(
+                super::super::decontam::Decontaminator::build(vec![b], &params),
+            ))
+        };
+        opts.decontam = with(&["def", "f", "return", "x"], 13);
+        let one = fingerprint(&specs, &opts);
+        opts.decontam = with(&["def", "f", "return", "y"], 13);
+        let other = fingerprint(&specs, &opts);
+        opts.decontam = with(&["def", "f", "return", "y"], 20);
+        let longer = fingerprint(&specs, &opts);
+        assert!(off != one && one != other && other != longer);
+        opts.decontam = with(&["def", "f", "return", "x"], 13);
+        assert_eq!(one, fingerprint(&specs, &opts));
+    }
 
     /// The zone changes YABLoCo's staged `last_commit` strings, so a rerun with another
     /// zone must not resume the staged chunks of the first.

@@ -1,0 +1,572 @@
+//! Benchmark files for decontamination: JSONL, JSON (an array of items, or an object of
+//! items keyed by id) and Parquet, plain or gzipped (`HumanEval.jsonl.gz`), read into
+//! [`BenchItem`]s whose tokens are compared with mined functions' on the same terms as dedup
+//! (see [`match_tokens`]).
+//!
+//! # Shapes
+//! Without `fields`, the text of an item comes from the first shape its keys fit:
+//!
+//! | keys | text | language (when the item has no `language`) |
+//! |---|---|---|
+//! | `prompt`, `canonical_solution` (HumanEval) | prompt + solution | python |
+//! | `outputs`, `meta` (codemine's YABLoCo rows) | `outputs` | `inputs.language` |
+//! | `input`, `gt` (CodeXGLUE / codemine line-level completion) | input + gt, token level | - |
+//! | `code` (CodeSearchNet, CodeXGLUE code-to-text, MBPP, CONCODE) | `code` | python for MBPP (`test_list`), java for CONCODE (`nl`) |
+//! | `original_string` (CodeSearchNet) | `original_string` | |
+//! | `func` (CodeXGLUE clone and defect detection) | `func` | c for Devign (`target`, `project`), else java (BigCloneBench) |
+//! | `text` starting with `<s>` (token-level completion) | `text`, token level | - |
+//!
+//! `fields` names the text field(s) instead (joined by a newline; a list of strings is
+//! taken as tokens). An item's id is its `task_id`, `meta.original_id`, `meta.id`, `id`,
+//! `idx`, `index` or `url`, else its key in a JSON object, else its position (from 0).
+//! Its language is its `language`/`lang` field, else the `language` option, else the
+//! shape's; code without a language is an error naming the file.
+//!
+//! Token-level text (CodeXGLUE's completion sets are already tokenised, with `<s>`, `<EOL>`
+//! markers) is split on whitespace; code is parsed with tree-sitter: the tokens of the
+//! item's outermost functions (their docstrings left out, as for mined functions), or of
+//! the whole snippet when it holds no whole function.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef};
+use codemine_filters::decontam::BenchItem;
+use codemine_filters::dedup::{is_content_token, literal};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::{Map, Value};
+
+use crate::extract::Extractor;
+use crate::lang::Lang;
+
+/// Why a benchmark file could not be read. Every error names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchmarkError {
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {}not valid JSON: {message}", path.display(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    Json {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("{}: not a readable Parquet file: {message}", path.display())]
+    Parquet { path: PathBuf, message: String },
+    #[error("{}: item {item} is not a JSON object", path.display())]
+    NotAnObject { path: PathBuf, item: usize },
+    #[error("{}: item {item} has no field `{field}` (--decontaminate-field)", path.display())]
+    MissingField {
+        path: PathBuf,
+        item: usize,
+        field: String,
+    },
+    #[error("{}: item {item} has no code field codemine knows (fields: {keys}); name it with --decontaminate-field", path.display())]
+    UnknownShape {
+        path: PathBuf,
+        item: usize,
+        keys: String,
+    },
+    #[error("{}: item {item} has no language field; give --decontaminate-language", path.display())]
+    NoLanguage { path: PathBuf, item: usize },
+    #[error("{}: item {item}: unknown language `{language}`", path.display())]
+    UnknownLanguage {
+        path: PathBuf,
+        item: usize,
+        language: String,
+    },
+    #[error("{}: item {item}: {message}", path.display())]
+    Parse {
+        path: PathBuf,
+        item: usize,
+        message: String,
+    },
+}
+
+/// One benchmark to read: its file and, optionally, its name (default: the file stem).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchmarkSpec {
+    pub path: PathBuf,
+    pub name: Option<String>,
+}
+
+impl BenchmarkSpec {
+    /// `FILE` or `NAME=FILE` (an existing path is always a file, even with a `=` in it).
+    pub fn parse(arg: &str) -> Self {
+        if !Path::new(arg).exists() {
+            if let Some((name, file)) = arg.split_once('=') {
+                if !name.is_empty() && !name.contains('/') {
+                    return Self {
+                        path: file.into(),
+                        name: Some(name.to_string()),
+                    };
+                }
+            }
+        }
+        Self {
+            path: arg.into(),
+            name: None,
+        }
+    }
+
+    /// The benchmark's name: given, else the file name without `.gz` and its extension.
+    pub fn name(&self) -> String {
+        if let Some(n) = &self.name {
+            return n.clone();
+        }
+        let file = self
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let file = file.strip_suffix(".gz").unwrap_or(&file);
+        match file.rsplit_once('.') {
+            Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+            _ => file.to_string(),
+        }
+    }
+}
+
+/// How items are read: the text fields, if named, and the language of items without one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadOptions {
+    pub fields: Vec<String>,
+    pub language: Option<Lang>,
+}
+
+/// A benchmark read: its name, file and items (tokens ready for the index), with each
+/// item's language (`None` for token-level items).
+#[derive(Debug, Clone)]
+pub struct Benchmark {
+    pub name: String,
+    pub path: PathBuf,
+    pub items: Vec<BenchItem>,
+}
+
+/// Reads a benchmark file into items.
+pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, BenchmarkError> {
+    let path = &spec.path;
+    let name = spec.name();
+    let records = records(path)?;
+    let mut ex = Extractor::default();
+    let mut items = Vec::with_capacity(records.len());
+    for (k, (key, rec)) in records.into_iter().enumerate() {
+        let Value::Object(rec) = rec else {
+            return Err(BenchmarkError::NotAnObject {
+                path: path.clone(),
+                item: k,
+            });
+        };
+        let raw = raw_item(&rec, k, key, opts, path)?;
+        let tokens = match raw.text {
+            Text::Tokens(t) => owned_match_tokens(raw.lang, t.iter().map(String::as_str)),
+            Text::Code(code) => {
+                let lang = raw.lang.ok_or_else(|| BenchmarkError::NoLanguage {
+                    path: path.clone(),
+                    item: k,
+                })?;
+                let toks =
+                    code_tokens(&mut ex, lang, &code).map_err(|e| BenchmarkError::Parse {
+                        path: path.clone(),
+                        item: k,
+                        message: e.to_string(),
+                    })?;
+                owned_match_tokens(Some(lang), toks.iter().map(String::as_str))
+            }
+        };
+        items.push(BenchItem {
+            benchmark: name.clone(),
+            id: raw.id,
+            tokens,
+        });
+    }
+    Ok(Benchmark {
+        name,
+        path: path.clone(),
+        items,
+    })
+}
+
+/// The tokens decontamination compares, from a function's or item's parser tokens: the
+/// dedup tokens (identifiers, keywords, literals in their canonical spelling; see
+/// `codemine_filters::dedup`) without comments, so that neither layout nor comments hide a
+/// copy.
+pub fn match_tokens<'a>(
+    lang: Option<Lang>,
+    tokens: impl Iterator<Item = &'a str>,
+) -> Vec<Cow<'a, str>> {
+    tokens
+        .filter(|t| is_content_token(t) && !lang.is_some_and(|l| is_comment(l, t)))
+        .map(|t| match lang {
+            Some(l) => literal::canonical(t, l.literal_spelling()),
+            None => Cow::Borrowed(t),
+        })
+        .collect()
+}
+
+/// [`match_tokens`], owned.
+fn owned_match_tokens<'a>(
+    lang: Option<Lang>,
+    tokens: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
+    match_tokens(lang, tokens)
+        .into_iter()
+        .map(Cow::into_owned)
+        .collect()
+}
+
+/// Whether a parser token of `lang` is a comment (string literals start with a quote, so
+/// only comments start with these).
+fn is_comment(lang: Lang, t: &str) -> bool {
+    let slashes = t.starts_with("//") || t.starts_with("/*");
+    match lang {
+        Lang::Python => t.starts_with('#'),
+        Lang::Ruby => t.starts_with('#') || t.starts_with("=begin"),
+        Lang::Php => t.starts_with('#') && !t.starts_with("#[") || slashes,
+        _ => slashes,
+    }
+}
+
+/// The parser tokens of a code snippet: its outermost functions' (docstrings left out),
+/// else every leaf of the snippet.
+pub fn code_tokens(
+    ex: &mut Extractor,
+    lang: Lang,
+    code: &str,
+) -> Result<Vec<String>, crate::extract::ExtractError> {
+    let out = ex.extract(lang, code)?;
+    let mut tokens = Vec::new();
+    let mut end = 0;
+    // Functions come in source order, each before the functions nested in it.
+    for f in &out.functions {
+        if f.byte_range.start >= end {
+            tokens.extend(f.code_tokens.iter().map(str::to_string));
+            end = f.byte_range.end;
+        }
+    }
+    if tokens.is_empty() {
+        tokens = ex.leaf_tokens(lang, code)?;
+    }
+    Ok(tokens)
+}
+
+enum Text {
+    Code(String),
+    Tokens(Vec<String>),
+}
+
+struct RawItem {
+    id: String,
+    text: Text,
+    lang: Option<Lang>,
+}
+
+/// Markers of CodeXGLUE's token-level completion text, which are not code.
+const MARKERS: [&str; 4] = ["<s>", "</s>", "<EOL>", "<pad>"];
+
+fn token_level(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter(|t| !MARKERS.contains(t))
+        .map(str::to_string)
+        .collect()
+}
+
+fn str_of<'a>(rec: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    rec.get(key).and_then(Value::as_str)
+}
+
+fn raw_item(
+    rec: &Map<String, Value>,
+    k: usize,
+    key: Option<String>,
+    opts: &ReadOptions,
+    path: &Path,
+) -> Result<RawItem, BenchmarkError> {
+    let has = |f: &str| rec.get(f).is_some_and(|v| !v.is_null());
+    let (text, shape_lang) = if !opts.fields.is_empty() {
+        let mut parts = Vec::new();
+        let mut tokens = Vec::new();
+        for f in &opts.fields {
+            match rec.get(f) {
+                None => {
+                    return Err(BenchmarkError::MissingField {
+                        path: path.to_path_buf(),
+                        item: k,
+                        field: f.clone(),
+                    })
+                }
+                Some(Value::Array(a)) => tokens.extend(
+                    a.iter()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)),
+                ),
+                Some(Value::String(s)) => parts.push(s.clone()),
+                Some(Value::Null) => {}
+                Some(v) => parts.push(v.to_string()),
+            }
+        }
+        let text = if tokens.is_empty() {
+            Text::Code(parts.join("\n"))
+        } else {
+            tokens.extend(parts.iter().flat_map(|p| token_level(p)));
+            Text::Tokens(tokens)
+        };
+        (text, None)
+    } else if has("prompt") && has("canonical_solution") {
+        let text = format!(
+            "{}{}",
+            str_of(rec, "prompt").unwrap_or_default(),
+            str_of(rec, "canonical_solution").unwrap_or_default()
+        );
+        (Text::Code(text), Some(Lang::Python))
+    } else if has("outputs") && has("meta") {
+        let text = str_of(rec, "outputs").unwrap_or_default().to_string();
+        (Text::Code(text), None)
+    } else if has("input") && has("gt") {
+        let text = format!(
+            "{} {}",
+            str_of(rec, "input").unwrap_or_default(),
+            str_of(rec, "gt").unwrap_or_default()
+        );
+        (Text::Tokens(token_level(&text)), None)
+    } else if has("code") || has("original_string") {
+        let field = if has("code") {
+            "code"
+        } else {
+            "original_string"
+        };
+        let lang = if has("test_list") {
+            Some(Lang::Python)
+        } else if has("nl") {
+            Some(Lang::Java)
+        } else {
+            None
+        };
+        let text = str_of(rec, field).unwrap_or_default().to_string();
+        (Text::Code(text), lang)
+    } else if has("func") {
+        let lang = if has("target") && has("project") {
+            Lang::C
+        } else {
+            Lang::Java
+        };
+        let text = str_of(rec, "func").unwrap_or_default().to_string();
+        (Text::Code(text), Some(lang))
+    } else if let Some(t) = str_of(rec, "text").filter(|t| t.trim_start().starts_with("<s>")) {
+        (Text::Tokens(token_level(t)), None)
+    } else {
+        return Err(BenchmarkError::UnknownShape {
+            path: path.to_path_buf(),
+            item: k,
+            keys: rec.keys().cloned().collect::<Vec<_>>().join(", "),
+        });
+    };
+    let meta = rec.get("meta").and_then(Value::as_object);
+    let scalar = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let id = ["task_id"]
+        .iter()
+        .find_map(|f| rec.get(*f).and_then(scalar))
+        .or_else(|| meta.and_then(|m| m.get("original_id")).and_then(scalar))
+        .or_else(|| meta.and_then(|m| m.get("id")).and_then(scalar))
+        .or_else(|| {
+            ["id", "idx", "index", "url"]
+                .iter()
+                .find_map(|f| rec.get(*f).and_then(scalar))
+        })
+        .or(key)
+        .unwrap_or_else(|| k.to_string());
+    let named = str_of(rec, "language")
+        .or_else(|| str_of(rec, "lang"))
+        .or_else(|| {
+            rec.get("inputs")
+                .and_then(Value::as_object)
+                .and_then(|i| i.get("language"))
+                .and_then(Value::as_str)
+        });
+    let lang = match named {
+        Some(n) => Some(
+            Lang::from_name(n).ok_or_else(|| BenchmarkError::UnknownLanguage {
+                path: path.to_path_buf(),
+                item: k,
+                language: n.to_string(),
+            })?,
+        ),
+        None => opts.language.or(shape_lang),
+    };
+    Ok(RawItem { id, text, lang })
+}
+
+/// The file's records, each with its key when the file is a JSON object of items.
+fn records(path: &Path) -> Result<Vec<(Option<String>, Value)>, BenchmarkError> {
+    let read_err = |source| BenchmarkError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file_name = path.to_string_lossy().to_ascii_lowercase();
+    let plain = file_name.strip_suffix(".gz").unwrap_or(&file_name);
+    if plain.ends_with(".parquet") {
+        return parquet_records(path);
+    }
+    let raw = std::fs::read(path).map_err(read_err)?;
+    let bytes = if file_name.ends_with(".gz") {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(read_err)?;
+        out
+    } else {
+        raw
+    };
+    let text = String::from_utf8(bytes).map_err(|e| BenchmarkError::Json {
+        path: path.to_path_buf(),
+        line: None,
+        message: format!("not UTF-8 ({e})"),
+    })?;
+    let jsonl = plain.ends_with(".jsonl") || plain.ends_with(".ndjson");
+    if !jsonl {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Array(a)) => return Ok(a.into_iter().map(|v| (None, v)).collect()),
+            Ok(Value::Object(o)) => {
+                // An object of items (all values objects) or a single item.
+                if !o.is_empty() && o.values().all(Value::is_object) {
+                    return Ok(o.into_iter().map(|(k, v)| (Some(k), v)).collect());
+                }
+                return Ok(vec![(None, Value::Object(o))]);
+            }
+            Ok(_) => {
+                return Err(BenchmarkError::Json {
+                    path: path.to_path_buf(),
+                    line: None,
+                    message: "neither an array nor an object of items".into(),
+                })
+            }
+            // Not one JSON value: read it as JSON lines below.
+            Err(_) if plain.ends_with(".json") && !text.trim_start().starts_with('{') => {
+                return Err(BenchmarkError::Json {
+                    path: path.to_path_buf(),
+                    line: None,
+                    message: "neither an array nor an object of items".into(),
+                })
+            }
+            Err(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v = serde_json::from_str(line).map_err(|e| BenchmarkError::Json {
+            path: path.to_path_buf(),
+            line: Some(n + 1),
+            message: e.to_string(),
+        })?;
+        out.push((None, v));
+    }
+    Ok(out)
+}
+
+fn parquet_records(path: &Path) -> Result<Vec<(Option<String>, Value)>, BenchmarkError> {
+    let pq = |e: &dyn std::fmt::Display| BenchmarkError::Parquet {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(|source| BenchmarkError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| pq(&e))?;
+    let mut out = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| pq(&e))?;
+        let schema = batch.schema();
+        for row in 0..batch.num_rows() {
+            let mut m = Map::new();
+            for (f, col) in schema.fields().iter().zip(batch.columns()) {
+                m.insert(f.name().clone(), value_at(col, row));
+            }
+            out.push((None, Value::Object(m)));
+        }
+    }
+    Ok(out)
+}
+
+/// One cell as JSON: strings, numbers, booleans, lists and structs (other types as null).
+fn value_at(col: &ArrayRef, row: usize) -> Value {
+    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
+    use arrow_schema::DataType;
+    if col.is_null(row) {
+        return Value::Null;
+    }
+    match col.data_type() {
+        DataType::Utf8 => Value::from(col.as_string::<i32>().value(row)),
+        DataType::LargeUtf8 => Value::from(col.as_string::<i64>().value(row)),
+        DataType::Utf8View => Value::from(col.as_string_view().value(row)),
+        DataType::Int64 => Value::from(col.as_primitive::<Int64Type>().value(row)),
+        DataType::Int32 => Value::from(col.as_primitive::<Int32Type>().value(row)),
+        DataType::UInt64 => Value::from(col.as_primitive::<UInt64Type>().value(row)),
+        DataType::Boolean => Value::from(col.as_boolean().value(row)),
+        DataType::List(_) => {
+            let l = col.as_list::<i32>().value(row);
+            Value::Array((0..l.len()).map(|i| value_at(&l, i)).collect())
+        }
+        DataType::LargeList(_) => {
+            let l = col.as_list::<i64>().value(row);
+            Value::Array((0..l.len()).map(|i| value_at(&l, i)).collect())
+        }
+        DataType::Struct(fields) => {
+            let s = col.as_struct();
+            let m: BTreeMap<String, Value> = fields
+                .iter()
+                .zip(s.columns())
+                .map(|(f, c)| (f.name().clone(), value_at(c, row)))
+                .collect();
+            Value::Object(m.into_iter().collect())
+        }
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_comments() {
+        assert_eq!(
+            BenchmarkSpec::parse("HumanEval.jsonl.gz").name(),
+            "HumanEval"
+        );
+        assert_eq!(BenchmarkSpec::parse("he=/x/y.json").name(), "he");
+        let t = match_tokens(
+            Some(Lang::Python),
+            ["def", "f", "(", ")", ":", "# note", "return", "0X1F", "'a'"].into_iter(),
+        );
+        assert_eq!(t, ["def", "f", "return", "0x1f", "\"a\""]);
+    }
+
+    #[test]
+    fn snippet_tokens_leave_docstrings_out() {
+        let mut ex = Extractor::default();
+        let code = "from typing import List\n\ndef f(x: List[int]) -> int:\n    \"\"\"Doc.\"\"\"\n    return x[0]  # first\n";
+        let t = code_tokens(&mut ex, Lang::Python, code).unwrap();
+        let t = match_tokens(Some(Lang::Python), t.iter().map(String::as_str));
+        assert_eq!(
+            t,
+            ["def", "f", "x", "List", "int", "int", "return", "x", "0"]
+        );
+        // No whole function: every leaf.
+        let t = code_tokens(&mut ex, Lang::Python, "x = y + 1\n").unwrap();
+        assert_eq!(t, ["x", "=", "y", "+", "1"]);
+    }
+}
