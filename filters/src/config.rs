@@ -82,6 +82,9 @@ pub struct FilterConfig {
     /// Keep only functions whose file's license is one of these (SPDX ids, `permissive`,
     /// `copyleft`).
     pub licenses: Option<Vec<String>>,
+    /// Drop (code, docstring) pairs whose SIDE score is below this (needs `--side-model`);
+    /// applied after dedup, to the survivors only.
+    pub min_side: Option<f64>,
 }
 
 impl FilterConfig {
@@ -142,6 +145,7 @@ impl FilterConfig {
             max_calls_num: overrides.max_calls_num.or(self.max_calls_num),
             date_timezone: overrides.date_timezone.or(self.date_timezone),
             licenses: overrides.licenses.or(self.licenses),
+            min_side: overrides.min_side.or(self.min_side),
         }
     }
 
@@ -232,6 +236,10 @@ pub struct FilterArgs {
     /// `permissive` and `copyleft` (comma-separated); unknown licenses are dropped.
     #[arg(long, value_name = "LICENSE,...", value_delimiter = ',')]
     pub licenses: Option<Vec<String>>,
+    /// Drop (code, docstring) pairs whose SIDE score (--side-model) is below F, in [-1, 1];
+    /// scored after dedup, on the survivors only.
+    #[arg(long, value_name = "F")]
+    pub min_side: Option<f64>,
 }
 
 impl FilterArgs {
@@ -263,6 +271,7 @@ impl FilterArgs {
             max_calls_num: self.max_calls_num,
             date_timezone: self.date_timezone.clone(),
             licenses: self.licenses.clone(),
+            min_side: self.min_side,
         }
     }
 }

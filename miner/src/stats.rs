@@ -295,6 +295,9 @@ pub struct Stages {
     /// Absent without `--emit completion`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completion: Option<crate::pipeline::completion::CompletionStage>,
+    /// Absent without `--side-model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side: Option<crate::pipeline::side::SideStage>,
     pub write: WriteStage,
 }
 

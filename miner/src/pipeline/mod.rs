@@ -7,6 +7,8 @@
 //!    `DIR/staging/functions-*`) while the next batch is mined. Memory is bounded by a batch.
 //! 2. [`dedup`]: the cluster step reads the dedup inputs of the whole run, finds exact and
 //!    near-duplicate clusters and writes `DIR/dedup/clusters-*.parquet`.
+//!    Then [`side`] (with `--side-model`) scores the (code, docstring) pairs that survived
+//!    the filters and dedup into `DIR/staging/side-*`.
 //! 3. [`finalize`]: streams the staging tables into the final CSN, YABLoCo and node shards
 //!    without the removed functions, then removes `DIR/staging/`.
 //!
@@ -18,6 +20,7 @@ mod finalize;
 pub mod licenses;
 pub mod lock;
 mod repo;
+pub mod side;
 mod stage;
 
 use std::path::{Path, PathBuf};
@@ -70,6 +73,8 @@ pub struct MineOptions {
     pub checkpoint_repos: usize,
     /// The code-completion outputs (`--emit completion`); `None` writes none.
     pub completion: Option<completion::CompletionOptions>,
+    /// The SIDE model (`--side-model`), loaded before mining; `None` scores nothing.
+    pub side: Option<side::SideModel>,
 }
 
 /// The language of `.h` headers.
@@ -108,6 +113,7 @@ impl MineOptions {
             world_size: 1,
             checkpoint_repos: 16,
             completion: None,
+            side: None,
         }
     }
 }
@@ -158,6 +164,7 @@ pub fn mine(
     let _lock = lock::lock(&opts.out_dir, lock::Mode::Exclusive, "codemine mine")?;
     let share = mine_share_locked(specs, opts, progress)?;
     dedup::cluster_step(&opts.out_dir, opts.threads)?;
+    side::run(&opts.out_dir, opts.side.as_ref(), opts.threads)?;
     let mut summary = finalize::run(&opts.out_dir, opts.shards)?;
     summary.resumed = share.resumed;
     summary.stats.threads = share.threads;
@@ -220,10 +227,12 @@ pub fn cluster(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Er
 }
 
 /// Step 3 alone: writes the final shards, failures.jsonl, stats.json and the dataset card
-/// from every rank's staging area and the clusters table (see [`finalize`]).
-pub fn finalize(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
+/// from every rank's staging area and the clusters table (see [`finalize`]), after the
+/// SIDE step when the ranks mined with a SIDE model (on `threads` threads).
+pub fn finalize(out_dir: &Path, shards: ShardOptions, threads: usize) -> Result<Summary, Error> {
     let t = Instant::now();
     let _lock = lock::lock(out_dir, lock::Mode::Exclusive, "codemine finalize")?;
+    side::run(out_dir, None, threads)?;
     let mut summary = finalize::run(out_dir, shards)?;
     summary.stats.wall_seconds = t.elapsed().as_secs_f64();
     finalize::write_side_files(out_dir, &summary.stats)?;

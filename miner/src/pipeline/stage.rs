@@ -94,6 +94,9 @@ pub struct RankMarker {
     /// `--emit completion`'s settings, when it was asked for.
     #[serde(default)]
     pub completion: Option<super::completion::Settings>,
+    /// `--side-model`'s settings, when it was given.
+    #[serde(default)]
+    pub side: Option<super::side::Settings>,
 }
 
 /// `r{rank:05}`, the tag in a rank's file names.
@@ -204,6 +207,10 @@ pub fn run(
                 seed: c.seed,
                 cuts: c.cuts,
             }),
+        side: opts
+            .side
+            .as_ref()
+            .map(|s| s.settings(filter.and_then(Filter::min_side))),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -263,6 +270,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
     // Appended only when asked, so that the fingerprints of other runs stay as they were.
     let text = match &opts.completion {
         Some(c) => format!("{text}\n{c:?}"),
+        None => text,
+    };
+    let text = match &opts.side {
+        Some(s) => format!("{text}\nside {:?} {}", s.dir, s.config_hash),
         None => text,
     };
     format!(
