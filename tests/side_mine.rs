@@ -411,3 +411,71 @@ fn a_killed_side_step_resumes_after_its_last_scores() {
         reference(ADD, "Adds two integers.")
     ));
 }
+
+/// The sharded flow: ranks record the model, `codemine finalize -j 1` runs the SIDE step
+/// with it.
+#[test]
+fn finalize_scores_a_sharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let mut ra = RepoBuilder::init(&a);
+    ra.write(
+        "Stack.java",
+        format!("class Stack {{\n/** pop the top of the stack */\n{POP}\n}}\n"),
+    );
+    ra.commit("a");
+    let mut rb = RepoBuilder::init(&b);
+    rb.write(
+        "Calc.java",
+        format!("class Calc {{\n/** Adds two integers. */\n{ADD}\n}}\n"),
+    );
+    rb.commit("b");
+    let out = tmp.path().join("out");
+    let cache = tmp.path().join("cache");
+    let model = model();
+    for rank in ["0", "1"] {
+        let res = codemine(
+            &[
+                "mine",
+                "--repo",
+                a.to_str().unwrap(),
+                "--repo",
+                b.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--side-model",
+                model.to_str().unwrap(),
+                "--rank",
+                rank,
+                "--world-size",
+                "2",
+            ],
+            &cache,
+        );
+        assert_success(&res);
+    }
+    assert_success(&codemine(
+        &["cluster", "--out", out.to_str().unwrap()],
+        &cache,
+    ));
+    assert_success(&codemine(
+        &["finalize", "--out", out.to_str().unwrap(), "-j", "1"],
+        &cache,
+    ));
+    let rows = shard_rows(&out.join("csn"));
+    let score =
+        |name: &str| rows.iter().find(|r| r["func_name"] == name).unwrap()["side_score"].clone();
+    assert!(close(
+        &score("Stack.pop"),
+        reference(POP, "pop the top of the stack")
+    ));
+    assert!(close(
+        &score("Calc.add"),
+        reference(ADD, "Adds two integers.")
+    ));
+    let side = &stats(&out)["stages"]["side"];
+    assert_eq!(
+        (side["pairs"].as_u64(), side["threads"].as_u64()),
+        (Some(2), Some(1))
+    );
+}

@@ -583,6 +583,25 @@ mod tests {
         assert_ne!(utc, fingerprint(&specs, &opts));
     }
 
+    /// Another SIDE model (or none) gives other scores: the run starts over.
+    #[test]
+    fn the_side_model_is_part_of_the_fingerprint() {
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let none = fingerprint(&specs, &opts);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../side/tests/data");
+        opts.side = Some(
+            super::super::side::SideModel::load(&dir.join("tiny-st")).expect("the test model"),
+        );
+        let st = fingerprint(&specs, &opts);
+        opts.side = Some(
+            super::super::side::SideModel::load(&dir.join("tiny-bin")).expect("the test model"),
+        );
+        let bin = fingerprint(&specs, &opts);
+        assert_ne!(none, st);
+        assert_ne!(st, bin);
+    }
+
     #[test]
     fn the_report_limit_is_part_of_the_fingerprint() {
         let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
