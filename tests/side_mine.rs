@@ -142,6 +142,38 @@ fn csn_rows_and_nodes_get_the_reference_scores() {
     assert!(!old["duplicate_of"].is_null(), "{old}");
     assert!(old["side_score"].is_null(), "{old}");
 
+    // The documented promise: `codemine eval -m side_reference` on the published rows
+    // gives each row's side_score.
+    let per_example = tmp.path().join("per-example.jsonl");
+    let res = codemine(
+        &[
+            "eval",
+            out.to_str().unwrap(),
+            "--split",
+            "all",
+            "--prediction-column",
+            "docstring",
+            "-m",
+            "side_reference",
+            "--side-model",
+            model().to_str().unwrap(),
+            "--per-example",
+            per_example.to_str().unwrap(),
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_success(&res);
+    let lines = std::fs::read_to_string(&per_example).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    for line in lines.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let row = rows.iter().find(|r| r["url"] == v["id"]).unwrap();
+        assert!(
+            close(&row["side_score"], v["side_reference"].as_f64().unwrap()),
+            "{v}"
+        );
+    }
+
     let s = stats(&out);
     let side = &s["stages"]["side"];
     assert_eq!(side["model"], "tiny-st");
