@@ -86,6 +86,9 @@ pub struct FilterConfig {
     /// the miner reads them (see `codemine mine --decontaminate`).
     #[serde(default)]
     pub decontaminate: Vec<String>,
+    /// Drop (code, docstring) pairs whose SIDE score is below this (needs `--side-model`);
+    /// applied after dedup, to the survivors only.
+    pub min_side: Option<f64>,
 }
 
 impl FilterConfig {
@@ -149,6 +152,7 @@ impl FilterConfig {
             date_timezone: overrides.date_timezone.or(self.date_timezone),
             licenses: overrides.licenses.or(self.licenses),
             decontaminate,
+            min_side: overrides.min_side.or(self.min_side),
         }
     }
 
@@ -243,6 +247,10 @@ pub struct FilterArgs {
     /// NAME=FILE names it, default the file stem). Repeatable.
     #[arg(long, value_name = "[NAME=]FILE")]
     pub decontaminate: Vec<String>,
+    /// Drop (code, docstring) pairs whose SIDE score (--side-model) is below F, in [-1, 1];
+    /// scored after dedup, on the survivors only.
+    #[arg(long, value_name = "F")]
+    pub min_side: Option<f64>,
 }
 
 impl FilterArgs {
@@ -275,6 +283,7 @@ impl FilterArgs {
             date_timezone: self.date_timezone.clone(),
             licenses: self.licenses.clone(),
             decontaminate: self.decontaminate.clone(),
+            min_side: self.min_side,
         }
     }
 }

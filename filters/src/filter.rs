@@ -153,6 +153,9 @@ fn within<T: PartialOrd>(value: T, min: Option<T>, max: Option<T>) -> bool {
     min.as_ref().is_none_or(|m| value >= *m) && max.as_ref().is_none_or(|m| value <= *m)
 }
 
+/// The rule name of the SIDE threshold in the funnel, stats.json and `--explain`.
+pub const MIN_SIDE: &str = "min_side";
+
 /// The compiled filter stage.
 #[derive(Debug, Clone)]
 pub struct Filter {
@@ -163,6 +166,8 @@ pub struct Filter {
     history: Vec<Rule>,
     /// The zone of `YYYY-MM-DD` bounds and of the `dd.mm.YYYY` dates written.
     zone: DateZone,
+    /// The SIDE threshold: a rule the miner's SIDE step applies after dedup, not `check`.
+    min_side: Option<f64>,
 }
 
 /// A bound and where it came from, for error messages.
@@ -329,9 +334,21 @@ impl Filter {
             rules.push(Rule::Until(d));
         }
 
+        if let Some(m) = cfg.min_side {
+            if !(-1.0..=1.0).contains(&m) {
+                return Err(FilterError::invalid(
+                    "min_side",
+                    format!("{m} is not a SIDE score (a cosine, in [-1, 1])"),
+                ));
+            }
+        }
+
         // Path excludes go second (after languages); they apply whenever anything filters,
         // or when the user asked for them explicitly.
-        let anything = preset.is_some() || !rules.is_empty() || !cfg.exclude.is_empty();
+        let anything = preset.is_some()
+            || !rules.is_empty()
+            || !cfg.exclude.is_empty()
+            || cfg.min_side.is_some();
         let defaults = match cfg.default_excludes {
             Some(explicit) => explicit,
             None => anything,
@@ -348,12 +365,21 @@ impl Filter {
             before,
             history,
             zone,
+            min_side: cfg.min_side,
         })
     }
 
     /// False with no preset and no rule: the stage then keeps everything.
     pub fn is_active(&self) -> bool {
-        self.preset.is_some() || !self.before.is_empty() || !self.history.is_empty()
+        self.preset.is_some()
+            || !self.before.is_empty()
+            || !self.history.is_empty()
+            || self.min_side.is_some()
+    }
+
+    /// The SIDE threshold (`min_side`), which the miner applies after dedup.
+    pub fn min_side(&self) -> Option<f64> {
+        self.min_side
     }
 
     /// Whether a date rule is active, so the caller must compute `last_commit`.
@@ -394,6 +420,7 @@ impl Filter {
             .iter()
             .chain(&self.history)
             .map(Rule::name)
+            .chain(self.min_side.map(|_| MIN_SIDE))
             .collect()
     }
 
@@ -403,7 +430,9 @@ impl Filter {
             "active": self.is_active(),
             "preset": self.preset.map(Preset::as_str),
             "date_timezone": self.zone.name(),
-            "rules": self.before.iter().chain(&self.history).map(Rule::describe).collect::<Vec<_>>(),
+            "rules": self.before.iter().chain(&self.history).map(Rule::describe)
+                .chain(self.min_side.map(|m| json!({ "name": MIN_SIDE, "min": m })))
+                .collect::<Vec<_>>(),
         })
     }
 }

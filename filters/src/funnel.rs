@@ -70,6 +70,25 @@ impl Funnel {
         }
     }
 
+    /// Moves one kept function to `rule`'s removals: a rule that runs on the survivors after
+    /// the funnel was recorded (`min_side`, after dedup).
+    pub fn remove_kept(&mut self, repo: &str, language: &str, rule: &str) {
+        fn take(c: &mut FunnelCounts, rule: &str) {
+            c.kept = c.kept.saturating_sub(1);
+            *c.removed.entry(rule.to_string()).or_default() += 1;
+        }
+        self.kept = self.kept.saturating_sub(1);
+        *self.removed.entry(rule.to_string()).or_default() += 1;
+        take(
+            self.by_language.entry(language.to_string()).or_default(),
+            rule,
+        );
+        take(
+            self.by_repository.entry(repo.to_string()).or_default(),
+            rule,
+        );
+    }
+
     /// Functions removed, all rules together.
     pub fn removed_total(&self) -> u64 {
         self.input - self.kept
@@ -124,6 +143,27 @@ mod tests {
         let json = serde_json::to_value(&a).unwrap();
         assert_eq!(json["removed"]["lines"], 2);
         assert_eq!(json["by_repository"]["acme/y"]["removed"]["english"], 1);
+    }
+
+    #[test]
+    fn a_later_rule_moves_kept_functions() {
+        let mut a = Funnel::default();
+        a.record("acme/x", "java", Ok(()));
+        a.record("acme/x", "java", Ok(()));
+        a.record("acme/y", "python", Err("lines"));
+        a.remove_kept("acme/x", "java", "min_side");
+        assert_eq!((a.input, a.kept, a.removed_total()), (3, 1, 2));
+        assert_eq!(a.removed.get("min_side"), Some(&1));
+        let x = &a.by_repository["acme/x"];
+        assert_eq!(
+            (x.input, x.kept, x.removed.get("min_side")),
+            (2, 1, Some(&1))
+        );
+        let j = &a.by_language["java"];
+        assert_eq!(
+            (j.input, j.kept, j.removed.get("min_side")),
+            (2, 1, Some(&1))
+        );
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub mod rules;
 pub use config::{FilterArgs, FilterConfig, Preset};
 pub use date::{DateError, DateSpec, DateZone, ZoneError};
 pub use error::FilterError;
-pub use filter::Filter;
+pub use filter::{Filter, MIN_SIDE};
 pub use funnel::{Funnel, FunnelCounts};
 pub use rules::DEFAULT_EXCLUDES;
 

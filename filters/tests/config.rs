@@ -335,3 +335,51 @@ fn a_bad_config_file_fails_to_config() {
         "{e}"
     );
 }
+
+/// `min_side` (TOML) and `--min-side` (flag, which wins): a rule named last, applied by the
+/// miner's SIDE step after dedup; a value outside SIDE's range [-1, 1] is refused by name.
+#[test]
+fn min_side_from_the_file_and_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "filter.toml",
+        "min_side = 0.65\nmin_lines = 2\n",
+    );
+    let file = path.to_str().unwrap();
+    let f = parse(&["--filter-config", file])
+        .unwrap()
+        .filter
+        .to_config()
+        .unwrap()
+        .compile()
+        .unwrap();
+    assert_eq!(f.min_side(), Some(0.65));
+    assert_eq!(f.rule_names().last(), Some(&"min_side"));
+    let rules = f.describe()["rules"].as_array().unwrap().clone();
+    assert_eq!(rules.last().unwrap()["min"], 0.65);
+    let f = parse(&["--filter-config", file, "--min-side", "0.8"])
+        .unwrap()
+        .filter
+        .to_config()
+        .unwrap()
+        .compile()
+        .unwrap();
+    assert_eq!(f.min_side(), Some(0.8));
+    // Alone, it is a filter like any other.
+    let f = parse(&["--min-side", "0.5"])
+        .unwrap()
+        .filter
+        .to_config()
+        .unwrap();
+    assert!(f.compile().unwrap().is_active());
+    let e = parse(&["--min-side", "1.5"])
+        .unwrap()
+        .filter
+        .to_config()
+        .unwrap()
+        .compile()
+        .unwrap_err();
+    assert!(e.to_string().contains("min_side"), "{e}");
+    usage_error(&["--min-side", "high"], "--min-side");
+}

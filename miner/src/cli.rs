@@ -104,6 +104,10 @@ struct FinalizeArgs {
     /// Roll Parquet shards at this many rows.
     #[arg(long, value_name = "N")]
     shard_rows: Option<usize>,
+    /// Worker threads of the SIDE step, when the ranks mined with --side-model (default:
+    /// one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
 }
 
 #[derive(Args)]
@@ -294,6 +298,11 @@ struct MineArgs {
     /// Line-level cuts per file.
     #[arg(long, value_name = "N", requires = "emit", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     completion_cuts: u64,
+    /// SIDE curation: score every (code, docstring) pair that survives the filters and dedup
+    /// with this SIDE model (a local MPNet checkpoint folder), as `side_score` on the CSN
+    /// rows and the call-graph nodes; --min-side drops pairs below a score.
+    #[arg(long, value_name = "DIR")]
+    side_model: Option<PathBuf>,
     #[command(flatten)]
     filter: codemine_filters::FilterArgs,
     #[command(flatten)]
@@ -591,9 +600,12 @@ fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
 }
 
 fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
-    let summary =
-        crate::pipeline::finalize(&args.out, shard_options(args.shard_size, args.shard_rows))
-            .with_context(|| format!("finalizing {}", args.out.display()))?;
+    let summary = crate::pipeline::finalize(
+        &args.out,
+        shard_options(args.shard_size, args.shard_rows),
+        args.threads,
+    )
+    .with_context(|| format!("finalizing {}", args.out.display()))?;
     report(&summary, &args.out, false)
 }
 
@@ -754,6 +766,17 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .into());
     }
     opts.date_zone = filter.date_zone().clone();
+    // The model is loaded before any mining: a bad folder is a usage error naming the file.
+    opts.side = match (&args.side_model, filter.min_side()) {
+        (Some(dir), _) => Some(crate::pipeline::side::SideModel::load(dir)?),
+        (None, Some(_)) => {
+            return Err(crate::Error::Usage(
+                "--min-side (min_side) needs a SIDE model: give --side-model DIR".into(),
+            )
+            .into())
+        }
+        (None, None) => None,
+    };
     opts.filter = Some(filter);
     opts.dedup = args.dedup.params()?;
     if !config.decontaminate.is_empty() {

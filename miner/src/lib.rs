@@ -60,6 +60,9 @@ pub enum Error {
     Incomplete(String),
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// The SIDE model failed on the pairs (loading it is a usage error).
+    #[error("SIDE: {0}")]
+    Side(#[from] codemine_side::SideError),
     /// Another run holds the output folder (or this rank of it).
     #[error("{} is in use by another codemine run ({holder}): wait for it to end or use another --out", path.parent().unwrap_or(path).display())]
     Busy {

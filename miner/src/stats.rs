@@ -301,6 +301,9 @@ pub struct Stages {
     /// Absent without `--decontaminate`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decontamination: Option<crate::pipeline::decontam::DecontamStage>,
+    /// Absent without `--side-model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side: Option<crate::pipeline::side::SideStage>,
     pub write: WriteStage,
 }
 

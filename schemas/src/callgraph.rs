@@ -4,7 +4,8 @@
 use std::sync::{Arc, LazyLock};
 
 use arrow_array::builder::{
-    BooleanBuilder, Int64Builder, StringBuilder, TimestampMillisecondBuilder, UInt64Builder,
+    BooleanBuilder, Float32Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder,
+    UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -12,6 +13,9 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 
 use crate::{shard, Table};
+
+/// The SIDE score column of the nodes (and of CSN rows when a SIDE model is given).
+pub const SIDE_SCORE: &str = "side_score";
 
 static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
     let s = |n: &str, null: bool| Field::new(n, DataType::Utf8, null);
@@ -48,6 +52,8 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("duplicate_of", DataType::UInt64, true),
         s("license", true),
         s("contaminated_by", true),
+        // Filled by the miner's SIDE step after dedup (null without a SIDE model).
+        Field::new(SIDE_SCORE, DataType::Float32, true),
     ]))
 });
 
@@ -118,6 +124,7 @@ pub struct NodesTable {
     clusters: [UInt64Builder; 2],
     license: StringBuilder,
     contaminated_by: StringBuilder,
+    side_score: Float32Builder,
     rows: usize,
     bytes: usize,
 }
@@ -166,6 +173,7 @@ impl Table for NodesTable {
         self.license.append_option(r.license.as_deref());
         self.contaminated_by
             .append_option(r.contaminated_by.as_deref());
+        self.side_score.append_null();
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
         self.rows += 1;
     }
@@ -195,6 +203,7 @@ impl Table for NodesTable {
         cols.extend(shard::finish_each(&mut self.clusters));
         cols.push(Arc::new(self.license.finish()));
         cols.push(Arc::new(self.contaminated_by.finish()));
+        cols.push(Arc::new(self.side_score.finish()));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)

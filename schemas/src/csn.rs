@@ -49,6 +49,60 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
     Arc::new(Schema::new(fields.collect::<Vec<_>>()))
 });
 
+/// The CodeSearchNet fields and `side_score` (Float32, nullable), the shape of the CSN rows
+/// of a run with a SIDE model; without one the CSN shape is exactly [`FIELDS`].
+pub fn scored_schema() -> SchemaRef {
+    static SCORED: LazyLock<SchemaRef> = LazyLock::new(|| {
+        let mut fields: Vec<Field> = SCHEMA.fields().iter().map(|f| f.as_ref().clone()).collect();
+        fields.push(Field::new(
+            crate::callgraph::SIDE_SCORE,
+            DataType::Float32,
+            true,
+        ));
+        Arc::new(Schema::new(fields))
+    });
+    SCORED.clone()
+}
+
+/// CSN rows with their SIDE score ([`scored_schema`]).
+#[derive(Default)]
+pub struct ScoredCsnTable {
+    inner: CsnTable,
+    scores: arrow_array::builder::Float32Builder,
+}
+
+impl Table for ScoredCsnTable {
+    type Row = (Option<f32>, CsnRow);
+
+    fn schema() -> SchemaRef {
+        scored_schema()
+    }
+
+    fn push(&mut self, (score, row): &(Option<f32>, CsnRow)) {
+        self.inner.push(row);
+        self.scores.append_option(*score);
+    }
+
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.inner.buffered_bytes() + self.inner.len() * 4
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let inner = self.inner.finish()?;
+        let mut cols = inner.columns().to_vec();
+        cols.push(Arc::new(self.scores.finish()));
+        RecordBatch::try_new(Self::schema(), cols)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        CsnTable::writer_properties()
+    }
+}
+
 /// One CodeSearchNet row. `code` is written from `original_string` (they are the same text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CsnRow {

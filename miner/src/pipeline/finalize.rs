@@ -24,7 +24,7 @@ use std::time::Instant;
 use arrow_array::cast::AsArray;
 use arrow_array::RecordBatch;
 use codemine_schemas::callgraph::{EdgesTable, NodesTable};
-use codemine_schemas::csn::{self as csn_schema, CsnTable};
+use codemine_schemas::csn as csn_schema;
 use codemine_schemas::dedup::read_functions;
 use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::repositories::{RepositoriesTable, RepositoryRow};
@@ -44,7 +44,7 @@ use crate::Error;
 
 /// The rank markers under `out_dir`: all ranks `0..N` of one world size, or an error that
 /// names what is missing.
-fn rank_markers(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
+pub(super) fn rank_markers(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
     let dir = out_dir.join(STAGING);
     let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io {
         path: dir.clone(),
@@ -194,6 +194,8 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
 
     let (decisions, clusters) = Decisions::read(out_dir)?;
     let decide = |id| decisions.get(id);
+    let side = super::side::Scores::read(out_dir, &ranks)?;
+    let side_drops = |id| side.as_ref().is_some_and(|s| s.drops(id));
     let mut same_id = 0usize;
 
     let csn_dir = out_dir.join("csn");
@@ -202,7 +204,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         .map(|&s| {
             Ok((
                 s,
-                ShardWriter::<CsnTable>::new(&csn_dir, s.as_str(), shards)?,
+                super::side::CsnWriter::new(&csn_dir, s.as_str(), shards, side.is_some())?,
             ))
         })
         .collect::<Result<Vec<_>, Error>>()?;
@@ -211,7 +213,10 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let mut seen = HashSet::new();
     for path in staged_files(out_dir, "csn")? {
         for batch in read_batches(&path)? {
-            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            let mut batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            if let Some(s) = &side {
+                batch = s.staged_csn(&batch, &path)?;
+            }
             for (split, b) in finalize_csn(&batch, &path, decide, |id| seen.insert(id))? {
                 count_rows(&b, &mut kept);
                 if let Some((_, w)) = csn.iter_mut().find(|(s, _)| *s == split) {
@@ -230,7 +235,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             let b = finalize_yabloco(&batch, &path, decide, |id| {
                 let new = seen.insert(id);
                 same_id += usize::from(!new);
-                new
+                new && !side_drops(id)
             })?;
             yabloco.push_batch(&b)?;
         }
@@ -241,11 +246,15 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     for path in staged_files(out_dir, "nodes")? {
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
-            nodes.push_batch(&finalize_nodes(&batch, &path, decide)?)?;
+            let mut b = finalize_nodes(&batch, &path, decide)?;
+            if let Some(s) = &side {
+                b = s.nodes(&b, &path)?;
+            }
+            nodes.push_batch(&b)?;
         }
     }
     crate::fault::point("nodes table streamed");
-    let edges = copy::<EdgesTable>(out_dir, "edges", &graph_dir, "edges", shards)?;
+    let edges = copy::<EdgesTable>(out_dir, "edges", &graph_dir, "edges", shards, Vec::new())?;
     let dropped = if explain {
         Some(copy::<DroppedTable>(
             out_dir,
@@ -253,6 +262,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             &out_dir.join("dropped"),
             "dropped",
             shards,
+            super::side::Scores::dropped_files(out_dir)?,
         )?)
     } else {
         None
@@ -316,6 +326,10 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let settings = ranks.iter().find_map(|r| r.decontamination.as_ref());
     stats.stages.decontamination = super::decontam::finalize(settings, &stats.repositories);
     restate_csn_rows(&mut stats, &kept);
+    if let Some(s) = side {
+        s.apply_funnel(&mut stats.stages.filter.funnel);
+        stats.stages.side = Some(s.stage);
+    }
     if dedup {
         stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);
     }
@@ -377,16 +391,18 @@ pub fn write_side_files(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     output::write_stats(out_dir, stats)
 }
 
-/// Copies a staged table that dedup does not change into its final shards.
+/// Copies a staged table that dedup does not change into its final shards, then the
+/// `extra` files of the same table.
 fn copy<T: Table>(
     out_dir: &Path,
     table: &str,
     dir: &Path,
     name: &str,
     shards: ShardOptions,
+    extra: Vec<PathBuf>,
 ) -> Result<(usize, Vec<String>), Error> {
     let mut w = ShardWriter::<T>::new(dir, name, shards)?;
-    for path in staged_files(out_dir, table)? {
+    for path in staged_files(out_dir, table)?.into_iter().chain(extra) {
         for batch in read_batches(&path)? {
             w.push_batch(&batch.map_err(codemine_schemas::Error::Arrow)?)?;
         }

@@ -7,6 +7,8 @@
 //!    `DIR/staging/functions-*`) while the next batch is mined. Memory is bounded by a batch.
 //! 2. [`dedup`]: the cluster step reads the dedup inputs of the whole run, finds exact and
 //!    near-duplicate clusters and writes `DIR/dedup/clusters-*.parquet`.
+//!    Then [`side`] (with `--side-model`) scores the (code, docstring) pairs that survived
+//!    the filters and dedup into `DIR/staging/side-*`.
 //! 3. [`finalize`]: streams the staging tables into the final CSN, YABLoCo and node shards
 //!    without the removed functions, then removes `DIR/staging/`.
 //!
@@ -19,6 +21,7 @@ mod finalize;
 pub mod licenses;
 pub mod lock;
 mod repo;
+pub mod side;
 mod stage;
 
 use std::path::{Path, PathBuf};
@@ -73,6 +76,8 @@ pub struct MineOptions {
     pub completion: Option<completion::CompletionOptions>,
     /// The benchmarks whose code is kept out (`--decontaminate`); `None` checks nothing.
     pub decontam: Option<std::sync::Arc<decontam::Decontaminator>>,
+    /// The SIDE model (`--side-model`), loaded before mining; `None` scores nothing.
+    pub side: Option<side::SideModel>,
 }
 
 /// The language of `.h` headers.
@@ -112,6 +117,7 @@ impl MineOptions {
             checkpoint_repos: 16,
             completion: None,
             decontam: None,
+            side: None,
         }
     }
 }
@@ -162,6 +168,7 @@ pub fn mine(
     let _lock = lock::lock(&opts.out_dir, lock::Mode::Exclusive, "codemine mine")?;
     let share = mine_share_locked(specs, opts, progress)?;
     dedup::cluster_step(&opts.out_dir, opts.threads)?;
+    side::run(&opts.out_dir, opts.side.as_ref(), opts.threads)?;
     let mut summary = finalize::run(&opts.out_dir, opts.shards)?;
     summary.resumed = share.resumed;
     summary.stats.threads = share.threads;
@@ -224,10 +231,12 @@ pub fn cluster(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Er
 }
 
 /// Step 3 alone: writes the final shards, failures.jsonl, stats.json and the dataset card
-/// from every rank's staging area and the clusters table (see [`finalize`]).
-pub fn finalize(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
+/// from every rank's staging area and the clusters table (see [`finalize`]), after the
+/// SIDE step when the ranks mined with a SIDE model (on `threads` threads).
+pub fn finalize(out_dir: &Path, shards: ShardOptions, threads: usize) -> Result<Summary, Error> {
     let t = Instant::now();
     let _lock = lock::lock(out_dir, lock::Mode::Exclusive, "codemine finalize")?;
+    side::run(out_dir, None, threads)?;
     let mut summary = finalize::run(out_dir, shards)?;
     summary.stats.wall_seconds = t.elapsed().as_secs_f64();
     finalize::write_side_files(out_dir, &summary.stats)?;

@@ -97,6 +97,9 @@ pub struct RankMarker {
     /// `--decontaminate`'s benchmarks and settings, when it was asked for.
     #[serde(default)]
     pub decontamination: Option<super::decontam::Settings>,
+    /// `--side-model`'s settings, when it was given.
+    #[serde(default)]
+    pub side: Option<super::side::Settings>,
 }
 
 /// `r{rank:05}`, the tag in a rank's file names.
@@ -213,6 +216,10 @@ pub fn run(
                 cuts: c.cuts,
             }),
         decontamination: opts.decontam.as_ref().map(|d| d.settings().clone()),
+        side: opts
+            .side
+            .as_ref()
+            .map(|s| s.settings(filter.and_then(Filter::min_side))),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -276,6 +283,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
     };
     let text = match &opts.decontam {
         Some(d) => format!("{text}\n{d:?}"),
+        None => text,
+    };
+    let text = match &opts.side {
+        Some(s) => format!("{text}\nside {:?} {}", s.dir, s.config_hash),
         None => text,
     };
     format!(
@@ -625,6 +636,25 @@ mod tests {
         let utc = fingerprint(&specs, &opts);
         opts.date_zone = "Europe/Moscow".parse().expect("a zone");
         assert_ne!(utc, fingerprint(&specs, &opts));
+    }
+
+    /// Another SIDE model (or none) gives other scores: the run starts over.
+    #[test]
+    fn the_side_model_is_part_of_the_fingerprint() {
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let none = fingerprint(&specs, &opts);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../side/tests/data");
+        opts.side = Some(
+            super::super::side::SideModel::load(&dir.join("tiny-st")).expect("the test model"),
+        );
+        let st = fingerprint(&specs, &opts);
+        opts.side = Some(
+            super::super::side::SideModel::load(&dir.join("tiny-bin")).expect("the test model"),
+        );
+        let bin = fingerprint(&specs, &opts);
+        assert_ne!(none, st);
+        assert_ne!(st, bin);
     }
 
     #[test]
