@@ -299,7 +299,162 @@ fn completion_sets_follow_codexglue_and_the_repository_partitions() {
     let again = tmp.path().join("again");
     run(&again, "7");
     assert_eq!(rows(&again.join("completion"), "line-"), lines);
+
+    // The same settings from the TOML file give the same rows.
+    let config = tmp.path().join("run.toml");
+    fs::write(
+        &config,
+        "emit = [\"completion\"]\ncompletion_seed = 7\ncompletion_cuts = 2\n",
+    )
+    .unwrap();
+    let from_file = tmp.path().join("from-file");
+    let (one_path, two_path) = (one.path.to_str().unwrap(), two.path.to_str().unwrap());
+    let args = |out: &Path, config: &Path| {
+        vec![
+            "mine".to_string(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+            "--repo".into(),
+            one_path.into(),
+            "--repo".into(),
+            two_path.into(),
+            "--filter-config".into(),
+            config.to_str().unwrap().into(),
+        ]
+    };
+    let a = args(&from_file, &config);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    assert_success(&codemine(&a, &tmp.path().join("cache")));
+    assert_eq!(rows(&from_file.join("completion"), "line-"), lines);
+    assert_eq!(rows(&from_file.join("completion"), "token-"), tokens);
+    // A completion setting without the output is a usage error.
+    fs::write(&config, "completion_seed = 7\n").unwrap();
+    let a = args(&tmp.path().join("bad"), &config);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let res = codemine(&a, &tmp.path().join("cache"));
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("--emit completion"));
     let other = tmp.path().join("other");
     run(&other, "8");
     assert_ne!(rows(&other.join("completion"), "line-"), lines);
+}
+
+/// Content 5-shingles of a token line (the markers and punctuation-only tokens left out),
+/// as strings: the test's own Jaccard, independent of codemine's hashing.
+fn shingles(line: &str) -> BTreeSet<Vec<String>> {
+    let tokens: Vec<String> = line
+        .split(' ')
+        .filter(|t| !matches!(*t, "<s>" | "</s>" | "<EOL>" | ""))
+        .filter(|t| {
+            t.starts_with(['"', '\'']) || !t.bytes().all(|b| b.is_ascii_punctuation() && b != b'_')
+        })
+        .map(str::to_string)
+        .collect();
+    tokens.windows(5).map(<[String]>::to_vec).collect()
+}
+
+fn jaccard(a: &str, b: &str) -> f64 {
+    let (a, b) = (shingles(a), shingles(b));
+    a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+}
+
+#[test]
+fn near_duplicate_files_are_left_out_across_repositories() {
+    let base: String = (0..30)
+        .map(|i| {
+            format!(
+                "def f{i}(a, b):\n    return a * {i} + b - helper{}(a)\n\n\n",
+                i % 3
+            )
+        })
+        .collect();
+    // The same file with one body changed and a comment: a near copy.
+    let near = base
+        .replace("return a * 7 + b", "# changed\n    return a * 7 - b")
+        .replace(
+            "return a * 12 + b - helper0(a)",
+            "return a * 12 + b - helper9(a)",
+        );
+    let other: String = (0..30)
+        .map(|i| format!("class C{i}:\n    size = {i}\n\n    def area(self):\n        return self.size ** 2\n\n\n"))
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut one = RepoBuilder::init(&tmp.path().join("one"));
+    one.write("lib/base.py", &base);
+    one.commit("one");
+    let mut two = RepoBuilder::init(&tmp.path().join("two"));
+    two.write("copied/base.py", &near)
+        .write("shapes.py", &other);
+    two.commit("two");
+
+    let py = reference("python", &[&base, &near, &other]);
+    let (base_line, near_line, other_line) = (
+        py[0].as_str().unwrap(),
+        py[1].as_str().unwrap(),
+        py[2].as_str().unwrap(),
+    );
+    // The default threshold is 0.7: one file is far above it, the other far below.
+    assert!(
+        jaccard(base_line, near_line) > 0.85,
+        "{}",
+        jaccard(base_line, near_line)
+    );
+    assert!(jaccard(base_line, other_line) < 0.2);
+    assert_ne!(base_line, near_line);
+
+    let mine = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "mine",
+            "--out",
+            out.to_str().unwrap(),
+            "--repo",
+            one.path.to_str().unwrap(),
+            "--repo",
+            two.path.to_str().unwrap(),
+            "--emit",
+            "completion",
+        ];
+        args.extend_from_slice(extra);
+        assert_success(&codemine(&args, &tmp.path().join("cache")));
+    };
+    let paths = |out: &Path, prefix: &str| -> BTreeSet<String> {
+        rows(&out.join("completion"), prefix)
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}/{}",
+                    r["repo"].as_str().unwrap(),
+                    r["path"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+
+    let out = tmp.path().join("out");
+    mine(&out, &[]);
+    assert_eq!(
+        paths(&out, "token-"),
+        set(&["one/lib/base.py", "two/shapes.py"])
+    );
+    assert_eq!(
+        paths(&out, "line-"),
+        set(&["one/lib/base.py", "two/shapes.py"])
+    );
+    let c = &stats(&out)["stages"]["completion"];
+    assert_eq!(c["near_duplicate_files"], 1, "{c}");
+    assert_eq!(c["duplicate_files"], 0, "{c}");
+    // Its content tokens differ from the base's (helper9): a near duplicate, not an exact one.
+    assert_eq!(c["near_duplicate"]["near_removed"], 1, "{c}");
+
+    // Without dedup only exact copies go.
+    let out = tmp.path().join("no-dedup");
+    mine(&out, &["--no-dedup"]);
+    assert_eq!(
+        paths(&out, "token-"),
+        set(&["one/lib/base.py", "two/copied/base.py", "two/shapes.py"])
+    );
+    let c = &stats(&out)["stages"]["completion"];
+    assert_eq!(c["near_duplicate_files"], 0, "{c}");
+    assert!(c.get("near_duplicate").is_none(), "{c}");
 }

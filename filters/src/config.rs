@@ -89,6 +89,15 @@ pub struct FilterConfig {
     /// Drop (code, docstring) pairs whose SIDE score is below this (needs `--side-model`);
     /// applied after dedup, to the survivors only.
     pub min_side: Option<f64>,
+    /// Extra outputs (`completion`); the miner reads them (see `codemine mine --emit`).
+    #[serde(default)]
+    pub emit: Vec<String>,
+    /// The seed of the line-level completion cuts (`--completion-seed`).
+    pub completion_seed: Option<u64>,
+    /// Line-level completion cuts per file (`--completion-cuts`).
+    pub completion_cuts: Option<u64>,
+    /// A `literals.json` replacing the shipped ones (`--completion-literals`).
+    pub completion_literals: Option<PathBuf>,
 }
 
 impl FilterConfig {
@@ -135,6 +144,12 @@ impl FilterConfig {
         exclude.extend(overrides.exclude);
         let mut decontaminate = self.decontaminate;
         decontaminate.extend(overrides.decontaminate);
+        let mut emit = self.emit;
+        for e in overrides.emit {
+            if !emit.contains(&e) {
+                emit.push(e);
+            }
+        }
         FilterConfig {
             preset: overrides.preset.or(self.preset),
             since: overrides.since.or(self.since),
@@ -153,6 +168,10 @@ impl FilterConfig {
             licenses: overrides.licenses.or(self.licenses),
             decontaminate,
             min_side: overrides.min_side.or(self.min_side),
+            emit,
+            completion_seed: overrides.completion_seed.or(self.completion_seed),
+            completion_cuts: overrides.completion_cuts.or(self.completion_cuts),
+            completion_literals: overrides.completion_literals.or(self.completion_literals),
         }
     }
 
@@ -284,6 +303,8 @@ impl FilterArgs {
             licenses: self.licenses.clone(),
             decontaminate: self.decontaminate.clone(),
             min_side: self.min_side,
+            // The miner's own flags (`--emit`, `--completion-*`) are laid over by the miner.
+            ..FilterConfig::default()
         }
     }
 }

@@ -285,19 +285,19 @@ struct MineArgs {
     #[arg(long)]
     explain: bool,
     /// Extra outputs: `completion` writes CodeXGLUE's token-level and line-level
-    /// code-completion sets of every Python and Java file to DIR/completion/.
+    /// code-completion sets of every Python and Java file to DIR/completion/ (TOML `emit`).
     #[arg(long, value_name = "completion", value_parser = ["completion"])]
     emit: Vec<String>,
     /// A CodeXGLUE `literals.json` (`str`, `num`, `char` lists) replacing the built-in ones
     /// (py150's for Python, javaCorpus's for Java).
-    #[arg(long, value_name = "FILE", requires = "emit")]
+    #[arg(long, value_name = "FILE")]
     completion_literals: Option<PathBuf>,
-    /// Seed of the line-level cut positions.
-    #[arg(long, value_name = "N", requires = "emit", default_value_t = crate::pipeline::completion::DEFAULT_SEED)]
-    completion_seed: u64,
-    /// Line-level cuts per file.
-    #[arg(long, value_name = "N", requires = "emit", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    completion_cuts: u64,
+    /// Seed of the line-level cut positions [default: 42].
+    #[arg(long, value_name = "N")]
+    completion_seed: Option<u64>,
+    /// Line-level cuts per file [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    completion_cuts: Option<u64>,
     /// SIDE curation: score every (code, docstring) pair that survives the filters and dedup
     /// with this SIDE model (a local MPNet checkpoint folder), as `side_score` on the CSN
     /// rows and the call-graph nodes; --min-side drops pairs below a score.
@@ -689,6 +689,60 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--emit completion` and its settings: flags over the `--filter-config` file's keys.
+fn completion_options(
+    args: &MineArgs,
+    config: &codemine_filters::FilterConfig,
+) -> Result<Option<crate::pipeline::completion::CompletionOptions>, crate::Error> {
+    for e in &config.emit {
+        if e != "completion" {
+            return Err(crate::Error::Usage(format!(
+                "emit: unknown output `{e}` (known: completion)"
+            )));
+        }
+    }
+    let emit = args
+        .emit
+        .iter()
+        .chain(&config.emit)
+        .any(|e| e == "completion");
+    let seed = args.completion_seed.or(config.completion_seed);
+    let cuts = args.completion_cuts.or(config.completion_cuts);
+    let literals = args
+        .completion_literals
+        .as_ref()
+        .or(config.completion_literals.as_ref());
+    if !emit {
+        if seed.is_some() || cuts.is_some() || literals.is_some() {
+            return Err(crate::Error::Usage(
+                "--completion-seed, --completion-cuts and --completion-literals need \
+                 --emit completion (TOML `emit = [\"completion\"]`)"
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    }
+    if cuts == Some(0) {
+        return Err(crate::Error::Usage(
+            "completion_cuts: must be at least 1".into(),
+        ));
+    }
+    let mut c = crate::pipeline::completion::CompletionOptions {
+        seed: seed.unwrap_or(crate::pipeline::completion::DEFAULT_SEED),
+        cuts: cuts.map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+        ..Default::default()
+    };
+    if let Some(f) = literals {
+        let bytes = std::fs::read(f).map_err(|e| {
+            crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+        })?;
+        c = c.with_literals(&bytes).map_err(|e| {
+            crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+        })?;
+    }
+    Ok(Some(c))
+}
+
 fn default_cache() -> PathBuf {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
@@ -719,7 +773,10 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
             crate::Error::Usage("nothing to mine: give --repo or --manifest".into()).into(),
         );
     }
-    let mut opts = MineOptions::new(args.out.clone(), args.cache.unwrap_or_else(default_cache));
+    let mut opts = MineOptions::new(
+        args.out.clone(),
+        args.cache.clone().unwrap_or_else(default_cache),
+    );
     opts.source = SourceOptions {
         offline: args.offline,
         depth: args.depth,
@@ -735,22 +792,6 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
-    if args.emit.iter().any(|e| e == "completion") {
-        let mut c = crate::pipeline::completion::CompletionOptions {
-            seed: args.completion_seed,
-            cuts: usize::try_from(args.completion_cuts).unwrap_or(usize::MAX),
-            ..Default::default()
-        };
-        if let Some(f) = &args.completion_literals {
-            let bytes = std::fs::read(f).map_err(|e| {
-                crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
-            })?;
-            c = c.with_literals(&bytes).map_err(|e| {
-                crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
-            })?;
-        }
-        opts.completion = Some(c);
-    }
     let config = args
         .filter
         .to_config()
@@ -758,6 +799,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     let filter = config
         .compile()
         .map_err(|e| crate::Error::Usage(e.to_string()))?;
+    opts.completion = completion_options(&args, &config)?;
     if filter.needs_last_commit() && args.no_history {
         return Err(crate::Error::Usage(
             "--no-history: the date rules (--since, --until, preset yabloco) need last-commit dates"

@@ -31,6 +31,10 @@ use crate::completion::{self as cx, line, CompletionLang, Literals};
 use crate::extract::Lang;
 use crate::source::{Reader, RepoError, SourceFile};
 use crate::Error;
+use codemine_filters::dedup::{
+    cluster as dedup_cluster, is_content_token, prepare, BandTable, DedupParams, DedupStats, Item,
+    Prepared,
+};
 
 /// Staging table names.
 pub const TOKEN_STAGED: &str = "ctoken";
@@ -230,6 +234,14 @@ pub struct CompletionStage {
     pub skipped: BTreeMap<String, usize>,
     /// Files left out because an earlier file of the run has the same token line.
     pub duplicate_files: usize,
+    /// Files left out as near-duplicates of an earlier file (with dedup on): the same
+    /// content tokens in another layout, or a Jaccard of their shingles at or above dedup's
+    /// threshold.
+    pub near_duplicate_files: usize,
+    /// The near-duplicate pass over whole files (dedup's parameters and counts); absent
+    /// with `--no-dedup`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near_duplicate: Option<DedupStats>,
     pub token_rows: BTreeMap<&'static str, usize>,
     pub line_rows: BTreeMap<&'static str, usize>,
     /// The Parquet shards written, for `stages.write.shards`.
@@ -294,6 +306,76 @@ impl TextFile {
         file.sync_all().map_err(io)?;
         std::fs::rename(&self.tmp, &self.path).map_err(io)
     }
+}
+
+/// The files that the near-duplicate pass removes, by row index in staging order.
+#[derive(Default)]
+struct NearFiles {
+    removed: HashSet<u64>,
+    stats: Option<DedupStats>,
+}
+
+/// The completion tokens of a file that dedup compares: its content tokens (as for
+/// functions: identifiers, keywords, literals, placeholders), without the line markers.
+fn dedup_tokens(line: &str) -> Vec<&str> {
+    line.split(' ')
+        .filter(|t| !matches!(*t, "<s>" | "</s>" | "<EOL>" | ""))
+        .filter(|t| is_content_token(t))
+        .collect()
+}
+
+/// Runs dedup's near-duplicate clustering over whole files (their token lines, in staging
+/// order, which is input order): each cluster keeps its first file, so no file has a
+/// near-copy in another partition. Files with the same token line are clusters here too;
+/// the caller counts them as exact copies. Shingle sets are held for every file.
+fn near_duplicates(out_dir: &Path, params: &DedupParams) -> Result<NearFiles, Error> {
+    let mut prepared = Vec::new();
+    let mut bands = Vec::new();
+    let mut next = 0u64;
+    for path in staged_files(out_dir, TOKEN_STAGED)? {
+        for batch in read_batches(&path)? {
+            let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
+            let [line_text] = columns(&batch, ["text"], &path)?;
+            let first = next;
+            next += batch.num_rows() as u64;
+            let rows: Vec<(Prepared, Vec<u64>)> = (0..batch.num_rows())
+                .into_par_iter()
+                .map(|i| {
+                    let tokens = dedup_tokens(line_text.value(i));
+                    let item = Item {
+                        // The row index: the keeper rule keeps the smallest id, the first file.
+                        id: first + i as u64,
+                        tokens: &tokens,
+                        has_docstring: false,
+                        last_commit: None,
+                        partition: 0,
+                    };
+                    prepare(&item, params)
+                })
+                .collect();
+            for (p, b) in rows {
+                prepared.push(p);
+                bands.push(b);
+            }
+        }
+    }
+    let table = BandTable::from_rows(&bands, params.bands);
+    drop(bands);
+    // All cores: finalize runs alone.
+    let outcome = dedup_cluster(&prepared, &table, params, 0)?;
+    // Files whose content tokens equal their keeper's are in too: their lines differ only
+    // in punctuation or layout.
+    let removed = outcome
+        .duplicate_of
+        .iter()
+        .enumerate()
+        .filter(|(_, dup)| dup.is_some())
+        .map(|(i, _)| i as u64)
+        .collect();
+    Ok(NearFiles {
+        removed,
+        stats: Some(outcome.stats),
+    })
 }
 
 /// Removes the completion outputs of an earlier run in `out_dir`.
@@ -396,6 +478,7 @@ pub fn finalize(
     settings: Option<&Settings>,
     counts: &RepoCompletion,
     shards: ShardOptions,
+    dedup: Option<&DedupParams>,
 ) -> Result<Option<CompletionStage>, Error> {
     clear(out_dir)?;
     let Some(settings) = settings else {
@@ -418,7 +501,14 @@ pub fn finalize(
         open: BTreeMap::new(),
     };
 
-    // Token level: the first file (in input order) with a given line keeps it.
+    // Token level: the first file (in input order) with a given line keeps it; with dedup
+    // on, the first of each cluster of near-duplicate files too.
+    let near = match dedup {
+        Some(params) => near_duplicates(out_dir, params)?,
+        None => NearFiles::default(),
+    };
+    stage.near_duplicate = near.stats;
+    let mut row_index = 0u64;
     let mut lines_seen: HashSet<u128> = HashSet::new();
     let mut dropped: HashSet<u128> = HashSet::new();
     let mut writers = Split::ALL
@@ -435,9 +525,16 @@ pub fn finalize(
             let [line_text] = columns(&batch, ["text"], &path)?;
             for i in 0..batch.num_rows() {
                 let file = file_info(&cols, i);
+                let at = row_index;
+                row_index += 1;
                 if !lines_seen.insert(xxh3_128(line_text.value(i).as_bytes())) {
                     dropped.insert(file_key(&file.repo, &file.sha, &file.path));
                     stage.duplicate_files += 1;
+                    continue;
+                }
+                if near.removed.contains(&at) {
+                    dropped.insert(file_key(&file.repo, &file.sha, &file.path));
+                    stage.near_duplicate_files += 1;
                     continue;
                 }
                 text.get(&file.language, file.partition, false)?

@@ -312,8 +312,13 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             .extend(file_names(&files));
     }
     let settings = ranks.iter().find_map(|r| r.completion.clone());
-    stats.stages.completion =
-        super::completion::finalize(out_dir, settings.as_ref(), &stats.completion_counts, shards)?;
+    stats.stages.completion = super::completion::finalize(
+        out_dir,
+        settings.as_ref(),
+        &stats.completion_counts,
+        shards,
+        dedup_params(out_dir)?.as_ref(),
+    )?;
     if let Some(c) = &stats.stages.completion {
         stats
             .stages
