@@ -49,8 +49,12 @@ pub fn py_lower(s: &str) -> String {
 }
 
 /// A set of characters given by a regular-expression class of Unicode properties (such as
-/// `[\p{L}\p{N}]`), as sorted disjoint ranges from `regex-syntax`'s Unicode tables.
-pub struct CharClass(Vec<(u32, u32)>);
+/// `[\p{L}\p{N}]`), as sorted disjoint ranges from `regex-syntax`'s Unicode tables, with
+/// its ASCII members also as a bit set (tokenizers ask mostly about ASCII characters).
+pub struct CharClass {
+    ranges: Vec<(u32, u32)>,
+    ascii: u128,
+}
 
 impl CharClass {
     /// The class of `pattern`; an empty class when `pattern` is not a character class
@@ -61,21 +65,31 @@ impl CharClass {
             .unicode(true)
             .build()
             .parse(pattern);
-        Self(match hir.as_ref().map(|h| h.kind()) {
+        let ranges: Vec<(u32, u32)> = match hir.as_ref().map(|h| h.kind()) {
             Ok(HirKind::Class(Class::Unicode(cls))) => cls
                 .ranges()
                 .iter()
                 .map(|r| (r.start() as u32, r.end() as u32))
                 .collect(),
             _ => Vec::new(),
-        })
+        };
+        let mut ascii = 0u128;
+        for &(start, end) in &ranges {
+            for cp in start..=end.min(127) {
+                ascii |= 1 << cp;
+            }
+        }
+        Self { ranges, ascii }
     }
 
     #[inline]
     pub fn contains(&self, c: char) -> bool {
         let cp = c as u32;
-        let i = self.0.partition_point(|&(_, end)| end < cp);
-        i < self.0.len() && self.0[i].0 <= cp
+        if cp < 128 {
+            return self.ascii & (1 << cp) != 0;
+        }
+        let i = self.ranges.partition_point(|&(_, end)| end < cp);
+        i < self.ranges.len() && self.ranges[i].0 <= cp
     }
 }
 

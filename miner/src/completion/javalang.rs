@@ -122,6 +122,9 @@ const OPERATORS: [&[&str]; 4] = [
 ];
 
 /// `IDENT_START_CATEGORIES` and `IDENT_PART_CATEGORIES` (`unicodedata.category`).
+static KEYWORD_SET: LazyLock<std::collections::HashSet<&'static str>> =
+    LazyLock::new(|| KEYWORDS.iter().copied().collect());
+
 static IDENT_START: LazyLock<CharClass> =
     LazyLock::new(|| CharClass::new(r"[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Nl}\p{Pc}\p{Sc}]"));
 static IDENT_PART: LazyLock<CharClass> = LazyLock::new(|| {
@@ -137,6 +140,7 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
         j: 0,
         line: 1,
         line_at: 0,
+        text: None,
     }
     .run()
 }
@@ -231,6 +235,8 @@ struct Lexer<'a> {
     /// The line of `line_at`, counted incrementally as tokens advance.
     line: usize,
     line_at: usize,
+    /// The current token's text when a reader already made it.
+    text: Option<String>,
 }
 
 impl Lexer<'_> {
@@ -296,7 +302,10 @@ impl Lexer<'_> {
             let line = self.line_of(self.i);
             out.push(Token {
                 kind,
-                text: self.data[self.i..self.j].iter().collect(),
+                text: self
+                    .text
+                    .take()
+                    .unwrap_or_else(|| self.data[self.i..self.j].iter().collect()),
                 line,
             });
             self.i = self.j;
@@ -399,17 +408,19 @@ impl Lexer<'_> {
         while self.at(self.j).is_some_and(|c| IDENT_PART.contains(c)) {
             self.j += 1;
         }
-        let ident = &self.data[self.i..self.j];
-        let is = |w: &str| w.chars().eq(ident.iter().copied());
-        if KEYWORDS.iter().any(|k| is(k)) {
+        let ident: String = self.data[self.i..self.j].iter().collect();
+        let kind = if KEYWORD_SET.contains(ident.as_str()) {
             TokenKind::Keyword
-        } else if is("true") || is("false") {
+        } else if ident == "true" || ident == "false" {
             TokenKind::Boolean
-        } else if is("null") {
+        } else if ident == "null" {
             TokenKind::Null
         } else {
             TokenKind::Identifier
-        }
+        };
+        // The token's text, made once.
+        self.text = Some(ident);
+        kind
     }
 
     /// `read_digits`: digits with `_` between them, then one `l`/`L` after the last

@@ -12,7 +12,7 @@
 //! use miner::completion::{line, CompletionLang, LineToken};
 //! let toks: Vec<LineToken> = ["x", "=", "f", "(", ")", "<EOL>", "return", "x"]
 //!     .iter()
-//!     .map(|t| LineToken { text: t.to_string(), line: 1 })
+//!     .map(|t| LineToken { text: t.to_string().into(), line: 1 })
 //!     .collect();
 //! for cut in line::cuts(&toks, CompletionLang::Python, 2, 7, "owner/repo:a.py") {
 //!     let full = format!("{} {}", cut.input, cut.gt);
@@ -38,7 +38,7 @@ pub struct Cut {
 /// The end (exclusive) of the ground truth that starts at `from`.
 fn gt_end(tokens: &[LineToken], lang: CompletionLang, from: usize) -> usize {
     for (k, t) in tokens.iter().enumerate().skip(from) {
-        match (lang, t.text.as_str()) {
+        match (lang, &*t.text) {
             (CompletionLang::Python, EOL) => return k,
             (CompletionLang::Java, ";" | "}") => return k + 1,
             (CompletionLang::Java, "{") => return k,
@@ -100,12 +100,12 @@ pub fn cuts(
         .map(|(p, end)| Cut {
             position: p,
             input: std::iter::once("<s>")
-                .chain(tokens[..p].iter().map(|t| t.text.as_str()))
+                .chain(tokens[..p].iter().map(|t| &*t.text))
                 .collect::<Vec<_>>()
                 .join(" "),
             gt: tokens[p..end]
                 .iter()
-                .map(|t| t.text.as_str())
+                .map(|t| &*t.text)
                 .collect::<Vec<_>>()
                 .join(" "),
             line: tokens[p].line,
@@ -121,7 +121,7 @@ mod tests {
         s.split(' ')
             .enumerate()
             .map(|(i, t)| LineToken {
-                text: t.to_string(),
+                text: t.to_string().into(),
                 line: i + 1,
             })
             .collect()
@@ -142,11 +142,7 @@ mod tests {
     fn every_cut_obeys_the_rule_and_the_seed_decides() {
         let t = toks("import os <EOL> def f ( x ) : <EOL> return os . path ( x ) <EOL> f ( 1 )");
         let all = cuts(&t, CompletionLang::Python, 100, 1, "k");
-        let line = t
-            .iter()
-            .map(|x| x.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = t.iter().map(|x| &*x.text).collect::<Vec<_>>().join(" ");
         for c in &all {
             let joined = format!("{} {}", c.input, c.gt);
             assert!(format!("<s> {line}").starts_with(&joined), "{joined}");

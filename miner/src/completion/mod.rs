@@ -18,10 +18,11 @@
 pub mod javalang;
 pub mod line;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use codemine_eval::pytext::py_split;
+use codemine_eval::pytext::{py_is_space, py_split};
 use codemine_eval::pytokenize::{self, Kind};
 
 /// The languages CodeXGLUE's completion tasks have.
@@ -95,7 +96,8 @@ impl Literals {
 /// One token of a file's completion line and the 1-based source line it starts on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineToken {
-    pub text: String,
+    /// Most tokens are the tokenizer's own text, moved; the end-of-line marker is shared.
+    pub text: Cow<'static, str>,
     pub line: usize,
 }
 
@@ -155,7 +157,7 @@ pub fn token_line(tokens: &[LineToken]) -> String {
 }
 
 /// Python's text-mode reading: `\r\n` and lone `\r` become `\n`.
-fn universal_newlines(source: &str) -> std::borrow::Cow<'_, str> {
+fn universal_newlines(source: &str) -> Cow<'_, str> {
     if source.contains('\r') {
         source.replace("\r\n", "\n").replace('\r', "\n").into()
     } else {
@@ -173,18 +175,23 @@ fn python_tokens(text: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
     let mut prev_eol = false;
     for tok in toks {
         let line = tok.start.0;
-        let text = py_split(&tok.text).join(" ");
+        // `" ".join(text.split())`: only a token holding whitespace changes.
+        let text: Cow<'static, str> = if tok.text.contains(py_is_space) {
+            py_split(&tok.text).join(" ").into()
+        } else {
+            tok.text.into()
+        };
         match tok.kind {
             Kind::String => {
                 out.push(LineToken {
-                    text: literal_string(&text, lits, false),
+                    text: literal_string(&text, lits, false).into(),
                     line,
                 });
                 prev_eol = false;
             }
             Kind::Number => {
                 out.push(LineToken {
-                    text: literal_number(&text, lits),
+                    text: literal_number(&text, lits).into(),
                     line,
                 });
                 prev_eol = false;
@@ -192,7 +199,7 @@ fn python_tokens(text: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
             Kind::Newline | Kind::Nl => {
                 if !prev_eol {
                     out.push(LineToken {
-                        text: EOL.to_string(),
+                        text: Cow::Borrowed(EOL),
                         line,
                     });
                     prev_eol = true;
@@ -219,7 +226,7 @@ fn python_tokens(text: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
 /// a coding cookie on the first two lines (PEP 263) decides the codec. UTF-8 keeps the text,
 /// Latin-1 re-reads its UTF-8 bytes as Latin-1 (as Python does); other codecs are emulated
 /// for ASCII text when they read ASCII unchanged; an unknown codec is an error, as in Python.
-fn python_decode(text: &str) -> Result<std::borrow::Cow<'_, str>, Skip> {
+fn python_decode(text: &str) -> Result<Cow<'_, str>, Skip> {
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => (true, rest),
         None => (false, text),
@@ -335,10 +342,10 @@ fn java_tokens(text: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
                 if tok.text.contains(['\n', '\r']) {
                     return Err(Skip::LineBreak);
                 }
-                literal_string(&tok.text, lits, true)
+                literal_string(&tok.text, lits, true).into()
             }
-            J::Integer | J::FloatingPoint => literal_number(&tok.text, lits),
-            _ => tok.text,
+            J::Integer | J::FloatingPoint => literal_number(&tok.text, lits).into(),
+            _ => tok.text.into(),
         };
         out.push(LineToken {
             text,

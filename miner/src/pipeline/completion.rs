@@ -29,7 +29,7 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 use super::stage::{file_names, staged_files};
 use crate::completion::{self as cx, line, CompletionLang, Literals};
 use crate::extract::Lang;
-use crate::source::{Reader, RepoError, SourceFile};
+use crate::source::SourceFile;
 use crate::Error;
 use codemine_filters::dedup::{
     cluster as dedup_cluster, is_content_token, prepare, BandTable, DedupParams, DedupStats, Item,
@@ -142,82 +142,68 @@ pub fn line_id(file: &FileInfo, position: usize) -> String {
     format!("{:016x}-{position:016x}", xxh3_64(key.as_bytes()))
 }
 
-enum FileOutcome {
+/// One Python or Java file's completion rows, or why it has none.
+pub enum FileOutcome {
     Rows(TokenRow, Vec<LineRow>),
-    Skipped(String),
+    Skipped(&'static str),
 }
 
-/// The completion rows of a repository's Python and Java files, read again from the
-/// snapshot (in parallel, in file order).
-pub fn step(
-    files: &[SourceFile],
-    reader: impl Fn() -> Result<Reader, RepoError> + Sync,
+/// The completion rows of one file whose text the extract stage read (`Err`: the failure
+/// kind of the read: `too_large`, `binary`, `non_utf8`, `read_error`); `None` for files of
+/// other languages. `info` holds the repository's columns.
+pub fn file_rows(
+    file: &SourceFile,
+    text: Result<&str, &'static str>,
     info: &FileInfo,
     opts: &CompletionOptions,
-    max_file_bytes: u64,
-) -> RepoRows {
-    let chosen: Vec<(&SourceFile, CompletionLang)> = files
-        .iter()
-        .filter_map(|f| completion_lang(f.lang).map(|l| (f, l)))
-        .collect();
-    let outcomes: Vec<FileOutcome> = chosen
-        .par_iter()
-        .map_init(&reader, |reader, &(file, lang)| {
-            let reader = match reader {
-                Ok(r) => r,
-                Err(_) => return FileOutcome::Skipped("read_error".into()),
-            };
-            let bytes = match reader.read(file, max_file_bytes) {
-                Ok(b) => b,
-                Err(crate::source::ReadError::TooLarge { .. }) => {
-                    return FileOutcome::Skipped("too_large".into())
-                }
-                Err(_) => return FileOutcome::Skipped("read_error".into()),
-            };
-            if super::repo::is_binary(&bytes) {
-                return FileOutcome::Skipped("binary".into());
-            }
-            let Ok(text) = String::from_utf8(bytes) else {
-                return FileOutcome::Skipped("non_utf8".into());
-            };
-            let tokens = match cx::tokens(lang, &text, opts.literals(lang)) {
-                Ok(t) => t,
-                Err(skip) => return FileOutcome::Skipped(skip.kind().into()),
-            };
-            let file_info = FileInfo {
-                path: file.path.clone(),
-                language: lang.name().into(),
-                ..info.clone()
-            };
-            let key = format!("{}/{}", file_info.repo, file_info.path);
-            let lines = line::cuts(&tokens, lang, opts.cuts, opts.seed, &key)
-                .into_iter()
-                .map(|c| LineRow {
-                    id: line_id(&file_info, c.position),
-                    file: file_info.clone(),
-                    input: c.input,
-                    gt: c.gt,
-                    line: u32::try_from(c.line).unwrap_or(u32::MAX),
-                })
-                .collect();
-            FileOutcome::Rows(
-                TokenRow {
-                    file: file_info,
-                    text: cx::token_line(&tokens),
-                },
-                lines,
-            )
+) -> Option<FileOutcome> {
+    let lang = completion_lang(file.lang)?;
+    let text = match text {
+        Ok(t) => t,
+        Err(kind) => return Some(FileOutcome::Skipped(kind)),
+    };
+    let tokens = match cx::tokens(lang, text, opts.literals(lang)) {
+        Ok(t) => t,
+        Err(skip) => return Some(FileOutcome::Skipped(skip.kind())),
+    };
+    let file_info = FileInfo {
+        path: file.path.clone(),
+        language: lang.name().into(),
+        ..info.clone()
+    };
+    let key = format!("{}/{}", file_info.repo, file_info.path);
+    let lines = line::cuts(&tokens, lang, opts.cuts, opts.seed, &key)
+        .into_iter()
+        .map(|c| LineRow {
+            id: line_id(&file_info, c.position),
+            file: file_info.clone(),
+            input: c.input,
+            gt: c.gt,
+            line: u32::try_from(c.line).unwrap_or(u32::MAX),
         })
         .collect();
+    Some(FileOutcome::Rows(
+        TokenRow {
+            file: file_info,
+            text: cx::token_line(&tokens),
+        },
+        lines,
+    ))
+}
+
+/// A repository's completion rows from its files' outcomes, in file order.
+pub fn collect(outcomes: impl IntoIterator<Item = FileOutcome>) -> RepoRows {
     let mut rows = RepoRows::default();
-    rows.counts.files = chosen.len();
     for o in outcomes {
+        rows.counts.files += 1;
         match o {
             FileOutcome::Rows(t, lines) => {
                 rows.tokens.push(t);
                 rows.lines.extend(lines);
             }
-            FileOutcome::Skipped(kind) => *rows.counts.skipped.entry(kind).or_default() += 1,
+            FileOutcome::Skipped(kind) => {
+                *rows.counts.skipped.entry(kind.to_string()).or_default() += 1;
+            }
         }
     }
     rows.counts.token_rows = rows.tokens.len();

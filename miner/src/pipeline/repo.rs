@@ -150,27 +150,47 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         partition: split,
     };
 
-    let parsed: Vec<(FileResult, f64)> = snap
+    // The completion sets take the text the extract stage reads, in the same worker.
+    let completion_info = codemine_schemas::completion::FileInfo {
+        repo: name.clone(),
+        path: String::new(),
+        sha: snap.sha.clone().unwrap_or_default(),
+        language: String::new(),
+        partition: split,
+    };
+    type Done = (FileResult, f64, Option<super::completion::FileOutcome>);
+    let parsed: Vec<Done> = snap
         .files
         .par_iter()
         .map_init(
             || (snap.reader(), Extractor::default()),
             |(reader, ex), file| {
                 let t = Instant::now();
-                let r = parse_file(reader, ex, file, opts.max_file_bytes, &licenses);
+                let text = read_text(reader, file, opts.max_file_bytes);
+                let r = match &text {
+                    Ok(text) => parse_text(ex, file, text, &licenses),
+                    Err(e) => Err(e.clone()),
+                };
+                let secs = t.elapsed().as_secs_f64();
+                let completion = opts.completion.as_ref().and_then(|c| {
+                    let text = text.as_deref().map_err(|(kind, _)| *kind);
+                    super::completion::file_rows(file, text, &completion_info, c)
+                });
                 progress.file_done();
-                (r, t.elapsed().as_secs_f64())
+                (r, secs, completion)
             },
         )
         .collect();
+    let mut completion_outcomes = Vec::new();
 
     let mut units = Vec::new();
     let mut unit_licenses: Vec<Option<std::sync::Arc<str>>> = Vec::new();
     let mut blobs = Vec::new();
     let mut failures = Vec::new();
     let mut busy = 0.0;
-    for (file, (result, secs)) in snap.files.iter().zip(parsed) {
+    for (file, (result, secs, completion)) in snap.files.iter().zip(parsed) {
         busy += secs;
+        completion_outcomes.extend(completion);
         match result {
             Ok(p) => {
                 let c = LangCounts {
@@ -397,16 +417,8 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             partition: ctx.partition,
         }),
     };
-    let completion = opts.completion.as_ref().map(|c| {
-        let info = codemine_schemas::completion::FileInfo {
-            repo: name.clone(),
-            path: String::new(),
-            sha: snap.sha.clone().unwrap_or_default(),
-            language: String::new(),
-            partition: split,
-        };
-        let rows =
-            super::completion::step(&snap.files, || snap.reader(), &info, c, opts.max_file_bytes);
+    let completion = opts.completion.as_ref().map(|_| {
+        let rows = super::completion::collect(completion_outcomes);
         stats.completion = Some(rows.counts.clone());
         rows
     });
@@ -738,13 +750,12 @@ pub(super) fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8000)].contains(&0)
 }
 
-fn parse_file(
+/// A file's text: read within `limit`, not binary, UTF-8; else a failure kind and reason.
+fn read_text(
     reader: &Result<Reader, RepoError>,
-    ex: &mut Extractor,
     file: &SourceFile,
     limit: u64,
-    licenses: &crate::license::Licenses,
-) -> FileResult {
+) -> Result<String, (&'static str, String)> {
     let reader = reader.as_ref().map_err(|e| ("read_error", e.to_string()))?;
     let bytes = reader.read(file, limit).map_err(|e| match e {
         ReadError::TooLarge { .. } => ("too_large", e.to_string()),
@@ -756,15 +767,24 @@ fn parse_file(
             "binary content (a NUL byte in the first 8000 bytes)".into(),
         ));
     }
-    let size = bytes.len() as u64;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         (
             "non_utf8",
             format!("not valid UTF-8 (first invalid byte at offset {at})"),
         )
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    })
+}
+
+/// Extracts a file's functions from its text (read by [`read_text`]).
+fn parse_text(
+    ex: &mut Extractor,
+    file: &SourceFile,
+    text: &str,
+    licenses: &crate::license::Licenses,
+) -> FileResult {
+    let size = text.len() as u64;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let out = ex
         .extract_path(file.lang, &file.path, text)
         .map_err(|e| ("parse_error", e.to_string()))?;
