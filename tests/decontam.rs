@@ -368,21 +368,25 @@ fn a_renamed_copy_is_a_near_match_at_its_jaccard() {
         "mbpp:bench/3"
     );
 
-    let res = codemine(
-        &[
-            "contamination",
-            &format!("mbpp={}", bench.display()),
-            "--against",
-            out.to_str().unwrap(),
-            "--json",
-            "--decontaminate-ngram",
-            "50",
-        ],
-        &tmp.path().join("cache"),
-    );
-    assert_success(&res);
+    // `codemine contamination` of the benchmark against an output folder, as JSON.
+    let contamination = |against: &Path| -> Value {
+        let res = codemine(
+            &[
+                "contamination",
+                &format!("mbpp={}", bench.display()),
+                "--against",
+                against.to_str().unwrap(),
+                "--json",
+                "--decontaminate-ngram",
+                "50",
+            ],
+            &tmp.path().join("cache"),
+        );
+        assert_success(&res);
+        serde_json::from_slice(&res.stdout).unwrap()
+    };
     // The dataset no longer holds the copies: nothing is found in it.
-    let report: Value = serde_json::from_slice(&res.stdout).unwrap();
+    let report = contamination(&out);
     assert_eq!(report["benchmarks"][0]["items_found"], 0);
 
     let base = tmp.path().join("base");
@@ -397,20 +401,7 @@ fn a_renamed_copy_is_a_near_match_at_its_jaccard() {
         &tmp.path().join("cache"),
     );
     assert_success(&res);
-    let res = codemine(
-        &[
-            "contamination",
-            &format!("mbpp={}", bench.display()),
-            "--against",
-            base.to_str().unwrap(),
-            "--json",
-            "--decontaminate-ngram",
-            "50",
-        ],
-        &tmp.path().join("cache"),
-    );
-    assert_success(&res);
-    let report: Value = serde_json::from_slice(&res.stdout).unwrap();
+    let report = contamination(&base);
     let item = &report["benchmarks"][0]["results"][2];
     assert_eq!(item["item"], "bench/3");
     let loc = &item["locations"][0];

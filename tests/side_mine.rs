@@ -362,19 +362,7 @@ fn a_bad_model_folder_is_a_usage_error_naming_the_file() {
 #[test]
 fn a_killed_side_step_resumes_after_its_last_scores() {
     let tmp = tempfile::tempdir().unwrap();
-    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    let mut ra = RepoBuilder::init(&a);
-    ra.write(
-        "Stack.java",
-        format!("class Stack {{\n/** pop the top of the stack */\n{POP}\n}}\n"),
-    );
-    ra.commit("a");
-    let mut rb = RepoBuilder::init(&b);
-    rb.write(
-        "Calc.java",
-        format!("class Calc {{\n/** Adds two integers. */\n{ADD}\n}}\n"),
-    );
-    rb.commit("b");
+    let (a, b) = two_repositories(tmp.path());
     let out = tmp.path().join("out");
     let cache = tmp.path().join("cache");
     let model = model();
@@ -449,19 +437,7 @@ fn a_killed_side_step_resumes_after_its_last_scores() {
 #[test]
 fn finalize_scores_a_sharded_run() {
     let tmp = tempfile::tempdir().unwrap();
-    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    let mut ra = RepoBuilder::init(&a);
-    ra.write(
-        "Stack.java",
-        format!("class Stack {{\n/** pop the top of the stack */\n{POP}\n}}\n"),
-    );
-    ra.commit("a");
-    let mut rb = RepoBuilder::init(&b);
-    rb.write(
-        "Calc.java",
-        format!("class Calc {{\n/** Adds two integers. */\n{ADD}\n}}\n"),
-    );
-    rb.commit("b");
+    let (a, b) = two_repositories(tmp.path());
     let out = tmp.path().join("out");
     let cache = tmp.path().join("cache");
     let model = model();
@@ -510,4 +486,22 @@ fn finalize_scores_a_sharded_run() {
         (side["pairs"].as_u64(), side["threads"].as_u64()),
         (Some(2), Some(1))
     );
+}
+
+/// Two repositories of one reference pair each: `a` with `Stack.pop`, `b` with `Calc.add`.
+fn two_repositories(dir: &Path) -> (PathBuf, PathBuf) {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let mut ra = RepoBuilder::init(&a);
+    ra.write(
+        "Stack.java",
+        format!("class Stack {{\n/** pop the top of the stack */\n{POP}\n}}\n"),
+    );
+    ra.commit("a");
+    let mut rb = RepoBuilder::init(&b);
+    rb.write(
+        "Calc.java",
+        format!("class Calc {{\n/** Adds two integers. */\n{ADD}\n}}\n"),
+    );
+    rb.commit("b");
+    (a, b)
 }
