@@ -17,6 +17,8 @@
 pub mod completion;
 pub mod decontam;
 mod dedup;
+mod enrich_step;
+mod extract_step;
 mod finalize;
 pub mod licenses;
 pub mod lock;

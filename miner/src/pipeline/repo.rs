@@ -2,7 +2,6 @@
 //! of every table and the dedup inputs of the functions the filters kept.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::time::Instant;
 
 use codemine_filters::dedup::{self as near, literal, DedupParams, Item};
@@ -13,18 +12,16 @@ use codemine_schemas::dedup::FunctionRow;
 use codemine_schemas::dropped::DroppedRow;
 use rayon::prelude::*;
 
+use super::enrich_step::{coverage_step, history_step};
+use super::extract_step::{extract_files, read_project_files, Extracted};
 use super::stage::DedupInput;
 use super::{HeaderMode, MineOptions, Progress};
 use crate::callgraph::{self, NodeFacts, SealedGraph, YablocoShared};
-use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
 use crate::csn::{self, RepoContext};
-use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
-use crate::extract::{
-    is_ambiguous_header, tokens, Extractor, FileInfo, Function, FunctionKind, Lang,
-};
+use crate::extract::{is_ambiguous_header, tokens, Function, FunctionKind, Lang};
 use crate::resolve::{self, SourceUnit};
-use crate::source::{self, ReadError, Reader, RepoError, RepoSpec, SourceFile};
-use crate::stats::{Failure, LangCounts, RepoCoverageStats, RepoStats};
+use crate::source::{self, RepoError, RepoSpec, SourceFile};
+use crate::stats::{Failure, RepoStats};
 
 /// A repository's results, handed from the workers to the writer.
 pub struct RepoOutput {
@@ -104,7 +101,9 @@ impl RepoRows {
     }
 }
 
-/// Mines one repository: open, list, then read and parse its files in parallel.
+/// Mines one repository: open, list, then read and parse its files in parallel, resolve
+/// the calls, enrich and filter the functions, and hand their rows to the writer. Each step
+/// is a function of its own below, with its stats.
 pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -> RepoOutput {
     let t0 = Instant::now();
     let name = spec.repo_name();
@@ -150,108 +149,27 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         partition: split,
     };
 
-    // The completion sets take the text the extract stage reads, in the same worker.
-    let completion_info = codemine_schemas::completion::FileInfo {
-        repo: name.clone(),
-        path: String::new(),
-        sha: snap.sha.clone().unwrap_or_default(),
-        language: String::new(),
-        partition: split,
-    };
-    type Done = (FileResult, f64, Option<super::completion::FileOutcome>);
-    let parsed: Vec<Done> = snap
-        .files
-        .par_iter()
-        .map_init(
-            || (snap.reader(), Extractor::default()),
-            |(reader, ex), file| {
-                let t = Instant::now();
-                let text = read_text(reader, file, opts.max_file_bytes);
-                let r = match &text {
-                    Ok(text) => parse_text(ex, file, text, &licenses),
-                    Err(e) => Err(e.clone()),
-                };
-                let secs = t.elapsed().as_secs_f64();
-                let completion = opts.completion.as_ref().and_then(|c| {
-                    let text = text.as_deref().map_err(|(kind, _)| *kind);
-                    super::completion::file_rows(file, text, &completion_info, c)
-                });
-                progress.file_done();
-                (r, secs, completion)
-            },
-        )
-        .collect();
-    let mut completion_outcomes = Vec::new();
-
-    let mut units = Vec::new();
-    let mut unit_licenses: Vec<Option<std::sync::Arc<str>>> = Vec::new();
-    let mut blobs = Vec::new();
     let mut failures = Vec::new();
-    let mut busy = 0.0;
-    for (file, (result, secs, completion)) in snap.files.iter().zip(parsed) {
-        busy += secs;
-        completion_outcomes.extend(completion);
-        match result {
-            Ok(p) => {
-                let c = LangCounts {
-                    files: 1,
-                    bytes: p.bytes,
-                    files_with_syntax_errors: usize::from(p.has_errors),
-                    functions: p.functions.len(),
-                    dropped_syntax_error: p.dropped_syntax_error,
-                    functions_with_syntax_errors: p
-                        .functions
-                        .iter()
-                        .filter(|f| f.syntax_error)
-                        .count(),
-                    with_docstring: p.functions.iter().filter(|f| f.docstring.is_some()).count(),
-                    ..Default::default()
-                };
-                stats.totals.add(&c);
-                stats.languages.entry(file.lang.name()).or_default().add(&c);
-                blobs.push(file.blob());
-                unit_licenses.push(p.license.map(std::sync::Arc::from));
-                units.push(SourceUnit {
-                    path: file.path.clone(),
-                    lang: file.lang,
-                    info: p.info,
-                    functions: p.functions,
-                });
-            }
-            Err((kind, reason)) => {
-                *stats.files_failed.entry(kind).or_default() += 1;
-                failures.push(Failure {
-                    repo: name.clone(),
-                    source: stats.source.clone(),
-                    path: Some(file.path.clone()),
-                    stage: "extract",
-                    kind,
-                    reason,
-                });
-            }
-        }
-    }
-    // Workers' time, not wall time: the files were parsed in parallel.
-    stats.extract_seconds = busy;
+    let Extracted {
+        mut units,
+        unit_licenses,
+        blobs,
+        completion,
+    } = extract_files(
+        &snap,
+        opts,
+        &licenses,
+        split,
+        progress,
+        &mut stats,
+        &mut failures,
+    );
 
     let t = Instant::now();
     let project_files = read_project_files(&snap);
     let (edges, counts) = resolve::resolve_with(&units, &project_files);
     drop(project_files);
-    // Call sites and typed locals served resolution only (the edges have what the graph
-    // needs); a file of many functions holds them by the million (issue 22, item 5).
-    // So did the signature where a body is braced: YABLoCo's signature is then the code
-    // before the first `{` (`callgraph::signature`).
-    for u in &mut units {
-        let braced = u.lang.def().braced_body();
-        for f in &mut u.functions {
-            f.calls = Vec::new();
-            f.locals = Vec::new();
-            if braced {
-                f.signature = String::new();
-            }
-        }
-    }
+    free_resolution_inputs(&mut units);
     let mut graph = match callgraph::build(&name, &units, edges) {
         Ok(g) => g,
         Err(e) => return encode_failed(stats, spec, &e, t0),
@@ -267,43 +185,20 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
     if !spec.coverage.is_empty() {
-        let t = Instant::now();
-        let files: Vec<&str> = snap.files.iter().map(|f| f.path.as_str()).collect();
-        let mut c = RepoCoverageStats::default();
-        match attach_coverage(
+        coverage_step(
             spec,
-            &files,
-            &opts.coverage_strip_prefixes,
-            opts.max_report_bytes,
+            &snap,
+            opts,
             &units,
             &mut graph,
-        ) {
-            Ok((stats, functions)) => {
-                c.mapping = stats;
-                c.functions = functions;
-            }
-            Err(errors) => {
-                c.failed_reports = errors.len();
-                for e in errors {
-                    failures.push(Failure {
-                        repo: name.clone(),
-                        source: stats.source.clone(),
-                        path: Some(e.path().display().to_string()),
-                        stage: "enrich",
-                        kind: e.kind(),
-                        reason: e.to_string(),
-                    });
-                }
-            }
-        }
-        c.seconds = t.elapsed().as_secs_f64();
-        stats.coverage = Some(c);
+            &mut stats,
+            &mut failures,
+        );
     }
 
     // Filters before history: the cheap rules, so that only survivors are blamed.
     let filter = opts.filter.as_ref().filter(|f| f.is_active());
-    let n = graph.nodes.len();
-    let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); n];
+    let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); graph.nodes.len()];
     let t = Instant::now();
     if let Some(filter) = filter {
         for_each_view(&name, &units, &graph.nodes, &mut outcome, |v| {
@@ -315,72 +210,24 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         let s = super::decontam::step(d, &units, &mut graph.nodes, &mut outcome);
         stats.decontamination = Some(s);
     }
-
     if opts.history {
-        let t = Instant::now();
-        let mut h = HistoryStats::default();
-        let wanted: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
-        match date_functions(&snap, &units, &blobs, &wanted) {
-            Ok(Some((dates, walk))) => {
-                h.functions = wanted.iter().filter(|k| **k).count();
-                h.walk = walk;
-                // One string per commit, shared by the functions it dates.
-                let mut shas: HashMap<git2::Oid, std::sync::Arc<str>> = HashMap::new();
-                for (node, d) in graph.nodes.iter_mut().zip(dates) {
-                    let Some(d) = d else { continue };
-                    h.dated += 1;
-                    h.bounded += usize::from(d.bounded);
-                    node.last_commit = Some(d.time);
-                    let sha = shas
-                        .entry(d.commit)
-                        .or_insert_with(|| std::sync::Arc::from(d.commit.to_string()));
-                    node.last_commit_sha = Some(std::sync::Arc::clone(sha));
-                    node.last_commit_bounded = Some(d.bounded);
-                }
-            }
-            Ok(None) => {}
-            Err(e) => failures.push(Failure {
-                repo: name.clone(),
-                source: stats.source.clone(),
-                path: None,
-                stage: "enrich",
-                kind: "history_error",
-                reason: e.to_string(),
-            }),
-        }
-        h.seconds = t.elapsed().as_secs_f64();
-        stats.history = Some(h);
+        history_step(
+            &snap,
+            &units,
+            &blobs,
+            &outcome,
+            &mut graph,
+            &mut stats,
+            &mut failures,
+        );
     }
-
     let t = Instant::now();
     if let Some(filter) = filter.filter(|f| f.needs_last_commit()) {
         for_each_view(&name, &units, &graph.nodes, &mut outcome, |v| {
             filter.check_history(v)
         });
     }
-    let mut dropped = Vec::new();
-    for (k, u, f) in each_function(&units) {
-        stats.funnel.record(&name, u.lang.name(), outcome[k]);
-        if let Err(rule) = outcome[k] {
-            let node = &mut graph.nodes[k];
-            node.dropped_by = Some(rule);
-            if opts.explain {
-                dropped.push(DroppedRow {
-                    id: node.id,
-                    repository: name.clone(),
-                    path: u.path.clone(),
-                    qualified_name: f.qualified_name.clone(),
-                    language: u.lang.name().to_string(),
-                    start_line: i64::from(f.start_line),
-                    end_line: i64::from(f.end_line),
-                    rule: rule.to_string(),
-                    docstring: f.docstring.clone(),
-                    code: f.code.clone(),
-                    contaminated_by: node.contaminated_by.clone(),
-                });
-            }
-        }
-    }
+    let dropped = funnel_step(&units, &outcome, &mut graph, opts.explain, &mut stats);
     stats.filter_seconds += t.elapsed().as_secs_f64();
     let keep: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
 
@@ -392,16 +239,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         Some(params) => prepare_dedup(&mut units, &graph.facts, &keep, split.index(), params),
         None => Vec::new(),
     };
-
-    // A kept function with a docstring is a CSN row (`csn::row`), written later.
-    for (k, u, f) in each_function(&units) {
-        if keep[k] && f.docstring.is_some() {
-            stats.totals.csn_rows += 1;
-            if let Some(c) = stats.languages.get_mut(u.lang.name()) {
-                c.csn_rows += 1;
-            }
-        }
-    }
+    count_csn_rows(&units, &keep, &mut stats);
     let rows = RepoRows {
         graph,
         units,
@@ -417,8 +255,8 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             partition: ctx.partition,
         }),
     };
-    let completion = opts.completion.as_ref().map(|_| {
-        let rows = super::completion::collect(completion_outcomes);
+    let completion = completion.map(|outcomes| {
+        let rows = super::completion::collect(outcomes);
         stats.completion = Some(rows.counts.clone());
         rows
     });
@@ -430,6 +268,87 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         failures,
         failed: None,
         completion,
+    }
+}
+
+/// A failure of one of the repository's steps.
+pub(super) fn failure(
+    stats: &RepoStats,
+    path: Option<String>,
+    stage: &'static str,
+    kind: &'static str,
+    reason: String,
+) -> Failure {
+    Failure {
+        repo: stats.repo.clone(),
+        source: stats.source.clone(),
+        path,
+        stage,
+        kind,
+        reason,
+    }
+}
+
+/// Call sites and typed locals served resolution only (the edges have what the graph
+/// needs); a file of many functions holds them by the million (issue 22, item 5). So did
+/// the signature where a body is braced: YABLoCo's signature is then the code before the
+/// first `{` (`callgraph::signature`).
+fn free_resolution_inputs(units: &mut [SourceUnit]) {
+    for u in units {
+        let braced = u.lang.def().braced_body();
+        for f in &mut u.functions {
+            f.calls = Vec::new();
+            f.locals = Vec::new();
+            if braced {
+                f.signature = String::new();
+            }
+        }
+    }
+}
+
+/// Records every function's filter outcome in the funnel and marks the dropped ones'
+/// nodes; with `--explain`, their rows for the dropped table.
+fn funnel_step(
+    units: &[SourceUnit],
+    outcome: &[Result<(), &'static str>],
+    graph: &mut callgraph::Graph,
+    explain: bool,
+    stats: &mut RepoStats,
+) -> Vec<DroppedRow> {
+    let mut dropped = Vec::new();
+    for (k, u, f) in each_function(units) {
+        stats.funnel.record(&stats.repo, u.lang.name(), outcome[k]);
+        let Err(rule) = outcome[k] else { continue };
+        let node = &mut graph.nodes[k];
+        node.dropped_by = Some(rule);
+        if explain {
+            dropped.push(DroppedRow {
+                id: node.id,
+                repository: stats.repo.clone(),
+                path: u.path.clone(),
+                qualified_name: f.qualified_name.clone(),
+                language: u.lang.name().to_string(),
+                start_line: i64::from(f.start_line),
+                end_line: i64::from(f.end_line),
+                rule: rule.to_string(),
+                docstring: f.docstring.clone(),
+                code: f.code.clone(),
+                contaminated_by: node.contaminated_by.clone(),
+            });
+        }
+    }
+    dropped
+}
+
+/// A kept function with a docstring is a CSN row (`csn::row`), written later.
+fn count_csn_rows(units: &[SourceUnit], keep: &[bool], stats: &mut RepoStats) {
+    for (k, u, f) in each_function(units) {
+        if keep[k] && f.docstring.is_some() {
+            stats.totals.csn_rows += 1;
+            if let Some(c) = stats.languages.get_mut(u.lang.name()) {
+                c.csn_rows += 1;
+            }
+        }
     }
 }
 
@@ -505,43 +424,10 @@ pub fn split_of(index: u8) -> codemine_schemas::Split {
     }
 }
 
-/// Reads the repository's coverage reports and sets every node's coverage columns; on a
-/// bad report, every error and no coverage at all (a partial sum would look exact).
-fn attach_coverage(
-    spec: &RepoSpec,
-    files: &[&str],
-    strip: &[String],
-    max_report_bytes: u64,
-    units: &[SourceUnit],
-    graph: &mut callgraph::Graph,
-) -> Result<(CoverageStats, usize), Vec<CoverageError>> {
-    let mut reports = Vec::new();
-    let mut errors = Vec::new();
-    for path in &spec.coverage {
-        match coverage::read_report_limited(path, max_report_bytes) {
-            Ok(r) => reports.push(r),
-            Err(e) => errors.push(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let cov = RepoCoverage::build(&reports, files, strip);
-    let mut functions = 0;
-    for (k, u, f) in each_function(units) {
-        if let Some(c) = cov.function(&u.path, f.start_line, f.end_line) {
-            let node = &mut graph.nodes[k];
-            node.test_cov_hits = Some(i64::try_from(c.hits).unwrap_or(i64::MAX));
-            node.covered_lines = Some(i64::from(c.covered_lines));
-            node.coverable_lines = Some(i64::from(c.coverable_lines));
-            functions += 1;
-        }
-    }
-    Ok((cov.stats, functions))
-}
-
 /// Every function of the units with its node index (units in order, then functions).
-fn each_function(units: &[SourceUnit]) -> impl Iterator<Item = (usize, &SourceUnit, &Function)> {
+pub(super) fn each_function(
+    units: &[SourceUnit],
+) -> impl Iterator<Item = (usize, &SourceUnit, &Function)> {
     units
         .iter()
         .flat_map(|u| u.functions.iter().map(move |f| (u, f)))
@@ -604,58 +490,6 @@ fn body_lines(lang: Lang, f: &Function) -> u32 {
         f.code.get(f.signature.len()..).unwrap_or_default()
     };
     body.trim().split('\n').count() as u32
-}
-
-/// The last commit of every function that `wanted` marks, in node order; `None` for a
-/// plain folder, which has no history.
-fn date_functions(
-    snap: &source::Snapshot,
-    units: &[SourceUnit],
-    blobs: &[Option<git2::Oid>],
-    wanted: &[bool],
-) -> Result<Option<(FileDates, BlameStats)>, BlameError> {
-    let (Some(dir), Some(sha)) = (snap.git_dir(), snap.sha.as_deref()) else {
-        return Ok(None);
-    };
-    let head = git2::Oid::from_str(sha).map_err(|e| BlameError::Git {
-        commit: sha.to_string(),
-        message: e.message().to_string(),
-    })?;
-    // Targets hold the wanted functions of each file; `slots` maps them back to nodes.
-    let mut targets = Vec::new();
-    let mut slots = Vec::new();
-    let mut k = 0;
-    for (u, blob) in units.iter().zip(blobs) {
-        let Some(blob) = *blob else {
-            k += u.functions.len();
-            continue;
-        };
-        let mut t = BlameTarget {
-            path: u.path.clone(),
-            blob,
-            functions: Vec::new(),
-        };
-        let mut s = Vec::new();
-        for f in &u.functions {
-            if wanted[k] {
-                t.functions.push((f.start_line, f.end_line));
-                s.push(k);
-            }
-            k += 1;
-        }
-        if !s.is_empty() {
-            targets.push(t);
-            slots.push(s);
-        }
-    }
-    let (found, walk) = last_commits(dir, head, &targets, rayon::current_num_threads())?;
-    let mut dates = vec![None; k];
-    for (file, slot) in found.into_iter().zip(slots) {
-        for (d, k) in file.into_iter().zip(slot) {
-            dates[k] = d;
-        }
-    }
-    Ok(Some((dates, walk)))
 }
 
 /// The language of the repository's `.h` headers, when it has any.
@@ -730,87 +564,4 @@ fn encode_failed(
         failed: Some(kind),
         completion: None,
     }
-}
-
-/// A parsed file, or why it could not be: a failure kind and a reason.
-type FileResult = Result<Parsed, (&'static str, String)>;
-
-struct Parsed {
-    bytes: u64,
-    functions: Vec<Function>,
-    info: FileInfo,
-    dropped_syntax_error: usize,
-    has_errors: bool,
-    /// The file's license ([`super::licenses::for_file`]).
-    license: Option<String>,
-}
-
-/// Git's heuristic: a NUL byte in the first 8000 bytes means binary.
-pub(super) fn is_binary(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(8000)].contains(&0)
-}
-
-/// A file's text: read within `limit`, not binary, UTF-8; else a failure kind and reason.
-fn read_text(
-    reader: &Result<Reader, RepoError>,
-    file: &SourceFile,
-    limit: u64,
-) -> Result<String, (&'static str, String)> {
-    let reader = reader.as_ref().map_err(|e| ("read_error", e.to_string()))?;
-    let bytes = reader.read(file, limit).map_err(|e| match e {
-        ReadError::TooLarge { .. } => ("too_large", e.to_string()),
-        ReadError::Unreadable(_) => ("read_error", e.to_string()),
-    })?;
-    if is_binary(&bytes) {
-        return Err((
-            "binary",
-            "binary content (a NUL byte in the first 8000 bytes)".into(),
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        (
-            "non_utf8",
-            format!("not valid UTF-8 (first invalid byte at offset {at})"),
-        )
-    })
-}
-
-/// Extracts a file's functions from its text (read by [`read_text`]).
-fn parse_text(
-    ex: &mut Extractor,
-    file: &SourceFile,
-    text: &str,
-    licenses: &crate::license::Licenses,
-) -> FileResult {
-    let size = text.len() as u64;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let out = ex
-        .extract_path(file.lang, &file.path, text)
-        .map_err(|e| ("parse_error", e.to_string()))?;
-    Ok(Parsed {
-        license: super::licenses::for_file(licenses, &file.path, text),
-        bytes: size,
-        functions: out.functions,
-        info: out.info,
-        dropped_syntax_error: out.dropped_syntax_error,
-        has_errors: out.has_errors,
-    })
-}
-
-/// The project files that resolvers read (`tsconfig.json`), as text; unreadable, oversized
-/// or non-UTF-8 ones are passed over (their aliases are then unknown, not an error).
-fn read_project_files(snap: &source::Snapshot) -> Vec<(String, String)> {
-    const MAX_PROJECT_FILE_BYTES: u64 = 1 << 20;
-    let Ok(reader) = snap.reader() else {
-        return Vec::new();
-    };
-    snap.license_files
-        .iter()
-        .filter(|f| crate::lang::Lang::wants_project_file(&f.path))
-        .filter_map(|f| {
-            let bytes = reader.read_license(f, MAX_PROJECT_FILE_BYTES).ok()?;
-            Some((f.path.clone(), String::from_utf8(bytes).ok()?))
-        })
-        .collect()
 }
