@@ -43,7 +43,13 @@ pub struct DecontamParams {
     pub threshold: f64,
     /// Shingles, permutations and bands of the near test (the run's dedup parameters).
     pub dedup: DedupParams,
+    /// A run found in more items than this is boilerplate (an idiom such as Go's
+    /// table-test loop), no evidence of a copy: it makes no exact match. 0 keeps every run.
+    pub max_run_items: usize,
 }
+
+/// The default [`DecontamParams::max_run_items`].
+pub const DEFAULT_MAX_RUN_ITEMS: usize = 3;
 
 impl Default for DecontamParams {
     fn default() -> Self {
@@ -52,6 +58,7 @@ impl Default for DecontamParams {
             ngram: 13,
             threshold: dedup.threshold,
             dedup,
+            max_run_items: DEFAULT_MAX_RUN_ITEMS,
         }
     }
 }
@@ -218,6 +225,22 @@ impl Index {
             names.push((item.benchmark, item.id));
         }
         short_lengths.sort_unstable();
+        if params.max_run_items > 0 {
+            let common: Vec<u64> = more_runs
+                .iter()
+                .filter(|(_, more)| more.len() + 1 > params.max_run_items)
+                .map(|(h, _)| *h)
+                .collect();
+            for h in common {
+                let first = runs.remove(&h);
+                let more = more_runs.remove(&h).unwrap_or_default();
+                for k in first.into_iter().chain(more) {
+                    if let Some(c) = run_counts.get_mut(k as usize) {
+                        *c = c.saturating_sub(1);
+                    }
+                }
+            }
+        }
         Self {
             params: params.clone(),
             items: names,

@@ -172,3 +172,48 @@ fn a_nested_function_matches_its_own_item_not_the_outer_one() {
         Some(("outer".into(), MatchKind::Exact, 1.0))
     );
 }
+
+/// A 13-token run that four items share (an idiom, as Go's table-test loop) is boilerplate
+/// at the default `max_run_items` (3): a function holding only it matches no item. With
+/// every run counted (0) it matches; a run of one item still matches at the default.
+#[test]
+fn a_run_shared_by_more_items_than_the_limit_is_boilerplate() {
+    let idiom = "for _ tt range tests t Run tt name func t testing T";
+    assert_eq!(toks(idiom).len(), 13);
+    let items = |params: &DecontamParams| {
+        let items = (0..4)
+            .map(|i| BenchItem {
+                benchmark: "go".into(),
+                id: format!("t{i}"),
+                tokens: toks(&format!(
+                    "func TestCase{i} t testing T tests := cases{i} {idiom} got := run{i} tt in \
+                     if got != tt want t Errorf {i}"
+                )),
+            })
+            .collect();
+        Index::build(items, params)
+    };
+    let function = toks(&format!(
+        "func TestOther t testing T tests := mine {idiom} other tt"
+    ));
+    let default = items(&DecontamParams::default());
+    assert_eq!(DecontamParams::default().max_run_items, 3);
+    assert_eq!(check(&default, &function), None);
+    let every = items(&DecontamParams {
+        max_run_items: 0,
+        ..DecontamParams::default()
+    });
+    assert_eq!(
+        check(&every, &function).map(|(_, kind, _)| kind),
+        Some(MatchKind::Exact)
+    );
+    // A copy of one item still matches it through its own runs.
+    let copy = toks(&format!(
+        "func TestCase2 t testing T tests := cases2 {idiom} got := run2 tt in if got != tt want \
+         t Errorf 2"
+    ));
+    assert_eq!(
+        check(&default, &copy),
+        Some(("t2".into(), MatchKind::Exact, 1.0))
+    );
+}

@@ -347,6 +347,10 @@ struct DecontamArgs {
     /// the dedup threshold).
     #[arg(long, value_name = "F")]
     decontaminate_threshold: Option<f64>,
+    /// A run found in more than N benchmark items is boilerplate and makes no exact match
+    /// (0: every run counts).
+    #[arg(long, value_name = "N", default_value_t = codemine_filters::decontam::DEFAULT_MAX_RUN_ITEMS as u64)]
+    decontaminate_max_run_items: u64,
 }
 
 impl DecontamArgs {
@@ -380,6 +384,7 @@ impl DecontamArgs {
             ngram: usize::try_from(self.decontaminate_ngram).unwrap_or(usize::MAX),
             threshold,
             dedup,
+            max_run_items: usize::try_from(self.decontaminate_max_run_items).unwrap_or(usize::MAX),
         })
     }
 }
