@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing codemine needs on a fresh Debian/Ubuntu machine:
-# OpenSSL headers and pkg-config (git2's https transport), git (tests compare against it),
+# OpenSSL headers and pkg-config (git2's https transport), make (jemalloc's build),
+# git (tests compare against it),
 # gcc (the call-graph test compares against `gcc -fcallgraph-info`; the coverage test runs gcov),
 # a JDK and Debian's JaCoCo (the coverage test makes a real JaCoCo report), WordNet 3.0
 # (METEOR's synonym stage, checked against nltk reading the same files), a TrueType font (the
@@ -14,6 +15,8 @@ need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev pkg-config)
 command -v git >/dev/null || need+=(git)
 command -v cc >/dev/null || need+=(build-essential)
+# jemalloc, the binary's allocator, is built from source by its crate: configure and make.
+command -v make >/dev/null || need+=(make)
 command -v gcc >/dev/null || need+=(gcc)
 command -v javac >/dev/null || need+=(default-jdk-headless)
 [ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
