@@ -35,6 +35,7 @@ pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("enrich", "coverage_error"),
     ("enrich", "coverage_too_large"),
     ("enrich", "history_error"),
+    ("write", "encode_error"),
 ];
 
 /// One line of failures.jsonl: a repository or a file that could not be processed.
@@ -470,10 +471,18 @@ mod tests {
             assert!(listed("enrich", kind), "{kind} is not in FAILURE_KINDS");
         }
         // The file and enrich failures the pipeline writes, as string literals.
-        let pipeline = include_str!("pipeline/repo.rs");
-        let literal = regex::Regex::new(r#"(?:kind: |\(\s*)"([a-z0-9_]+)""#).expect("regex");
+        let pipeline = [
+            include_str!("pipeline/repo.rs"),
+            include_str!("pipeline/extract_step.rs"),
+            include_str!("pipeline/enrich_step.rs"),
+        ]
+        .concat();
+        let literal = regex::Regex::new(
+            r#"(?:kind: |kind = |\(\s*|"(?:source|extract|enrich|write)",\s*)"([a-z0-9_]+)""#,
+        )
+        .expect("regex");
         let found: Vec<&str> = literal
-            .captures_iter(pipeline)
+            .captures_iter(&pipeline)
             .filter_map(|c| c.get(1))
             .map(|m| m.as_str())
             .collect();
