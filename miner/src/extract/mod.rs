@@ -588,6 +588,10 @@ fn signature_has_error(_spec: &dyn LanguageSpec, node: Node) -> bool {
 
 /// Removes whitespace (a callee or type written over several lines keeps one spelling).
 pub(crate) fn squash(s: &str) -> String {
+    // Most callees and types are printable ASCII without spaces: one copy, no char pass.
+    if s.bytes().all(|b| b.is_ascii_graphic()) {
+        return s.to_string();
+    }
     s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
@@ -785,7 +789,8 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             if nested_at == Some(depth) {
                 nested_at = None;
             }
-            if cursor.node() == node {
+            // The cursor is rooted at `node`: depth 0 is `node` (cheaper than comparing nodes).
+            if depth == 0 {
                 break 'walk;
             }
             if cursor.goto_next_sibling() {

@@ -91,8 +91,9 @@ impl LanguageSpec for Java {
     }
 
     /// Methods live in class bodies; a class inside a method (local or anonymous) needs a
-    /// `{`, so a statement or expression without one cannot hold a method. A byte scan is
-    /// far cheaper than walking the subtree.
+    /// `{` and a keyword that opens it, so a statement or expression without them cannot
+    /// hold a method (nor an anonymous or local class, which `file_item` records). A byte
+    /// scan is far cheaper than walking the subtree.
     fn may_contain_functions(&self, node: Node, src: &str) -> bool {
         match node.kind_str() {
             "program"
@@ -108,7 +109,14 @@ impl LanguageSpec for Java {
             | "annotation_type_declaration"
             | "enum_constant" => true,
             _ if node.child_count() == 0 => false,
-            _ => src.as_bytes()[node.byte_range()].contains(&b'{'),
+            _ => src.get(node.byte_range()).is_none_or(|t| {
+                // A method inside a method body needs a class body there, so a class,
+                // interface, enum or record declaration or an anonymous class (`new`).
+                t.contains('{')
+                    && ["new", "class", "interface", "enum", "record"]
+                        .iter()
+                        .any(|k| t.contains(k))
+            }),
         }
     }
 
