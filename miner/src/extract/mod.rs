@@ -13,6 +13,7 @@
 //! assert_eq!(out.functions[0].docstring.as_deref(), Some("Adds."));
 //! ```
 
+pub mod grammar;
 pub mod tokens;
 pub mod window;
 
@@ -20,6 +21,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
+
+use grammar::NodeExt;
 
 pub use crate::lang::Lang;
 pub use codemine_schemas::tokens::Tokens;
@@ -195,7 +198,7 @@ pub trait LanguageSpec: Send + Sync {
 
     /// The body of the function `node`; the signature is what comes before it.
     fn body<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
-        node.child_by_field_name("body")
+        node.field("body")
     }
 
     /// The simple name within a name that [`LanguageSpec::function`] returned qualified
@@ -416,8 +419,8 @@ impl Extractor {
         let mut cursor = tree.walk();
         loop {
             let n = cursor.node();
-            let atomic = n.child_count() == 0 || spec.atomic_token(n.kind());
-            if atomic && !spec.hidden_leaf(n.kind()) {
+            let atomic = n.child_count() == 0 || spec.atomic_token(n.kind_str());
+            if atomic && !spec.hidden_leaf(n.kind_str()) {
                 let t = &src[n.byte_range()];
                 if !t.is_empty() {
                     out.push(t.to_string());
@@ -585,6 +588,10 @@ fn signature_has_error(_spec: &dyn LanguageSpec, node: Node) -> bool {
 
 /// Removes whitespace (a callee or type written over several lines keeps one spelling).
 pub(crate) fn squash(s: &str) -> String {
+    // Most callees and types are printable ASCII without spaces: one copy, no char pass.
+    if s.bytes().all(|b| b.is_ascii_graphic()) {
+        return s.to_string();
+    }
     s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
@@ -593,7 +600,7 @@ pub(crate) fn squash(s: &str) -> String {
 pub(crate) fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     (0..node.named_child_count())
         .filter_map(move |i| node.named_child(i as u32))
-        .filter(|c| !c.kind().ends_with("comment"))
+        .filter(|c| !c.kind_str().ends_with("comment"))
 }
 
 /// `outer{sep}name`, or `name` at top level.
@@ -750,9 +757,10 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     // The nodes above the cursor, from the function down: `function` gets them as its
     // ancestors (cheaper than `Node::parent`, which descends from the root every time).
     let mut parents: Vec<Node> = Vec::new();
+    let g = grammar::of(node);
     'walk: loop {
         let n = cursor.node();
-        let kind = n.kind();
+        let kind = g.kind(n);
         let atomic = n.child_count() == 0 || spec.atomic_token(kind);
         let skipped = Some(n.id()) == skip;
         if !skipped && atomic && !spec.hidden_leaf(kind) {
@@ -766,7 +774,7 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
                 nested_at = Some(depth);
             } else if n.is_named() {
                 let place = Place {
-                    parent: parents.last().map(|p| p.kind()),
+                    parent: parents.last().map(|p| g.kind(*p)),
                     cursor: &cursor,
                 };
                 spec.visit(n, kind, src, place, &mut out.calls, &mut out.locals);
@@ -781,7 +789,8 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
             if nested_at == Some(depth) {
                 nested_at = None;
             }
-            if cursor.node() == node {
+            // The cursor is rooted at `node`: depth 0 is `node` (cheaper than comparing nodes).
+            if depth == 0 {
                 break 'walk;
             }
             if cursor.goto_next_sibling() {
@@ -816,12 +825,12 @@ pub(crate) fn leading_comments<'t>(
     let mut next_start_row = node.start_position().row;
     let mut prev = node.prev_sibling();
     while let Some(p) = prev {
-        if !is_comment(p.kind()) || p.end_position().row + 1 < next_start_row {
+        if !is_comment(p.kind_str()) || p.end_position().row + 1 < next_start_row {
             break;
         }
         let before = p.prev_sibling();
         if before.is_some_and(|b| {
-            b.end_position().row == p.start_position().row && !is_comment(b.kind())
+            b.end_position().row == p.start_position().row && !is_comment(b.kind_str())
         }) {
             break;
         }

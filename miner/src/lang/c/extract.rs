@@ -3,6 +3,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 pub(crate) use crate::extract::squash;
 use crate::extract::{
     leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo, FunctionKind,
@@ -14,11 +16,11 @@ use super::C;
 /// The name a declarator declares: follows the `declarator` fields through pointer,
 /// parenthesized and attributed declarators down to the function declarator's identifier.
 pub(crate) fn declarator_name<'t>(def: Node<'t>) -> Option<Node<'t>> {
-    let mut d = def.child_by_field_name("declarator")?;
+    let mut d = def.field("declarator")?;
     let mut seen_function = false;
     // Declarator chains are short; the bound only guards against a malformed tree.
     for _ in 0..64 {
-        match d.kind() {
+        match d.kind_str() {
             "function_declarator" => seen_function = true,
             "identifier"
             | "field_identifier"
@@ -29,7 +31,7 @@ pub(crate) fn declarator_name<'t>(def: Node<'t>) -> Option<Node<'t>> {
             _ => {}
         }
         d = d
-            .child_by_field_name("declarator")
+            .field("declarator")
             .or_else(|| d.named_child(0))?;
     }
     None
@@ -54,13 +56,13 @@ pub(crate) fn comment_docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstri
 /// The function declarator of a definition or declaration, through pointer and
 /// parenthesized declarators.
 pub(crate) fn function_declarator(def: Node) -> Option<Node> {
-    let mut d = def.child_by_field_name("declarator")?;
+    let mut d = def.field("declarator")?;
     for _ in 0..64 {
-        if d.kind() == "function_declarator" {
+        if d.kind_str() == "function_declarator" {
             return Some(d);
         }
         d = d
-            .child_by_field_name("declarator")
+            .field("declarator")
             .or_else(|| d.named_child(0))?;
     }
     None
@@ -71,7 +73,7 @@ pub(crate) fn has_static(node: Node, src: &str) -> bool {
     let mut cursor = node.walk();
     let found = node
         .children(&mut cursor)
-        .any(|c| c.kind() == "storage_class_specifier" && text(c, src) == "static");
+        .any(|c| c.kind_str() == "storage_class_specifier" && text(c, src) == "static");
     found
 }
 
@@ -81,16 +83,16 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
         is_static: has_static(node, src),
         ..Default::default()
     };
-    let Some(params) = function_declarator(node).and_then(|f| f.child_by_field_name("parameters"))
+    let Some(params) = function_declarator(node).and_then(|f| f.field("parameters"))
     else {
         return d;
     };
     for p in crate::extract::named(params) {
-        match p.kind() {
+        match p.kind_str() {
             "variadic_parameter" | "variadic_parameter_declaration" => d.variadic = true,
             // `(void)` declares no parameter.
             "parameter_declaration" | "optional_parameter_declaration"
-                if p.child_by_field_name("declarator").is_some()
+                if p.field("declarator").is_some()
                     || text(p, src).trim() != "void" =>
             {
                 d.params += 1;
@@ -103,9 +105,9 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
 
 /// The number of arguments of a call's argument list.
 pub(crate) fn arg_count(call: Node) -> u32 {
-    call.child_by_field_name("arguments").map_or(0, |a| {
+    call.field("arguments").map_or(0, |a| {
         crate::extract::named(a)
-            .filter(|c| !c.kind().contains("comment"))
+            .filter(|c| !c.kind_str().contains("comment"))
             .count() as u32
     })
 }
@@ -115,14 +117,14 @@ pub(crate) fn c_call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
     if kind != "call_expression" {
         return None;
     }
-    let f = node.child_by_field_name("function")?;
+    let f = node.field("function")?;
     let line = node.start_position().row as u32 + 1;
     let args = arg_count(node);
-    let (name, kind) = match f.kind() {
+    let (name, kind) = match f.kind_str() {
         "identifier" => (text(f, src).to_string(), CallKind::Plain),
         "field_expression" => {
-            let field = f.child_by_field_name("field")?;
-            let recv = f.child_by_field_name("argument")?;
+            let field = f.field("field")?;
+            let recv = f.field("argument")?;
             (
                 text(field, src).to_string(),
                 CallKind::Member(squash(text(recv, src))),
@@ -210,11 +212,11 @@ pub(crate) fn macro_calls(body: &str, params: &[&str]) -> Vec<String> {
 pub(crate) fn variable_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
     let mut through_pointer = false;
     for _ in 0..32 {
-        match d.kind() {
+        match d.kind_str() {
             "identifier" | "field_identifier" => return Some(d),
             "function_declarator" => {
-                let inner = d.child_by_field_name("declarator")?;
-                if inner.kind() != "parenthesized_declarator" && !through_pointer {
+                let inner = d.field("declarator")?;
+                if inner.kind_str() != "parenthesized_declarator" && !through_pointer {
                     return None;
                 }
                 d = inner;
@@ -222,7 +224,7 @@ pub(crate) fn variable_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
             kind => {
                 through_pointer |= kind == "pointer_declarator";
                 d = d
-                    .child_by_field_name("declarator")
+                    .field("declarator")
                     .or_else(|| d.named_child(0))?;
             }
         }
@@ -238,8 +240,8 @@ pub(crate) fn c_locals(node: Node, kind: &str, src: &str, out: &mut Vec<(String,
         return;
     }
     let ty = node
-        .child_by_field_name("type")
-        .filter(|t| t.kind() == "type_identifier")
+        .field("type")
+        .filter(|t| t.kind_str() == "type_identifier")
         .map(|t| text(t, src).to_string())
         .unwrap_or_default();
     let mut cursor = node.walk();
@@ -252,11 +254,11 @@ pub(crate) fn c_locals(node: Node, kind: &str, src: &str, out: &mut Vec<(String,
 
 /// File-level items common to C and C++: includes, function-like macros, prototypes.
 pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
-    match node.kind() {
+    match node.kind_str() {
         "preproc_include" => {
-            if let Some(p) = node.child_by_field_name("path") {
+            if let Some(p) = node.field("path") {
                 let raw = text(p, src);
-                let system = p.kind() == "system_lib_string";
+                let system = p.kind_str() == "system_lib_string";
                 let path = raw
                     .trim_matches(|c| c == '"' || c == '<' || c == '>')
                     .to_string();
@@ -264,9 +266,9 @@ pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
             }
         }
         "preproc_function_def" => {
-            if let Some(n) = node.child_by_field_name("name") {
+            if let Some(n) = node.field("name") {
                 let params: Vec<&str> = node
-                    .child_by_field_name("parameters")
+                    .field("parameters")
                     .map(|p| {
                         (0..p.named_child_count())
                             .filter_map(|i| p.named_child(i as u32))
@@ -275,7 +277,7 @@ pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
                     })
                     .unwrap_or_default();
                 let body = node
-                    .child_by_field_name("value")
+                    .field("value")
                     .map_or("", |v| text(v, src));
                 info.macros.push(Macro {
                     name: text(n, src).to_string(),
@@ -286,8 +288,8 @@ pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
         // `#define s_malloc hi_malloc`: an alias, so `s_malloc(n)` calls hi_malloc.
         "preproc_def" => {
             let (Some(n), Some(v)) = (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
+                node.field("name"),
+                node.field("value"),
             ) else {
                 return;
             };
@@ -325,7 +327,7 @@ impl LanguageSpec for C {
         _ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        if node.kind() != "function_definition" {
+        if node.kind_str() != "function_definition" {
             return None;
         }
         let name = declarator_name(node)?;
@@ -340,7 +342,7 @@ impl LanguageSpec for C {
     /// conditionals, or in `extern "C" { }` blocks.
     fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
         matches!(
-            node.kind(),
+            node.kind_str(),
             "translation_unit"
                 | "preproc_if"
                 | "preproc_ifdef"

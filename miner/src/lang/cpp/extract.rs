@@ -6,6 +6,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::lang::c::extract::{
     arg_count, c_call, c_details, c_file_item, comment_docstring, declarator_name, squash,
 };
@@ -42,8 +44,8 @@ pub fn last_component(name: &str) -> &str {
 /// A type's name without qualifiers, pointers, references or template arguments
 /// (`const std::vector<int>&` gives `std::vector`).
 pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
-    let node = match ty.kind() {
-        "template_type" => ty.child_by_field_name("name")?,
+    let node = match ty.kind_str() {
+        "template_type" => ty.field("name")?,
         "type_identifier" | "qualified_identifier" => ty,
         _ => return None,
     };
@@ -59,12 +61,12 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
 /// initializers).
 fn declared_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
     for _ in 0..32 {
-        match d.kind() {
+        match d.kind_str() {
             "identifier" | "field_identifier" => return Some(d),
             "function_declarator" => return None,
             _ => {
                 d = d
-                    .child_by_field_name("declarator")
+                    .field("declarator")
                     .or_else(|| d.named_child(0))?;
             }
         }
@@ -87,18 +89,18 @@ impl LanguageSpec for Cpp {
         ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        if node.kind() != "function_definition" {
+        if node.kind_str() != "function_definition" {
             return None;
         }
         // `= default` and `= delete` have no body.
-        node.child_by_field_name("body")?;
+        node.field("body")?;
         let name = squash(text(declarator_name(node)?, src));
         let simple = last_component(&name);
         let in_class = ancestors
             .iter()
             .rev()
-            .find(|a| a.kind() != "template_declaration")
-            .is_some_and(|a| a.kind() == "field_declaration_list");
+            .find(|a| a.kind_str() != "template_declaration")
+            .is_some_and(|a| a.kind_str() == "field_declaration_list");
         let class = if name.len() > simple.len() {
             // Out of class: `Foo::bar` or `ns::Foo::Foo`.
             Some(last_component(&name[..name.len() - simple.len() - 2]).to_string())
@@ -106,8 +108,8 @@ impl LanguageSpec for Cpp {
             ancestors
                 .iter()
                 .rev()
-                .find(|a| a.kind().ends_with("_specifier"))
-                .and_then(|a| a.child_by_field_name("name"))
+                .find(|a| a.kind_str().ends_with("_specifier"))
+                .and_then(|a| a.field("name"))
                 .map(|n| squash(text(n, src)))
         } else {
             None
@@ -128,15 +130,15 @@ impl LanguageSpec for Cpp {
     }
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
-        match node.kind() {
+        match node.kind_str() {
             "namespace_definition" => Some(
-                node.child_by_field_name("name")
+                node.field("name")
                     .map_or(ANONYMOUS_NAMESPACE.to_string(), |n| squash(text(n, src))),
             ),
             "class_specifier" | "struct_specifier" | "union_specifier"
-                if node.child_by_field_name("body").is_some() =>
+                if node.field("body").is_some() =>
             {
-                let name = node.child_by_field_name("name")?;
+                let name = node.field("name")?;
                 let n = squash(text(name, src));
                 Some(match n.find('<') {
                     Some(i) => n[..i].to_string(),
@@ -152,7 +154,7 @@ impl LanguageSpec for Cpp {
     fn may_contain_functions(&self, node: Node, src: &str) -> bool {
         crate::lang::c::C.may_contain_functions(node, src)
             || matches!(
-                node.kind(),
+                node.kind_str(),
                 "namespace_definition"
                     | "template_declaration"
                     | "class_specifier"
@@ -169,7 +171,7 @@ impl LanguageSpec for Cpp {
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
         // The comment of a template sits before `template <...>`.
         let target = match node.parent() {
-            Some(p) if p.kind() == "template_declaration" => p,
+            Some(p) if p.kind_str() == "template_declaration" => p,
             _ => node,
         };
         comment_docstring(target, src)
@@ -183,11 +185,11 @@ impl LanguageSpec for Cpp {
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-        match node.kind() {
+        match node.kind_str() {
             "class_specifier" | "struct_specifier" | "union_specifier" => {
                 let (Some(name), Some(body)) = (
-                    node.child_by_field_name("name"),
-                    node.child_by_field_name("body"),
+                    node.field("name"),
+                    node.field("body"),
                 ) else {
                     return;
                 };
@@ -201,7 +203,7 @@ impl LanguageSpec for Cpp {
                     ..Default::default()
                 };
                 for c in crate::extract::named(node) {
-                    if c.kind() == "base_class_clause" {
+                    if c.kind_str() == "base_class_clause" {
                         for b in crate::extract::named(c) {
                             if let Some(t) = type_name(b, src) {
                                 class.bases.push(t);
@@ -210,11 +212,11 @@ impl LanguageSpec for Cpp {
                     }
                 }
                 for f in crate::extract::named(body) {
-                    if f.kind() != "field_declaration" {
+                    if f.kind_str() != "field_declaration" {
                         continue;
                     }
                     let Some(ty) = f
-                        .child_by_field_name("type")
+                        .field("type")
                         .and_then(|t| type_name(t, src))
                     else {
                         continue;
@@ -248,7 +250,7 @@ impl LanguageSpec for Cpp {
         let line = node.start_position().row as u32 + 1;
         if kind == "new_expression" {
             let ty = node
-                .child_by_field_name("type")
+                .field("type")
                 .and_then(|t| type_name(t, src))?;
             return Some(CallSite {
                 text: format!("new {ty}"),
@@ -261,16 +263,16 @@ impl LanguageSpec for Cpp {
         if kind != "call_expression" {
             return None;
         }
-        let f = node.child_by_field_name("function")?;
+        let f = node.field("function")?;
         let strip_template = |n: Node| -> String {
-            match n.kind() {
+            match n.kind_str() {
                 "template_function" | "template_method" => n
-                    .child_by_field_name("name")
+                    .field("name")
                     .map_or_else(|| squash(text(n, src)), |x| squash(text(x, src))),
                 _ => squash(text(n, src)),
             }
         };
-        let (name, kind) = match f.kind() {
+        let (name, kind) = match f.kind_str() {
             "qualified_identifier" => {
                 let full = squash(text(f, src));
                 let full = match full.find('<') {
@@ -285,8 +287,8 @@ impl LanguageSpec for Cpp {
             }
             "template_function" => (strip_template(f), CallKind::Plain),
             "field_expression" => {
-                let field = f.child_by_field_name("field")?;
-                let recv = f.child_by_field_name("argument")?;
+                let field = f.field("field")?;
+                let recv = f.field("argument")?;
                 (
                     last_component(&strip_template(field)).to_string(),
                     CallKind::Member(squash(text(recv, src))),
@@ -309,9 +311,9 @@ impl LanguageSpec for Cpp {
         match kind {
             "parameter_declaration" | "optional_parameter_declaration" => {
                 let (Some(ty), Some(d)) = (
-                    node.child_by_field_name("type")
+                    node.field("type")
                         .and_then(|t| type_name(t, src)),
-                    node.child_by_field_name("declarator")
+                    node.field("declarator")
                         .and_then(declared_name),
                 ) else {
                     return;
@@ -319,7 +321,7 @@ impl LanguageSpec for Cpp {
                 out.push((text(d, src).to_string(), ty));
             }
             "declaration" => {
-                let Some(ty_node) = node.child_by_field_name("type") else {
+                let Some(ty_node) = node.field("type") else {
                     return;
                 };
                 let declared = type_name(ty_node, src);
@@ -328,10 +330,10 @@ impl LanguageSpec for Cpp {
                     let Some(n) = declared_name(d) else { continue };
                     let ty = declared.clone().or_else(|| {
                         // `auto x = new T(...)`
-                        let v = d.child_by_field_name("value")?;
-                        (v.kind() == "new_expression")
+                        let v = d.field("value")?;
+                        (v.kind_str() == "new_expression")
                             .then(|| {
-                                v.child_by_field_name("type")
+                                v.field("type")
                                     .and_then(|t| type_name(t, src))
                             })
                             .flatten()

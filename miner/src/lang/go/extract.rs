@@ -8,6 +8,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::extract::{
     named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
@@ -30,17 +32,6 @@ fn field_id(name: &str) -> Option<std::num::NonZeroU16> {
         FIELDS.iter().map(|f| lang.field_id_for_name(f)).collect()
     });
     ids[FIELDS.iter().position(|f| *f == name)?]
-}
-
-/// `child_by_field_name` through [`field_id`].
-trait Field<'t> {
-    fn field(&self, name: &str) -> Option<Node<'t>>;
-}
-
-impl<'t> Field<'t> for Node<'t> {
-    fn field(&self, name: &str) -> Option<Node<'t>> {
-        self.child_by_field_id(field_id(name)?.get())
-    }
 }
 
 /// The `name` children of `node` (a declaration may name several).
@@ -67,7 +58,7 @@ fn squashed(s: &str) -> String {
 fn count_named(node: Node) -> u32 {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| c.kind_str() != "comment")
         .count() as u32
 }
 
@@ -77,7 +68,7 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
     let mut ty = ty;
     // `*T`, `(T)`, `T[int]`: peel until a name (bounded: each step goes one node down).
     for _ in 0..16 {
-        match ty.kind() {
+        match ty.kind_str() {
             "type_identifier" | "identifier" => return Some(text(ty, src).to_string()),
             "qualified_type" => return Some(squashed(text(ty, src))),
             "pointer_type" | "parenthesized_type" => ty = named(ty).next()?,
@@ -91,7 +82,7 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
 /// The receiver's type name of a method (`(c *Command)` gives `Command`).
 fn receiver_type(node: Node, src: &str) -> Option<String> {
     let recv = node.field("receiver")?;
-    let param = named(recv).find(|c| c.kind() == "parameter_declaration")?;
+    let param = named(recv).find(|c| c.kind_str() == "parameter_declaration")?;
     type_name(param.field("type")?, src)
 }
 
@@ -107,7 +98,7 @@ const MAX_EXPR: usize = 200;
 /// A type as written where its element type may be wanted: [`type_name`], or `[]T` for a
 /// slice or array of a named type (what `range` gives elements of).
 fn written_type(ty: Node, src: &str) -> Option<String> {
-    match ty.kind() {
+    match ty.kind_str() {
         "slice_type" | "array_type" => {
             let elem = ty.field("element")?;
             Some(format!("[]{}", type_name(elem, src)?))
@@ -122,10 +113,10 @@ fn written_type(ty: Node, src: &str) -> Option<String> {
 /// the callee's result type).
 fn value_type(value: Node, src: &str) -> Option<String> {
     let mut v = value;
-    if v.kind() == "unary_expression" && v.child(0).is_some_and(|o| o.kind() == "&") {
+    if v.kind_str() == "unary_expression" && v.child(0).is_some_and(|o| o.kind_str() == "&") {
         v = v.field("operand")?;
     }
-    match v.kind() {
+    match v.kind_str() {
         "composite_literal" => type_name(v.field("type")?, src),
         // `x.(T)`.
         "type_assertion_expression" => type_name(v.field("type")?, src),
@@ -161,7 +152,7 @@ impl LanguageSpec for Go {
         _ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        match node.kind() {
+        match node.kind_str() {
             // A declaration without a body (implemented in assembly) has no code to mine.
             "function_declaration" => {
                 node.field("body")?;
@@ -196,7 +187,7 @@ impl LanguageSpec for Go {
 
     /// Functions and methods are declared at the top level only.
     fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
-        node.kind() == "source_file"
+        node.kind_str() == "source_file"
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
@@ -205,7 +196,7 @@ impl LanguageSpec for Go {
         // before their docstring is asked for), so `node`'s siblings are top-level nodes.
         let mut comments = Vec::new();
         let mut prev = node.prev_sibling();
-        while let Some(p) = prev.filter(|p| p.kind() == "comment") {
+        while let Some(p) = prev.filter(|p| p.kind_str() == "comment") {
             comments.push(text(p, src));
             prev = p.prev_sibling();
         }
@@ -233,7 +224,7 @@ impl LanguageSpec for Go {
     }
 
     fn file_item(&self, node: Node, _scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-        match node.kind() {
+        match node.kind_str() {
             "package_clause" => {
                 if let Some(n) = named(node).next() {
                     info.package = Some(text(n, src).to_string());
@@ -242,10 +233,10 @@ impl LanguageSpec for Go {
             "import_declaration" => {
                 let mut specs: Vec<Node> = Vec::new();
                 for c in named(node) {
-                    match c.kind() {
+                    match c.kind_str() {
                         "import_spec" => specs.push(c),
                         "import_spec_list" => {
-                            specs.extend(named(c).filter(|s| s.kind() == "import_spec"))
+                            specs.extend(named(c).filter(|s| s.kind_str() == "import_spec"))
                         }
                         _ => {}
                     }
@@ -255,9 +246,9 @@ impl LanguageSpec for Go {
                         continue;
                     };
                     let name = spec.field("name");
-                    let wildcard = name.is_some_and(|n| n.kind() == "dot");
+                    let wildcard = name.is_some_and(|n| n.kind_str() == "dot");
                     let alias = name
-                        .filter(|n| n.kind() == "package_identifier" || n.kind() == "blank_identifier")
+                        .filter(|n| n.kind_str() == "package_identifier" || n.kind_str() == "blank_identifier")
                         .map(|n| text(n, src).to_string());
                     info.imports.push(Import {
                         module,
@@ -272,9 +263,9 @@ impl LanguageSpec for Go {
             "var_declaration" => {
                 let mut specs: Vec<Node> = Vec::new();
                 for c in named(node) {
-                    match c.kind() {
+                    match c.kind_str() {
                         "var_spec" => specs.push(c),
-                        "var_spec_list" => specs.extend(named(c).filter(|s| s.kind() == "var_spec")),
+                        "var_spec_list" => specs.extend(named(c).filter(|s| s.kind_str() == "var_spec")),
                         _ => {}
                     }
                 }
@@ -290,7 +281,7 @@ impl LanguageSpec for Go {
             }
             "type_declaration" => {
                 for spec in named(node) {
-                    if !matches!(spec.kind(), "type_spec" | "type_alias") {
+                    if !matches!(spec.kind_str(), "type_spec" | "type_alias") {
                         continue;
                     }
                     let Some(name) = spec.field("name") else {
@@ -318,7 +309,7 @@ impl LanguageSpec for Go {
         }
         let f = node.field("function")?;
         let written = squashed(text(f, src));
-        let (name, kind) = match f.kind() {
+        let (name, kind) = match f.kind_str() {
             "identifier" => (written.clone(), CallKind::Plain),
             "selector_expression" => (
                 text(f.field("field")?, src).to_string(),
@@ -348,7 +339,7 @@ impl LanguageSpec for Go {
                 let Some(result) = node.field("result") else {
                     return;
                 };
-                let ty = if result.kind() == "parameter_list" {
+                let ty = if result.kind_str() == "parameter_list" {
                     named(result)
                         .next()
                         .and_then(|p| p.field("type"))
@@ -366,7 +357,7 @@ impl LanguageSpec for Go {
                 ) else {
                     return;
                 };
-                let Some(elem) = named(left).nth(1).filter(|n| n.kind() == "identifier") else {
+                let Some(elem) = named(left).nth(1).filter(|n| n.kind_str() == "identifier") else {
                     return;
                 };
                 if let Some(e) = expression(right, src) {
@@ -401,7 +392,7 @@ impl LanguageSpec for Go {
                 let values: Vec<Node> = named(right).collect();
                 // `x, err := f()`: the first variable has the call's (first) result type.
                 for (i, n) in named(left).enumerate() {
-                    if n.kind() != "identifier" {
+                    if n.kind_str() != "identifier" {
                         continue;
                     }
                     if let Some(ty) = values.get(i).and_then(|v| value_type(*v, src)) {
@@ -424,7 +415,7 @@ impl LanguageSpec for Go {
         if let Some(params) = node.field("parameters") {
             for p in named(params) {
                 let names = names(p).len().max(1) as u32;
-                match p.kind() {
+                match p.kind_str() {
                     "parameter_declaration" => d.params += names,
                     "variadic_parameter_declaration" => {
                         d.params += 1;
@@ -443,12 +434,12 @@ impl LanguageSpec for Go {
 /// fields typed `func`) and embedded interfaces; a defined type's underlying named type
 /// (`type A B`, as a base, so `A`'s conversions and fields resolve like `B`'s).
 fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
-    match ty.kind() {
+    match ty.kind_str() {
         "struct_type" => {
-            let Some(list) = named(ty).find(|c| c.kind() == "field_declaration_list") else {
+            let Some(list) = named(ty).find(|c| c.kind_str() == "field_declaration_list") else {
                 return;
             };
-            for field in named(list).filter(|c| c.kind() == "field_declaration") {
+            for field in named(list).filter(|c| c.kind_str() == "field_declaration") {
                 let Some(t) = field.field("type") else {
                     continue;
                 };
@@ -467,7 +458,7 @@ fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
         }
         "interface_type" => {
             for m in named(ty) {
-                match m.kind() {
+                match m.kind_str() {
                     "method_elem" => {
                         if let Some(n) = m.field("name") {
                             class.fields.push((text(n, src).to_string(), "func".into()));

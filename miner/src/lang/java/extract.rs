@@ -4,6 +4,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::extract::{
     named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
@@ -13,10 +15,10 @@ use crate::extract::{
 /// `java.util.Map` stays qualified); `None` for primitive types.
 pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
     // `List<String>` down to `List` (a loop, not recursion: each step goes to a child).
-    while ty.kind() == "generic_type" {
+    while ty.kind_str() == "generic_type" {
         ty = ty.named_child(0)?;
     }
-    match ty.kind() {
+    match ty.kind_str() {
         "type_identifier" | "scoped_type_identifier" => {
             let t = squash(text(ty, src));
             Some(match t.find('<') {
@@ -30,7 +32,7 @@ pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
 
 fn has_modifier(node: Node, src: &str, m: &str) -> bool {
     named(node)
-        .find(|c| c.kind() == "modifiers")
+        .find(|c| c.kind_str() == "modifiers")
         .is_some_and(|mods| text(mods, src).split_whitespace().any(|w| w == m))
 }
 
@@ -47,7 +49,7 @@ impl LanguageSpec for Java {
         _ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        let kind = match node.kind() {
+        let kind = match node.kind_str() {
             "method_declaration" => FunctionKind::Method,
             "constructor_declaration" | "compact_constructor_declaration" => {
                 FunctionKind::Constructor
@@ -55,33 +57,33 @@ impl LanguageSpec for Java {
             _ => return None,
         };
         // Abstract and interface methods without a body have no code to mine.
-        node.child_by_field_name("body")?;
+        node.field("body")?;
         Some((
             kind,
-            text(node.child_by_field_name("name")?, src).to_string(),
+            text(node.field("name")?, src).to_string(),
         ))
     }
 
     fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String> {
-        match node.kind() {
+        match node.kind_str() {
             "class_declaration"
             | "interface_declaration"
             | "enum_declaration"
             | "record_declaration"
             | "annotation_type_declaration" => {
-                Some(text(node.child_by_field_name("name")?, src).to_string())
+                Some(text(node.field("name")?, src).to_string())
             }
             // An enum constant with a body is a class of its own.
-            "enum_constant" if node.child_by_field_name("body").is_some() => {
-                Some(text(node.child_by_field_name("name")?, src).to_string())
+            "enum_constant" if node.field("body").is_some() => {
+                Some(text(node.field("name")?, src).to_string())
             }
             // `new T() { ... }`: an anonymous subclass of T.
             "class_body"
                 if ancestors
                     .last()
-                    .is_some_and(|p| p.kind() == "object_creation_expression") =>
+                    .is_some_and(|p| p.kind_str() == "object_creation_expression") =>
             {
-                let ty = ancestors.last()?.child_by_field_name("type")?;
+                let ty = ancestors.last()?.field("type")?;
                 Some(format!("<anonymous {}>", text(ty, src)))
             }
             _ => None,
@@ -89,10 +91,11 @@ impl LanguageSpec for Java {
     }
 
     /// Methods live in class bodies; a class inside a method (local or anonymous) needs a
-    /// `{`, so a statement or expression without one cannot hold a method. A byte scan is
-    /// far cheaper than walking the subtree.
+    /// `{` and a keyword that opens it, so a statement or expression without them cannot
+    /// hold a method (nor an anonymous or local class, which `file_item` records). A byte
+    /// scan is far cheaper than walking the subtree.
     fn may_contain_functions(&self, node: Node, src: &str) -> bool {
-        match node.kind() {
+        match node.kind_str() {
             "program"
             | "class_body"
             | "interface_body"
@@ -106,14 +109,21 @@ impl LanguageSpec for Java {
             | "annotation_type_declaration"
             | "enum_constant" => true,
             _ if node.child_count() == 0 => false,
-            _ => src.as_bytes()[node.byte_range()].contains(&b'{'),
+            _ => src.get(node.byte_range()).is_none_or(|t| {
+                // A method inside a method body needs a class body there, so a class,
+                // interface, enum or record declaration or an anonymous class (`new`).
+                t.contains('{')
+                    && ["new", "class", "interface", "enum", "record"]
+                        .iter()
+                        .any(|k| t.contains(k))
+            }),
         }
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
         let prev = node.prev_sibling()?;
         let comment = text(prev, src);
-        if prev.kind() != "block_comment" || !comment.starts_with("/**") {
+        if prev.kind_str() != "block_comment" || !comment.starts_with("/**") {
             return None;
         }
         Some(Docstring {
@@ -127,19 +137,19 @@ impl LanguageSpec for Java {
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-        match node.kind() {
+        match node.kind_str() {
             "package_declaration" => {
-                if let Some(n) = named(node).find(|c| c.kind().ends_with("identifier")) {
+                if let Some(n) = named(node).find(|c| c.kind_str().ends_with("identifier")) {
                     info.package = Some(squash(text(n, src)));
                 }
             }
             "import_declaration" => {
-                let Some(path) = named(node).find(|c| c.kind().ends_with("identifier")) else {
+                let Some(path) = named(node).find(|c| c.kind_str().ends_with("identifier")) else {
                     return;
                 };
                 let path = squash(text(path, src));
                 let is_static = squash(text(node, src)).starts_with("importstatic");
-                let wildcard = named(node).any(|c| c.kind() == "asterisk");
+                let wildcard = named(node).any(|c| c.kind_str() == "asterisk");
                 let (module, name) = match (is_static, wildcard) {
                     (true, false) => match path.rsplit_once('.') {
                         Some((t, m)) => (t.to_string(), Some(m.to_string())),
@@ -159,7 +169,7 @@ impl LanguageSpec for Java {
             | "interface_declaration"
             | "enum_declaration"
             | "record_declaration" => {
-                let Some(name) = node.child_by_field_name("name") else {
+                let Some(name) = node.field("name") else {
                     return;
                 };
                 let outer = scope();
@@ -170,14 +180,14 @@ impl LanguageSpec for Java {
                 };
                 // `extends` of a class, `implements`, and `extends` of an interface.
                 for field in ["superclass", "interfaces"] {
-                    if let Some(s) = node.child_by_field_name(field) {
+                    if let Some(s) = node.field(field) {
                         collect_types(s, src, &mut class.bases);
                     }
                 }
-                if let Some(e) = named(node).find(|c| c.kind() == "extends_interfaces") {
+                if let Some(e) = named(node).find(|c| c.kind_str() == "extends_interfaces") {
                     collect_types(e, src, &mut class.bases);
                 }
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field("body") {
                     collect_fields(body, src, &mut class.fields);
                 }
                 info.classes.push(class);
@@ -185,8 +195,8 @@ impl LanguageSpec for Java {
             "object_creation_expression" => {
                 // An anonymous class: its methods' scope is `<anonymous T>`, a subclass of T.
                 let (Some(ty), Some(body)) = (
-                    node.child_by_field_name("type"),
-                    named(node).find(|c| c.kind() == "class_body"),
+                    node.field("type"),
+                    named(node).find(|c| c.kind_str() == "class_body"),
                 ) else {
                     return;
                 };
@@ -207,14 +217,20 @@ impl LanguageSpec for Java {
     /// `m(x)`, `obj.m(x)`, `Type.m(x)`, `this.m(x)`, `super.m(x)`, `new T(x)`, and
     /// `this(x)` / `super(x)` (named `<init>`).
     fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
+        if !matches!(
+            kind,
+            "method_invocation" | "object_creation_expression" | "explicit_constructor_invocation"
+        ) {
+            return None;
+        }
         let line = node.start_position().row as u32 + 1;
         let args = node
-            .child_by_field_name("arguments")
+            .field("arguments")
             .map_or(0, |a| named(a).count() as u32);
         match kind {
             "method_invocation" => {
-                let name = text(node.child_by_field_name("name")?, src).to_string();
-                let (kind, written) = match node.child_by_field_name("object") {
+                let name = text(node.field("name")?, src).to_string();
+                let (kind, written) = match node.field("object") {
                     Some(o) => {
                         let recv = squash(text(o, src));
                         let written = format!("{recv}.{name}");
@@ -231,7 +247,7 @@ impl LanguageSpec for Java {
                 })
             }
             "object_creation_expression" => {
-                let ty = type_name(node.child_by_field_name("type")?, src)?;
+                let ty = type_name(node.field("type")?, src)?;
                 let name = ty.rsplit('.').next().unwrap_or(&ty).to_string();
                 Some(CallSite {
                     text: format!("new {ty}"),
@@ -246,7 +262,7 @@ impl LanguageSpec for Java {
                 })
             }
             "explicit_constructor_invocation" => {
-                let ctor = squash(text(node.child_by_field_name("constructor")?, src));
+                let ctor = squash(text(node.field("constructor")?, src));
                 Some(CallSite {
                     text: ctor.clone(),
                     name: "<init>".into(),
@@ -263,8 +279,8 @@ impl LanguageSpec for Java {
         match kind {
             "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" => {
                 let (Some(ty), Some(name)) = (
-                    node.child_by_field_name("type"),
-                    node.child_by_field_name("name"),
+                    node.field("type"),
+                    node.field("name"),
                 ) else {
                     return;
                 };
@@ -274,20 +290,20 @@ impl LanguageSpec for Java {
             }
             "local_variable_declaration" => {
                 let Some(ty) = node
-                    .child_by_field_name("type")
+                    .field("type")
                     .and_then(|t| type_name(t, src))
                 else {
                     return;
                 };
                 let mut cursor = node.walk();
                 for d in node.children_by_field_name("declarator", &mut cursor) {
-                    if let Some(n) = d.child_by_field_name("name") {
+                    if let Some(n) = d.field("name") {
                         let t = if ty == "var" {
                             // `var x = new T()`.
-                            match d.child_by_field_name("value") {
-                                Some(v) if v.kind() == "object_creation_expression" => {
+                            match d.field("value") {
+                                Some(v) if v.kind_str() == "object_creation_expression" => {
                                     match v
-                                        .child_by_field_name("type")
+                                        .field("type")
                                         .and_then(|t| type_name(t, src))
                                     {
                                         Some(t) => t,
@@ -312,9 +328,9 @@ impl LanguageSpec for Java {
             is_static: has_modifier(node, src, "static"),
             ..Default::default()
         };
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             for p in named(params) {
-                match p.kind() {
+                match p.kind_str() {
                     "formal_parameter" => d.params += 1,
                     "spread_parameter" => {
                         d.params += 1;
@@ -332,7 +348,7 @@ impl LanguageSpec for Java {
 fn collect_types(node: Node, src: &str, out: &mut Vec<String>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_str() {
             "type_identifier" | "scoped_type_identifier" | "generic_type" => {
                 if let Some(t) = type_name(n, src) {
                     out.push(t);
@@ -350,18 +366,18 @@ fn collect_types(node: Node, src: &str, out: &mut Vec<String>) {
 /// The typed fields declared directly in a class body.
 fn collect_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
     for f in named(body) {
-        if f.kind() != "field_declaration" && f.kind() != "constant_declaration" {
+        if f.kind_str() != "field_declaration" && f.kind_str() != "constant_declaration" {
             continue;
         }
         let Some(ty) = f
-            .child_by_field_name("type")
+            .field("type")
             .and_then(|t| type_name(t, src))
         else {
             continue;
         };
         let mut cursor = f.walk();
         for d in f.children_by_field_name("declarator", &mut cursor) {
-            if let Some(n) = d.child_by_field_name("name") {
+            if let Some(n) = d.field("name") {
                 out.push((text(n, src).to_string(), ty.clone()));
             }
         }

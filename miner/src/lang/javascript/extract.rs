@@ -20,6 +20,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::extract::{
     named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import,
@@ -35,29 +37,29 @@ fn unquote(s: &str) -> &str {
 /// `export default`.
 fn binding_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
     let parent = parent?;
-    match parent.kind() {
+    match parent.kind_str() {
         "variable_declarator" => {
-            let n = parent.child_by_field_name("name")?;
-            (n.kind() == "identifier").then(|| text(n, src).to_string())
+            let n = parent.field("name")?;
+            (n.kind_str() == "identifier").then(|| text(n, src).to_string())
         }
         "assignment_expression" => {
-            if parent.child_by_field_name("right")? != node {
+            if parent.field("right")? != node {
                 return None;
             }
-            let left = parent.child_by_field_name("left")?;
-            matches!(left.kind(), "identifier" | "member_expression")
+            let left = parent.field("left")?;
+            matches!(left.kind_str(), "identifier" | "member_expression")
                 .then(|| squash(text(left, src)))
         }
         "pair" => {
-            if parent.child_by_field_name("value")? != node {
+            if parent.field("value")? != node {
                 return None;
             }
-            Some(key_name(parent.child_by_field_name("key")?, src))
+            Some(key_name(parent.field("key")?, src))
         }
         "field_definition" | "public_field_definition" => {
             let key = parent
-                .child_by_field_name("property")
-                .or_else(|| parent.child_by_field_name("name"))?;
+                .field("property")
+                .or_else(|| parent.field("name"))?;
             Some(key_name(key, src))
         }
         "export_statement" => Some("default".to_string()),
@@ -67,7 +69,7 @@ fn binding_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
 
 /// An object key or method name: quotes dropped from string keys.
 fn key_name(key: Node, src: &str) -> String {
-    match key.kind() {
+    match key.kind_str() {
         "string" => unquote(text(key, src)).to_string(),
         _ => squash(text(key, src)),
     }
@@ -78,20 +80,20 @@ pub(crate) fn function(
     ancestors: &[Node],
     src: &str,
 ) -> Option<(FunctionKind, String)> {
-    match node.kind() {
+    match node.kind_str() {
         "function_declaration" | "generator_function_declaration" => {
-            node.child_by_field_name("body")?;
+            node.field("body")?;
             // `export default function () {}` has no name.
             let name = node
-                .child_by_field_name("name")
+                .field("name")
                 .map_or("default", |n| text(n, src));
             Some((FunctionKind::Function, name.to_string()))
         }
         "function_expression" | "generator_function" | "arrow_function" => {
-            node.child_by_field_name("body")?;
+            node.field("body")?;
             let parent = ancestors.last().copied();
             let in_class = parent.is_some_and(|p| {
-                matches!(p.kind(), "field_definition" | "public_field_definition")
+                matches!(p.kind_str(), "field_definition" | "public_field_definition")
             });
             // A function that nothing binds (`f(function g() {})`, an IIFE) is a callback,
             // part of the function around it.
@@ -104,10 +106,10 @@ pub(crate) fn function(
             Some((kind, name))
         }
         "method_definition" => {
-            node.child_by_field_name("body")?;
+            node.field("body")?;
             let parent = ancestors.last().copied();
-            let name = key_name(node.child_by_field_name("name")?, src);
-            let in_class = parent.is_some_and(|p| p.kind() == "class_body");
+            let name = key_name(node.field("name")?, src);
+            let in_class = parent.is_some_and(|p| p.kind_str() == "class_body");
             let kind = if in_class && name == "constructor" {
                 FunctionKind::Constructor
             } else {
@@ -126,14 +128,14 @@ pub(crate) fn simple_name(name: &str) -> &str {
 }
 
 pub(crate) fn scope(node: Node, ancestors: &[Node], src: &str) -> Option<String> {
-    match node.kind() {
+    match node.kind_str() {
         "class_declaration" | "abstract_class_declaration" | "class" => class_name(
             node,
             ancestors.last().copied(),
             src,
         ),
         "internal_module" | "module" => {
-            Some(squash(text(node.child_by_field_name("name")?, src)))
+            Some(squash(text(node.field("name")?, src)))
         }
         "object" => binding_name(node, ancestors.last().copied(), src),
         _ => None,
@@ -142,7 +144,7 @@ pub(crate) fn scope(node: Node, ancestors: &[Node], src: &str) -> Option<String>
 
 /// A class's own name, or for an anonymous class expression the name it is bound to.
 fn class_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
-    match node.child_by_field_name("name") {
+    match node.field("name") {
         Some(n) => Some(text(n, src).to_string()),
         None => binding_name(node, parent, src),
     }
@@ -157,7 +159,7 @@ pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
         return false;
     }
     if matches!(
-        node.kind(),
+        node.kind_str(),
         "expression_statement"
             | "assignment_expression"
             | "variable_declaration"
@@ -183,11 +185,11 @@ fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
     let before = |n: Node| src[..n.start_byte()].trim_end();
     let mut base = node;
     let bound = matches!(
-        node.kind(),
+        node.kind_str(),
         "function_expression" | "generator_function" | "arrow_function"
     ) && before(node).ends_with(['=', ':']);
     if let Some(p) = node.parent().filter(|_| bound) {
-        match p.kind() {
+        match p.kind_str() {
             "variable_declarator" => {
                 if let Some(decl) = p.parent() {
                     base = decl;
@@ -198,12 +200,12 @@ fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
                 // `a.b = function` and `exports = module.exports = function`.
                 let mut top = p;
                 while let Some(up) = top.parent() {
-                    if up.kind() != "assignment_expression" {
+                    if up.kind_str() != "assignment_expression" {
                         break;
                     }
                     top = up;
                 }
-                if let Some(stmt) = top.parent().filter(|s| s.kind() == "expression_statement")
+                if let Some(stmt) = top.parent().filter(|s| s.kind_str() == "expression_statement")
                 {
                     base = stmt;
                 }
@@ -213,7 +215,7 @@ fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
     }
     let b = before(base);
     if b.ends_with("export") || b.ends_with("default") {
-        if let Some(p) = base.parent().filter(|p| p.kind() == "export_statement") {
+        if let Some(p) = base.parent().filter(|p| p.kind_str() == "export_statement") {
             base = p;
         }
     }
@@ -227,13 +229,13 @@ pub(crate) fn docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstring<'t>> 
     let base = documented_node(node, src);
     let mut prev = base.prev_sibling();
     // Decorators of a TypeScript method are its siblings in the class body.
-    while let Some(p) = prev.filter(|p| p.kind() == "decorator") {
+    while let Some(p) = prev.filter(|p| p.kind_str() == "decorator") {
         prev = p.prev_sibling();
     }
-    let first = prev.filter(|p| p.kind() == "comment")?;
+    let first = prev.filter(|p| p.kind_str() == "comment")?;
     let mut all = vec![first];
     let mut prev = first.prev_sibling();
-    while let Some(p) = prev.filter(|p| p.kind() == "comment") {
+    while let Some(p) = prev.filter(|p| p.kind_str() == "comment") {
         all.push(p);
         let last_start = p.start_position().row;
         prev = p.prev_sibling();
@@ -290,15 +292,15 @@ pub(crate) fn atomic_token(kind: &str) -> bool {
 
 /// The first argument of `require('x')` (`None` unless `node` is such a call).
 fn require_of<'s>(node: Node, src: &'s str) -> Option<&'s str> {
-    if node.kind() != "call_expression" {
+    if node.kind_str() != "call_expression" {
         return None;
     }
-    let f = node.child_by_field_name("function")?;
-    if f.kind() != "identifier" || text(f, src) != "require" {
+    let f = node.field("function")?;
+    if f.kind_str() != "identifier" || text(f, src) != "require" {
         return None;
     }
-    let arg = named(node.child_by_field_name("arguments")?).next()?;
-    (arg.kind() == "string").then(|| unquote(text(arg, src)))
+    let arg = named(node.field("arguments")?).next()?;
+    (arg.kind_str() == "string").then(|| unquote(text(arg, src)))
 }
 
 fn is_module_exports(node: Node, src: &str) -> bool {
@@ -311,21 +313,21 @@ fn is_module_exports(node: Node, src: &str) -> bool {
 /// for the file itself; also the other names of a function assigned in a chain,
 /// `a.x = a.y = function`) and classes.
 pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-    match node.kind() {
+    match node.kind_str() {
         "import_statement" => import_statement(node, src, info),
         "export_statement" => export_statement(node, src, info),
         "variable_declarator" => {
             let (Some(name), Some(value)) = (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
+                node.field("name"),
+                node.field("value"),
             ) else {
                 return;
             };
             // `var app = exports = module.exports = {}`: the variable is the default export.
-            if value.kind() == "assignment_expression" && name.kind() == "identifier" {
+            if value.kind_str() == "assignment_expression" && name.kind_str() == "identifier" {
                 let mut v = value;
-                while v.kind() == "assignment_expression" {
-                    if v.child_by_field_name("left")
+                while v.kind_str() == "assignment_expression" {
+                    if v.field("left")
                         .is_some_and(|l| squash(text(l, src)) == "module.exports")
                     {
                         info.imports.push(Import {
@@ -336,17 +338,17 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                         });
                         return;
                     }
-                    match v.child_by_field_name("right") {
+                    match v.field("right") {
                         Some(r) => v = r,
                         None => return,
                     }
                 }
             }
             // `require('x').a`.
-            let (call, member) = match value.kind() {
+            let (call, member) = match value.kind_str() {
                 "member_expression" => match (
-                    value.child_by_field_name("object"),
-                    value.child_by_field_name("property"),
+                    value.field("object"),
+                    value.field("property"),
                 ) {
                     (Some(o), Some(p)) => (o, Some(text(p, src).to_string())),
                     _ => return,
@@ -356,13 +358,13 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
             let Some(module) = require_of(call, src) else {
                 // `var debug = require('debug')('x')`: what a package's export returns is
                 // the package's.
-                if let Some(m) = (value.kind() == "call_expression")
-                    .then(|| value.child_by_field_name("function"))
+                if let Some(m) = (value.kind_str() == "call_expression")
+                    .then(|| value.field("function"))
                     .flatten()
                     .and_then(|f| require_of(f, src))
                     .filter(|m| !m.starts_with('.'))
                 {
-                    if name.kind() == "identifier" {
+                    if name.kind_str() == "identifier" {
                         info.imports.push(Import {
                             module: m.to_string(),
                             alias: Some(text(name, src).to_string()),
@@ -373,7 +375,7 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                 }
                 return;
             };
-            match name.kind() {
+            match name.kind_str() {
                 "identifier" => info.imports.push(Import {
                     module: module.to_string(),
                     wildcard: member.is_none(),
@@ -383,16 +385,16 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                 }),
                 "object_pattern" if member.is_none() => {
                     for p in named(name) {
-                        let (imported, local) = match p.kind() {
+                        let (imported, local) = match p.kind_str() {
                             "shorthand_property_identifier_pattern" => {
                                 (text(p, src).to_string(), text(p, src).to_string())
                             }
                             "pair_pattern" => {
                                 match (
-                                    p.child_by_field_name("key"),
-                                    p.child_by_field_name("value"),
+                                    p.field("key"),
+                                    p.field("value"),
                                 ) {
-                                    (Some(k), Some(v)) if v.kind() == "identifier" => {
+                                    (Some(k), Some(v)) if v.kind_str() == "identifier" => {
                                         (key_name(k, src), text(v, src).to_string())
                                     }
                                     _ => continue,
@@ -413,36 +415,36 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
         }
         "assignment_expression" => {
             let (Some(left), Some(mut right)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
+                node.field("left"),
+                node.field("right"),
             ) else {
                 return;
             };
             if is_module_exports(left, src) {
                 // `exports = module.exports = x`: the innermost value.
-                while right.kind() == "assignment_expression" {
-                    match right.child_by_field_name("right") {
+                while right.kind_str() == "assignment_expression" {
+                    match right.field("right") {
                         Some(r) => right = r,
                         None => return,
                     }
                 }
-                if right.kind() == "identifier" {
+                if right.kind_str() == "identifier" {
                     info.imports.push(Import {
                         name: Some(text(right, src).to_string()),
                         alias: Some("default".into()),
                         reexport: true,
                         ..Default::default()
                     });
-                } else if right.kind() == "object" {
+                } else if right.kind_str() == "object" {
                     // `module.exports = { a, b: c }`.
                     for p in named(right) {
-                        let (alias, value) = match p.kind() {
+                        let (alias, value) = match p.kind_str() {
                             "shorthand_property_identifier" => (text(p, src).to_string(), p),
                             "pair" => match (
-                                p.child_by_field_name("key"),
-                                p.child_by_field_name("value"),
+                                p.field("key"),
+                                p.field("value"),
                             ) {
-                                (Some(k), Some(v)) if v.kind() == "identifier" => {
+                                (Some(k), Some(v)) if v.kind_str() == "identifier" => {
                                     (key_name(k, src), v)
                                 }
                                 _ => continue,
@@ -464,24 +466,24 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                         ..Default::default()
                     });
                 }
-            } else if left.kind() == "member_expression" && right.kind() == "assignment_expression"
+            } else if left.kind_str() == "member_expression" && right.kind_str() == "assignment_expression"
             {
                 // `res.set = res.header = function header() {}`: the function is named
                 // `res.header`, and `res.set` is another name of it.
                 let mut inner = right;
                 while let Some(r) = inner
-                    .child_by_field_name("right")
-                    .filter(|r| r.kind() == "assignment_expression")
+                    .field("right")
+                    .filter(|r| r.kind_str() == "assignment_expression")
                 {
                     inner = r;
                 }
-                let bound = inner.child_by_field_name("right").is_some_and(|r| {
+                let bound = inner.field("right").is_some_and(|r| {
                     matches!(
-                        r.kind(),
+                        r.kind_str(),
                         "function_expression" | "generator_function" | "arrow_function"
                     )
                 });
-                if let (true, Some(target)) = (bound, inner.child_by_field_name("left")) {
+                if let (true, Some(target)) = (bound, inner.field("left")) {
                     info.imports.push(Import {
                         name: Some(squash(text(target, src))),
                         alias: Some(squash(text(left, src))),
@@ -489,11 +491,11 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                         ..Default::default()
                     });
                 }
-            } else if left.kind() == "member_expression" && right.kind() == "identifier" {
+            } else if left.kind_str() == "member_expression" && right.kind_str() == "identifier" {
                 // `exports.a = b`, `module.exports.a = b`.
                 let (Some(o), Some(p)) = (
-                    left.child_by_field_name("object"),
-                    left.child_by_field_name("property"),
+                    left.field("object"),
+                    left.field("property"),
                 ) else {
                     return;
                 };
@@ -515,10 +517,10 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
                 name: crate::extract::qualify(&scope(), ".", &name),
                 ..Default::default()
             };
-            if let Some(h) = named(node).find(|c| c.kind() == "class_heritage") {
+            if let Some(h) = named(node).find(|c| c.kind_str() == "class_heritage") {
                 heritage(h, src, &mut class.bases);
             }
-            if let Some(body) = node.child_by_field_name("body") {
+            if let Some(body) = node.field("body") {
                 class_fields(body, src, &mut class.fields);
             }
             info.classes.push(class);
@@ -528,14 +530,14 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
 }
 
 fn import_statement(node: Node, src: &str, info: &mut FileInfo) {
-    let source = node.child_by_field_name("source");
+    let source = node.field("source");
     for c in named(node) {
-        match c.kind() {
+        match c.kind_str() {
             "import_clause" => {
                 let Some(source) = source else { return };
                 let module = unquote(text(source, src)).to_string();
                 for part in named(c) {
-                    match part.kind() {
+                    match part.kind_str() {
                         "identifier" => info.imports.push(Import {
                             module: module.clone(),
                             name: Some("default".into()),
@@ -543,7 +545,7 @@ fn import_statement(node: Node, src: &str, info: &mut FileInfo) {
                             ..Default::default()
                         }),
                         "namespace_import" => {
-                            if let Some(id) = named(part).find(|n| n.kind() == "identifier") {
+                            if let Some(id) = named(part).find(|n| n.kind_str() == "identifier") {
                                 info.imports.push(Import {
                                     module: module.clone(),
                                     alias: Some(text(id, src).to_string()),
@@ -553,11 +555,11 @@ fn import_statement(node: Node, src: &str, info: &mut FileInfo) {
                             }
                         }
                         "named_imports" => {
-                            for s in named(part).filter(|s| s.kind() == "import_specifier") {
-                                let Some(n) = s.child_by_field_name("name") else {
+                            for s in named(part).filter(|s| s.kind_str() == "import_specifier") {
+                                let Some(n) = s.field("name") else {
                                     continue;
                                 };
-                                let local = s.child_by_field_name("alias").unwrap_or(n);
+                                let local = s.field("alias").unwrap_or(n);
                                 info.imports.push(Import {
                                     module: module.clone(),
                                     name: Some(key_name(n, src)),
@@ -573,8 +575,8 @@ fn import_statement(node: Node, src: &str, info: &mut FileInfo) {
             // TypeScript's `import x = require('y')`.
             "import_require_clause" => {
                 let (Some(id), Some(s)) = (
-                    named(c).find(|n| n.kind() == "identifier"),
-                    c.child_by_field_name("source"),
+                    named(c).find(|n| n.kind_str() == "identifier"),
+                    c.field("source"),
                 ) else {
                     continue;
                 };
@@ -592,19 +594,19 @@ fn import_statement(node: Node, src: &str, info: &mut FileInfo) {
 
 fn export_statement(node: Node, src: &str, info: &mut FileInfo) {
     let module = node
-        .child_by_field_name("source")
+        .field("source")
         .map(|s| unquote(text(s, src)).to_string())
         .unwrap_or_default();
     let mut any = false;
     for c in named(node) {
-        match c.kind() {
+        match c.kind_str() {
             "export_clause" => {
                 any = true;
-                for s in named(c).filter(|s| s.kind() == "export_specifier") {
-                    let Some(n) = s.child_by_field_name("name") else {
+                for s in named(c).filter(|s| s.kind_str() == "export_specifier") {
+                    let Some(n) = s.field("name") else {
                         continue;
                     };
-                    let alias = s.child_by_field_name("alias").unwrap_or(n);
+                    let alias = s.field("alias").unwrap_or(n);
                     info.imports.push(Import {
                         module: module.clone(),
                         name: Some(key_name(n, src)),
@@ -639,8 +641,8 @@ fn export_statement(node: Node, src: &str, info: &mut FileInfo) {
         return;
     }
     // `export default x`.
-    if let Some(v) = node.child_by_field_name("value") {
-        if v.kind() == "identifier" {
+    if let Some(v) = node.field("value") {
+        if v.kind_str() == "identifier" {
             info.imports.push(Import {
                 name: Some(text(v, src).to_string()),
                 alias: Some("default".into()),
@@ -650,11 +652,11 @@ fn export_statement(node: Node, src: &str, info: &mut FileInfo) {
         }
     }
     // `export default class Foo {}`.
-    if let Some(d) = node.child_by_field_name("declaration") {
+    if let Some(d) = node.field("declaration") {
         let is_default = (0..node.child_count())
             .filter_map(|i| node.child(i))
-            .any(|c| c.kind() == "default");
-        let name = d.child_by_field_name("name");
+            .any(|c| c.kind_str() == "default");
+        let name = d.field("name");
         if let (true, Some(n)) = (is_default, name) {
             info.imports.push(Import {
                 name: Some(text(n, src).to_string()),
@@ -670,9 +672,9 @@ fn export_statement(node: Node, src: &str, info: &mut FileInfo) {
 /// `implements` clauses.
 fn heritage(h: Node, src: &str, out: &mut Vec<String>) {
     for c in named(h) {
-        match c.kind() {
+        match c.kind_str() {
             "extends_clause" => {
-                if let Some(v) = c.child_by_field_name("value") {
+                if let Some(v) = c.field("value") {
                     out.push(squash(text(v, src)));
                 }
             }
@@ -695,13 +697,13 @@ pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
     // Down through annotations and generic types to the name (a loop, not recursion: each
     // step goes to a child).
     loop {
-        match ty.kind() {
+        match ty.kind_str() {
             "type_annotation" => ty = named(ty).next()?,
-            "generic_type" => ty = ty.child_by_field_name("name")?,
+            "generic_type" => ty = ty.field("name")?,
             _ => break,
         }
     }
-    match ty.kind() {
+    match ty.kind_str() {
         "type_identifier" | "nested_type_identifier" | "identifier" => {
             Some(squash(text(ty, src)))
         }
@@ -721,7 +723,7 @@ pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
 
 /// The built-in class of a literal (`[]`, `'s'`, `` `t` ``, `/r/`), for `x = []; x.push()`.
 fn literal_type(v: Node) -> Option<String> {
-    match v.kind() {
+    match v.kind_str() {
         "array" => Some("Array".into()),
         "string" | "template_string" => Some("String".into()),
         "regex" => Some("RegExp".into()),
@@ -733,38 +735,38 @@ fn literal_type(v: Node) -> Option<String> {
 /// properties (`constructor(private x: Foo)`).
 fn class_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
     for m in named(body) {
-        match m.kind() {
+        match m.kind_str() {
             "public_field_definition" | "field_definition" => {
                 let Some(name) = m
-                    .child_by_field_name("name")
-                    .or_else(|| m.child_by_field_name("property"))
+                    .field("name")
+                    .or_else(|| m.field("property"))
                 else {
                     continue;
                 };
                 let ty = m
-                    .child_by_field_name("type")
+                    .field("type")
                     .and_then(|t| type_name(t, src))
-                    .or_else(|| m.child_by_field_name("value").and_then(|v| new_type(v, src)));
+                    .or_else(|| m.field("value").and_then(|v| new_type(v, src)));
                 if let Some(ty) = ty {
                     out.push((key_name(name, src), ty));
                 }
             }
             "method_definition" => {
                 let is_ctor = m
-                    .child_by_field_name("name")
+                    .field("name")
                     .is_some_and(|n| text(n, src) == "constructor");
-                let Some(params) = m.child_by_field_name("parameters").filter(|_| is_ctor) else {
+                let Some(params) = m.field("parameters").filter(|_| is_ctor) else {
                     continue;
                 };
                 for p in named(params) {
-                    let has_modifier = named(p).any(|c| c.kind() == "accessibility_modifier")
+                    let has_modifier = named(p).any(|c| c.kind_str() == "accessibility_modifier")
                         || text(p, src).starts_with("readonly");
                     if !has_modifier {
                         continue;
                     }
                     if let (Some(pat), Some(ty)) = (
-                        p.child_by_field_name("pattern"),
-                        p.child_by_field_name("type").and_then(|t| type_name(t, src)),
+                        p.field("pattern"),
+                        p.field("type").and_then(|t| type_name(t, src)),
                     ) {
                         out.push((text(pat, src).to_string(), ty));
                     }
@@ -777,11 +779,11 @@ fn class_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
 
 /// The class of `new C(...)`.
 fn new_type(v: Node, src: &str) -> Option<String> {
-    if v.kind() != "new_expression" {
+    if v.kind_str() != "new_expression" {
         return None;
     }
-    let c = v.child_by_field_name("constructor")?;
-    matches!(c.kind(), "identifier" | "member_expression").then(|| squash(text(c, src)))
+    let c = v.field("constructor")?;
+    matches!(c.kind_str(), "identifier" | "member_expression").then(|| squash(text(c, src)))
 }
 
 /// `f(x)`, `obj.m(x)`, `this.m(x)`, `super(x)`, `super.m(x)`, `new C(x)`. Other callees
@@ -792,24 +794,24 @@ pub(crate) fn call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
     }
     let line = node.start_position().row as u32 + 1;
     let args = node
-        .child_by_field_name("arguments")
+        .field("arguments")
         .map_or(0, |a| named(a).count() as u32);
     match kind {
         "call_expression" => {
-            let f = node.child_by_field_name("function")?;
+            let f = node.field("function")?;
             let mut written = squash(text(f, src));
-            let (name, kind) = match f.kind() {
+            let (name, kind) = match f.kind_str() {
                 "identifier" => (written.clone(), CallKind::Plain),
                 "member_expression" => {
-                    let o = f.child_by_field_name("object")?;
+                    let o = f.field("object")?;
                     let mut recv = squash(text(o, src));
                     // `new C().m()`: keep the space that tells `new C` from `newC`.
-                    if o.kind() == "new_expression" {
+                    if o.kind_str() == "new_expression" {
                         recv.insert(3, ' ');
                         written.insert(3, ' ');
                     }
                     (
-                        text(f.child_by_field_name("property")?, src).to_string(),
+                        text(f.field("property")?, src).to_string(),
                         CallKind::Member(recv),
                     )
                 }
@@ -845,16 +847,16 @@ pub(crate) fn locals(node: Node, kind: &str, src: &str, out: &mut Vec<(String, S
     match kind {
         "variable_declarator" => {
             let Some(n) = node
-                .child_by_field_name("name")
-                .filter(|n| n.kind() == "identifier")
+                .field("name")
+                .filter(|n| n.kind_str() == "identifier")
             else {
                 return;
             };
             let ty = node
-                .child_by_field_name("type")
+                .field("type")
                 .and_then(|t| type_name(t, src))
                 .or_else(|| {
-                    let v = node.child_by_field_name("value")?;
+                    let v = node.field("value")?;
                     new_type(v, src).or_else(|| literal_type(v))
                 });
             if let Some(ty) = ty {
@@ -863,9 +865,9 @@ pub(crate) fn locals(node: Node, kind: &str, src: &str, out: &mut Vec<(String, S
         }
         "required_parameter" | "optional_parameter" => {
             if let (Some(p), Some(ty)) = (
-                node.child_by_field_name("pattern")
-                    .filter(|p| p.kind() == "identifier"),
-                node.child_by_field_name("type")
+                node.field("pattern")
+                    .filter(|p| p.kind_str() == "identifier"),
+                node.field("type")
                     .and_then(|t| type_name(t, src)),
             ) {
                 out.push((text(p, src).to_string(), ty));
@@ -879,20 +881,20 @@ pub(crate) fn details(node: Node, src: &str) -> Details {
     let mut d = Details {
         is_static: (0..node.child_count())
             .filter_map(|i| node.child(i))
-            .take_while(|c| c.kind() != "formal_parameters")
-            .any(|c| c.kind() == "static"),
+            .take_while(|c| c.kind_str() != "formal_parameters")
+            .any(|c| c.kind_str() == "static"),
         ..Default::default()
     };
     let params = node
-        .child_by_field_name("parameters")
-        .or_else(|| node.child_by_field_name("parameter"));
+        .field("parameters")
+        .or_else(|| node.field("parameter"));
     if let Some(params) = params {
-        if params.kind() == "identifier" {
+        if params.kind_str() == "identifier" {
             d.params = 1;
         }
         for p in named(params) {
             d.params += 1;
-            if p.kind() == "rest_pattern" || text(p, src).starts_with("...") {
+            if p.kind_str() == "rest_pattern" || text(p, src).starts_with("...") {
                 d.variadic = true;
             }
         }

@@ -11,6 +11,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::extract::{
     named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
@@ -35,13 +37,13 @@ fn squash(s: &str) -> String {
 fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| c.kind_str() != "comment")
         .collect()
 }
 
 /// A written class name (`Foo`, `\A\Foo`, `namespace\Foo`) with whitespace removed.
 fn class_name(node: Node, src: &str) -> Option<String> {
-    match node.kind() {
+    match node.kind_str() {
         "name" | "qualified_name" | "relative_name" => Some(squash(text(node, src))),
         _ => None,
     }
@@ -53,7 +55,7 @@ pub(crate) fn type_name(ty: Node, src: &str) -> Option<String> {
     let mut found = None;
     let mut stack = vec![ty];
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_str() {
             "named_type" => {
                 let name = named(n).find_map(|c| class_name(c, src))?;
                 if found.replace(name).is_some() {
@@ -119,7 +121,7 @@ impl Kinds {
 }
 
 fn has_child_kind(node: Node, kind: &str) -> bool {
-    named(node).any(|c| c.kind() == kind)
+    named(node).any(|c| c.kind_str() == kind)
 }
 
 impl LanguageSpec for Php {
@@ -143,8 +145,8 @@ impl LanguageSpec for Php {
             return None;
         };
         // Abstract and interface methods have no body.
-        node.child_by_field_name("body")?;
-        let name = text(node.child_by_field_name("name")?, src).to_string();
+        node.field("body")?;
+        let name = text(node.field("name")?, src).to_string();
         let kind = if kind == FunctionKind::Method && name.eq_ignore_ascii_case("__construct") {
             FunctionKind::Constructor
         } else {
@@ -157,7 +159,7 @@ impl LanguageSpec for Php {
         let k = kinds();
         let id = node.kind_id();
         if k.is_declaration(id) {
-            Some(text(node.child_by_field_name("name")?, src).to_string())
+            Some(text(node.field("name")?, src).to_string())
         } else if id == k.anonymous_class {
             Some(ANONYMOUS_CLASS.to_string())
         } else {
@@ -184,7 +186,7 @@ impl LanguageSpec for Php {
         }
         // A function's own keyword does not count: only its body can hold another.
         let range = if id == k.method || id == k.function {
-            match node.child_by_field_name("body") {
+            match node.field("body") {
                 Some(b) => b.byte_range(),
                 None => return false,
             }
@@ -198,12 +200,12 @@ impl LanguageSpec for Php {
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
         let prev = node.prev_sibling()?;
-        if prev.kind() != "comment" {
+        if prev.kind_str() != "comment" {
             return None;
         }
         // `$x = 1; // note` on the line before is about that line, not the function.
         if let Some(before) = prev.prev_sibling() {
-            if before.kind() != "comment" && before.end_position().row == prev.start_position().row
+            if before.kind_str() != "comment" && before.end_position().row == prev.start_position().row
             {
                 return None;
             }
@@ -236,11 +238,11 @@ impl LanguageSpec for Php {
         {
             return;
         }
-        match node.kind() {
+        match node.kind_str() {
             "namespace_definition" => {
                 // `namespace { ... }` is the global namespace.
                 info.package = node
-                    .child_by_field_name("name")
+                    .field("name")
                     .map(|n| squash(text(n, src)));
             }
             "namespace_use_declaration" => use_declaration(node, src, &mut info.imports),
@@ -249,10 +251,10 @@ impl LanguageSpec for Php {
             | "trait_declaration"
             | "enum_declaration"
             | "anonymous_class" => {
-                let name = if node.kind() == "anonymous_class" {
+                let name = if node.kind_str() == "anonymous_class" {
                     ANONYMOUS_CLASS.to_string()
                 } else {
-                    match node.child_by_field_name("name") {
+                    match node.field("name") {
                         Some(n) => text(n, src).to_string(),
                         None => return,
                     }
@@ -262,13 +264,13 @@ impl LanguageSpec for Php {
                     ..Default::default()
                 };
                 for c in named(node) {
-                    if matches!(c.kind(), "base_clause" | "class_interface_clause") {
+                    if matches!(c.kind_str(), "base_clause" | "class_interface_clause") {
                         class
                             .bases
                             .extend(named(c).filter_map(|b| class_name(b, src)));
                     }
                 }
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field("body") {
                     members(body, src, &mut class);
                 }
                 info.classes.push(class);
@@ -283,16 +285,16 @@ impl LanguageSpec for Php {
     fn call(&self, node: Node, kind: &str, src: &str) -> Option<CallSite> {
         let line = node.start_position().row as u32 + 1;
         let args_of = |n: Node| {
-            n.child_by_field_name("arguments")
-                .or_else(|| named(n).find(|c| c.kind() == "arguments"))
+            n.field("arguments")
+                .or_else(|| named(n).find(|c| c.kind_str() == "arguments"))
                 .map_or(0, |a| named(a).count() as u32)
         };
         match kind {
             "function_call_expression" => {
                 let args = args_of(node);
-                let f = node.child_by_field_name("function")?;
+                let f = node.field("function")?;
                 let written = squash(text(f, src));
-                let name = match f.kind() {
+                let name = match f.kind_str() {
                     "name" | "qualified_name" | "relative_name" => {
                         last_segment(&written).to_string()
                     }
@@ -308,8 +310,8 @@ impl LanguageSpec for Php {
             }
             "member_call_expression" | "nullsafe_member_call_expression" => {
                 let args = args_of(node);
-                let recv = squash(text(node.child_by_field_name("object")?, src));
-                let name = squash(text(node.child_by_field_name("name")?, src));
+                let recv = squash(text(node.field("object")?, src));
+                let name = squash(text(node.field("name")?, src));
                 let arrow = if kind == "member_call_expression" {
                     "->"
                 } else {
@@ -325,8 +327,8 @@ impl LanguageSpec for Php {
             }
             "scoped_call_expression" => {
                 let args = args_of(node);
-                let scope = squash(text(node.child_by_field_name("scope")?, src));
-                let name = squash(text(node.child_by_field_name("name")?, src));
+                let scope = squash(text(node.field("scope")?, src));
+                let name = squash(text(node.field("name")?, src));
                 Some(CallSite {
                     text: format!("{scope}::{name}"),
                     name,
@@ -339,9 +341,9 @@ impl LanguageSpec for Php {
                 let args = args_of(node);
                 // `new class { ... }` constructs no named class.
                 let ty = named(node)
-                    .filter(|c| c.kind() != "attribute_list")
-                    .find(|c| c.kind() != "arguments")?;
-                let written = match ty.kind() {
+                    .filter(|c| c.kind_str() != "attribute_list")
+                    .find(|c| c.kind_str() != "arguments")?;
+                let written = match ty.kind_str() {
                     "name" | "qualified_name" | "relative_name" => squash(text(ty, src)),
                     "anonymous_class" => return None,
                     _ => squash(text(ty, src)),
@@ -366,14 +368,14 @@ impl LanguageSpec for Php {
         match kind {
             "catch_clause" => {
                 let (Some(types), Some(name)) = (
-                    node.child_by_field_name("type"),
-                    node.child_by_field_name("name"),
+                    node.field("type"),
+                    node.field("name"),
                 ) else {
                     return;
                 };
                 // `catch (A | B $e)`: the first type.
                 if let Some(ty) = named(types)
-                    .find(|t| t.kind() == "named_type")
+                    .find(|t| t.kind_str() == "named_type")
                     .and_then(|t| named(t).find_map(|c| class_name(c, src)))
                 {
                     out.push((text(name, src).to_string(), ty));
@@ -381,8 +383,8 @@ impl LanguageSpec for Php {
             }
             "simple_parameter" | "variadic_parameter" | "property_promotion_parameter" => {
                 let (Some(ty), Some(name)) = (
-                    node.child_by_field_name("type"),
-                    node.child_by_field_name("name"),
+                    node.field("type"),
+                    node.field("name"),
                 ) else {
                     return;
                 };
@@ -392,15 +394,15 @@ impl LanguageSpec for Php {
             }
             "assignment_expression" => {
                 let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
+                    node.field("left"),
+                    node.field("right"),
                 ) else {
                     return;
                 };
-                if left.kind() != "variable_name" {
+                if left.kind_str() != "variable_name" {
                     return;
                 }
-                match right.kind() {
+                match right.kind_str() {
                     "object_creation_expression" => {
                         if let Some(ty) = named(right).find_map(|c| class_name(c, src)) {
                             out.push((text(left, src).to_string(), ty));
@@ -425,9 +427,9 @@ impl LanguageSpec for Php {
             is_static: has_child_kind(node, "static_modifier"),
             ..Default::default()
         };
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             for p in named(params) {
-                match p.kind() {
+                match p.kind_str() {
                     "simple_parameter" | "property_promotion_parameter" => d.params += 1,
                     "variadic_parameter" => {
                         d.params += 1;
@@ -445,33 +447,33 @@ impl LanguageSpec for Php {
 /// declarations and promoted constructor parameters), names without the `$`.
 fn members(body: Node, src: &str, class: &mut ClassInfo) {
     for m in children(body) {
-        match m.kind() {
+        match m.kind_str() {
             "use_declaration" => class
                 .bases
                 .extend(named(m).filter_map(|b| class_name(b, src))),
             "property_declaration" => {
                 let Some(ty) = m
-                    .child_by_field_name("type")
+                    .field("type")
                     .and_then(|t| type_name(t, src))
                 else {
                     continue;
                 };
-                for p in named(m).filter(|c| c.kind() == "property_element") {
-                    if let Some(n) = p.child_by_field_name("name") {
+                for p in named(m).filter(|c| c.kind_str() == "property_element") {
+                    if let Some(n) = p.field("name") {
                         let n = text(n, src).trim_start_matches('$').to_string();
                         class.fields.push((n, ty.clone()));
                     }
                 }
             }
             "method_declaration" => {
-                let Some(params) = m.child_by_field_name("parameters") else {
+                let Some(params) = m.field("parameters") else {
                     continue;
                 };
-                for p in named(params).filter(|c| c.kind() == "property_promotion_parameter") {
+                for p in named(params).filter(|c| c.kind_str() == "property_promotion_parameter") {
                     let (Some(ty), Some(n)) = (
-                        p.child_by_field_name("type")
+                        p.field("type")
                             .and_then(|t| type_name(t, src)),
-                        p.child_by_field_name("name"),
+                        p.field("name"),
                     ) else {
                         continue;
                     };
@@ -491,9 +493,9 @@ fn use_declaration(node: Node, src: &str, out: &mut Vec<Import>) {
     /// `function` or `const` written before a clause or a group.
     fn use_type(node: Node, src: &str) -> Option<&'static str> {
         let mut cursor = node.walk();
-        let t = node.child_by_field_name("type").or_else(|| {
+        let t = node.field("type").or_else(|| {
             node.children(&mut cursor)
-                .find(|c| !c.is_named() && matches!(c.kind(), "function" | "const"))
+                .find(|c| !c.is_named() && matches!(c.kind_str(), "function" | "const"))
         })?;
         match text(t, src).to_ascii_lowercase().as_str() {
             "function" => Some("function"),
@@ -503,14 +505,14 @@ fn use_declaration(node: Node, src: &str, out: &mut Vec<Import>) {
     }
     let outer = use_type(node, src);
     let prefix = named(node)
-        .find(|c| c.kind() == "namespace_name")
+        .find(|c| c.kind_str() == "namespace_name")
         .map(|n| squash(text(n, src)));
-    let clauses: Vec<Node> = match named(node).find(|c| c.kind() == "namespace_use_group") {
+    let clauses: Vec<Node> = match named(node).find(|c| c.kind_str() == "namespace_use_group") {
         Some(g) => named(g)
-            .filter(|c| c.kind() == "namespace_use_clause")
+            .filter(|c| c.kind_str() == "namespace_use_clause")
             .collect(),
         None => named(node)
-            .filter(|c| c.kind() == "namespace_use_clause")
+            .filter(|c| c.kind_str() == "namespace_use_clause")
             .collect(),
     };
     for c in clauses {
@@ -529,7 +531,7 @@ fn use_declaration(node: Node, src: &str, out: &mut Vec<Import>) {
         out.push(Import {
             module,
             alias: c
-                .child_by_field_name("alias")
+                .field("alias")
                 .map(|a| text(a, src).to_string()),
             is_static: kind == Some("function"),
             ..Default::default()

@@ -3,6 +3,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::extract::{
     named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
@@ -21,12 +23,12 @@ impl LanguageSpec for Python {
         ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        if node.kind() != "function_definition" {
+        if node.kind_str() != "function_definition" {
             return None;
         }
-        let name = text(node.child_by_field_name("name")?, src).to_string();
+        let name = text(node.field("name")?, src).to_string();
         // A method is defined directly in a class body, decorated or not.
-        let mut up = ancestors.iter().rev().map(|n| n.kind());
+        let mut up = ancestors.iter().rev().map(|n| n.kind_str());
         let mut parent = up.next();
         if parent == Some("decorated_definition") {
             parent = up.next();
@@ -44,7 +46,7 @@ impl LanguageSpec for Python {
     /// never inside expressions.
     fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
         matches!(
-            node.kind(),
+            node.kind_str(),
             "module"
                 | "block"
                 | "class_definition"
@@ -66,22 +68,22 @@ impl LanguageSpec for Python {
     }
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
-        (node.kind() == "class_definition")
+        (node.kind_str() == "class_definition")
             .then(|| {
-                node.child_by_field_name("name")
+                node.field("name")
                     .map(|n| text(n, src).to_string())
             })
             .flatten()
     }
 
     fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-        let body = node.child_by_field_name("body")?;
-        let first = crate::extract::named(body).find(|n| n.kind() != "comment")?;
-        if first.kind() != "expression_statement" || first.named_child_count() != 1 {
+        let body = node.field("body")?;
+        let first = crate::extract::named(body).find(|n| n.kind_str() != "comment")?;
+        if first.kind_str() != "expression_statement" || first.named_child_count() != 1 {
             return None;
         }
         let string = first.named_child(0)?;
-        if string.kind() != "string" {
+        if string.kind_str() != "string" {
             return None;
         }
         // f-strings and bytes are not docstrings (Python leaves __doc__ unset for them).
@@ -111,14 +113,14 @@ impl LanguageSpec for Python {
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-        match node.kind() {
+        match node.kind_str() {
             "import_statement" => {
                 let mut cursor = node.walk();
                 for n in node.children_by_field_name("name", &mut cursor) {
-                    let (module, alias) = match n.kind() {
+                    let (module, alias) = match n.kind_str() {
                         "aliased_import" => (
-                            n.child_by_field_name("name"),
-                            n.child_by_field_name("alias")
+                            n.field("name"),
+                            n.field("alias")
                                 .map(|a| text(a, src).to_string()),
                         ),
                         _ => (Some(n), None),
@@ -133,13 +135,13 @@ impl LanguageSpec for Python {
                 }
             }
             "import_from_statement" => {
-                let Some(m) = node.child_by_field_name("module_name") else {
+                let Some(m) = node.field("module_name") else {
                     return;
                 };
-                let (level, module) = if m.kind() == "relative_import" {
-                    let prefix = named(m).find(|c| c.kind() == "import_prefix");
+                let (level, module) = if m.kind_str() == "relative_import" {
+                    let prefix = named(m).find(|c| c.kind_str() == "import_prefix");
                     let dots = prefix.map_or(0, |p| text(p, src).matches('.').count());
-                    let name = named(m).find(|c| c.kind() == "dotted_name");
+                    let name = named(m).find(|c| c.kind_str() == "dotted_name");
                     (
                         dots as u32,
                         name.map(|n| squash(text(n, src))).unwrap_or_default(),
@@ -150,10 +152,10 @@ impl LanguageSpec for Python {
                 let mut cursor = node.walk();
                 let mut any = false;
                 for n in node.children_by_field_name("name", &mut cursor) {
-                    let (name, alias) = match n.kind() {
+                    let (name, alias) = match n.kind_str() {
                         "aliased_import" => (
-                            n.child_by_field_name("name"),
-                            n.child_by_field_name("alias")
+                            n.field("name"),
+                            n.field("alias")
                                 .map(|a| text(a, src).to_string()),
                         ),
                         _ => (Some(n), None),
@@ -169,7 +171,7 @@ impl LanguageSpec for Python {
                         });
                     }
                 }
-                if !any && named(node).any(|c| c.kind() == "wildcard_import") {
+                if !any && named(node).any(|c| c.kind_str() == "wildcard_import") {
                     info.imports.push(Import {
                         module,
                         level,
@@ -179,7 +181,7 @@ impl LanguageSpec for Python {
                 }
             }
             "class_definition" => {
-                let Some(name) = node.child_by_field_name("name") else {
+                let Some(name) = node.field("name") else {
                     return;
                 };
                 let outer = scope();
@@ -188,9 +190,9 @@ impl LanguageSpec for Python {
                     name: crate::extract::qualify(&outer, ".", name),
                     ..Default::default()
                 };
-                if let Some(sup) = node.child_by_field_name("superclasses") {
+                if let Some(sup) = node.field("superclasses") {
                     for b in named(sup) {
-                        if matches!(b.kind(), "identifier" | "attribute") {
+                        if matches!(b.kind_str(), "identifier" | "attribute") {
                             class.bases.push(squash(text(b, src)));
                         }
                     }
@@ -207,17 +209,17 @@ impl LanguageSpec for Python {
         if kind != "call" {
             return None;
         }
-        let f = node.child_by_field_name("function")?;
-        let (name, kind) = match f.kind() {
+        let f = node.field("function")?;
+        let (name, kind) = match f.kind_str() {
             "identifier" => (text(f, src).to_string(), CallKind::Plain),
             "attribute" => (
-                text(f.child_by_field_name("attribute")?, src).to_string(),
-                CallKind::Member(squash(text(f.child_by_field_name("object")?, src))),
+                text(f.field("attribute")?, src).to_string(),
+                CallKind::Member(squash(text(f.field("object")?, src))),
             ),
             _ => (squash(text(f, src)), CallKind::Plain),
         };
         let args = node
-            .child_by_field_name("arguments")
+            .field("arguments")
             .map_or(0, |a| named(a).count() as u32);
         Some(CallSite {
             text: squash(text(f, src)),
@@ -234,8 +236,8 @@ impl LanguageSpec for Python {
         match kind {
             "typed_parameter" => {
                 let (Some(name), Some(ty)) = (
-                    named(node).find(|c| c.kind() == "identifier"),
-                    node.child_by_field_name("type"),
+                    named(node).find(|c| c.kind_str() == "identifier"),
+                    node.field("type"),
                 ) else {
                     return;
                 };
@@ -243,26 +245,26 @@ impl LanguageSpec for Python {
             }
             "typed_default_parameter" => {
                 if let (Some(name), Some(ty)) = (
-                    node.child_by_field_name("name"),
-                    node.child_by_field_name("type"),
+                    node.field("name"),
+                    node.field("type"),
                 ) {
                     out.push((text(name, src).to_string(), squash(text(ty, src))));
                 }
             }
             "assignment" => {
                 let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
+                    node.field("left"),
+                    node.field("right"),
                 ) else {
                     return;
                 };
-                if left.kind() != "identifier" || right.kind() != "call" {
+                if left.kind_str() != "identifier" || right.kind_str() != "call" {
                     return;
                 }
-                let Some(f) = right.child_by_field_name("function") else {
+                let Some(f) = right.field("function") else {
                     return;
                 };
-                if matches!(f.kind(), "identifier" | "attribute") {
+                if matches!(f.kind_str(), "identifier" | "attribute") {
                     out.push((text(left, src).to_string(), squash(text(f, src))));
                 }
             }
@@ -272,9 +274,9 @@ impl LanguageSpec for Python {
 
     fn details(&self, node: Node, _src: &str) -> Details {
         let mut d = Details::default();
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             for p in named(params) {
-                match p.kind() {
+                match p.kind_str() {
                     "identifier"
                     | "typed_parameter"
                     | "default_parameter"

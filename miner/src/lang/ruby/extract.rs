@@ -13,6 +13,8 @@
 
 use tree_sitter::Node;
 
+use crate::extract::grammar::NodeExt;
+
 use crate::extract::{
     named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec, Place,
@@ -92,11 +94,11 @@ pub(crate) const VALUE_FIELD: (&str, &str) = ("=", "value");
 /// `Module.new`). `Some((name, None))` for a constant assigned any other value.
 fn constant_assignment<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<String>)> {
     let left = node.child_by_field_id(fields().left)?;
-    if left.kind() != "constant" {
+    if left.kind_str() != "constant" {
         return None;
     }
     let name = text(left, src);
-    let Some(right) = node.child_by_field_id(fields().right).filter(|r| r.kind() == "call") else {
+    let Some(right) = node.child_by_field_id(fields().right).filter(|r| r.kind_str() == "call") else {
         return Some((name, None));
     };
     let recv = right.child_by_field_id(fields().receiver).map(|r| text(r, src));
@@ -133,7 +135,7 @@ impl LanguageSpec for Ruby {
         ancestors: &[Node],
         src: &str,
     ) -> Option<(FunctionKind, String)> {
-        let kind = node.kind();
+        let kind = node.kind_str();
         if kind != "method" && kind != "singleton_method" {
             return None;
         }
@@ -143,15 +145,15 @@ impl LanguageSpec for Ruby {
             // answer without `Node::parent`, which descends from the root.
             let mut up = ancestors.iter().rev();
             let mut p = up.next();
-            if p.is_some_and(|a| a.kind() == "body_statement") {
+            if p.is_some_and(|a| a.kind_str() == "body_statement") {
                 p = up.next();
             }
-            let single = p.is_some_and(|a| a.kind() == "singleton_class");
+            let single = p.is_some_and(|a| a.kind_str() == "singleton_class");
             SINGLETON_DEF.with(|c| c.set(Some((node.id(), single))));
         }
         // A `def` in a block (`describe do`, `included do`) defines a method on the block's
         // self, not a top-level function visible everywhere.
-        let in_class = ancestors.iter().any(|a| match a.kind() {
+        let in_class = ancestors.iter().any(|a| match a.kind_str() {
             "class" | "module" | "singleton_class" | "block" | "do_block" => true,
             "assignment" => class_with_block(*a, src).is_some(),
             _ => false,
@@ -165,7 +167,7 @@ impl LanguageSpec for Ruby {
     }
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
-        match node.kind() {
+        match node.kind_str() {
             "class" | "module" => Some(squash(text(node.child_by_field_id(fields().name)?, src))),
             "assignment" => class_with_block(node, src),
             _ => None,
@@ -181,7 +183,7 @@ impl LanguageSpec for Ruby {
                 .windows(3)
                 .any(|w| w == b"def")
         };
-        match node.kind() {
+        match node.kind_str() {
             "program" | "body_statement" | "class" | "module" | "singleton_class" => true,
             // Past its own `def`: most methods hold no other, and their bodies are skipped.
             "method" | "singleton_method" => spells_def(node.start_byte() + 3),
@@ -205,7 +207,7 @@ impl LanguageSpec for Ruby {
             let mut more = c.goto_first_child();
             while more && c.node().id() != cur.id() {
                 let n = c.node();
-                if n.kind() == "comment" {
+                if n.kind_str() == "comment" {
                     run.push(n);
                 } else {
                     run.clear();
@@ -216,7 +218,7 @@ impl LanguageSpec for Ruby {
             // This level's run follows the enclosing level's in the source.
             run.append(&mut comments);
             comments = run;
-            if !(only_comments && parent.kind() == "body_statement") {
+            if !(only_comments && parent.kind_str() == "body_statement") {
                 break;
             }
             cur = parent;
@@ -239,7 +241,7 @@ impl LanguageSpec for Ruby {
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-        match node.kind() {
+        match node.kind_str() {
             "class" | "module" => {
                 let Some(name) = node.child_by_field_id(fields().name) else {
                     return;
@@ -295,7 +297,7 @@ impl LanguageSpec for Ruby {
                             return;
                         };
                         for a in named(args)
-                            .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+                            .filter(|a| matches!(a.kind_str(), "constant" | "scope_resolution"))
                         {
                             let name = squash(text(a, src));
                             class.bases.push(if m == "extend" {
@@ -319,7 +321,7 @@ impl LanguageSpec for Ruby {
                         };
                         let define = text(method, src) == "define_method";
                         for a in named(args).take(if define { 1 } else { usize::MAX }) {
-                            let name = match a.kind() {
+                            let name = match a.kind_str() {
                                 "simple_symbol" => text(a, src).trim_start_matches(':'),
                                 _ => continue,
                             };
@@ -368,7 +370,7 @@ impl LanguageSpec for Ruby {
         }
         let method = node.child_by_field_id(fields().method);
         // `super(x)`: the `super` child is the call site.
-        if method.is_some_and(|m| m.kind() == "super") {
+        if method.is_some_and(|m| m.kind_str() == "super") {
             return None;
         }
         let arguments = node.child_by_field_id(fields().arguments);
@@ -378,7 +380,7 @@ impl LanguageSpec for Ruby {
             None => (CallKind::Plain, name.clone()),
             Some(r) => {
                 let written = text(r, src);
-                let recv = if SIMPLE_RECEIVERS.contains(&r.kind()) || !written.contains('\n') {
+                let recv = if SIMPLE_RECEIVERS.contains(&r.kind_str()) || !written.contains('\n') {
                     squash(written)
                 } else {
                     "(...)".to_string()
@@ -451,7 +453,7 @@ impl LanguageSpec for Ruby {
         ) else {
             return;
         };
-        if left.kind() != "identifier" || right.kind() != "call" {
+        if left.kind_str() != "identifier" || right.kind_str() != "call" {
             return;
         }
         let (Some(recv), Some(method)) = (
@@ -460,7 +462,7 @@ impl LanguageSpec for Ruby {
         ) else {
             return;
         };
-        if text(method, src) == "new" && matches!(recv.kind(), "constant" | "scope_resolution") {
+        if text(method, src) == "new" && matches!(recv.kind_str(), "constant" | "scope_resolution") {
             out.push((text(left, src).to_string(), squash(text(recv, src))));
         }
     }
@@ -469,7 +471,7 @@ impl LanguageSpec for Ruby {
         let known = SINGLETON_DEF
             .with(|c| c.get())
             .filter(|(id, _)| *id == node.id());
-        let is_static = node.kind() == "singleton_method"
+        let is_static = node.kind_str() == "singleton_method"
             || known.map_or_else(|| in_singleton_class(node), |(_, single)| single);
         let mut d = Details {
             is_static,
@@ -477,7 +479,7 @@ impl LanguageSpec for Ruby {
         };
         if let Some(params) = node.child_by_field_id(fields().parameters) {
             for p in named(params) {
-                match p.kind() {
+                match p.kind_str() {
                     "identifier" | "optional_parameter" | "keyword_parameter"
                     | "destructured_parameter" => d.params += 1,
                     "splat_parameter" | "hash_splat_parameter" | "forward_parameter" => {
@@ -539,26 +541,26 @@ thread_local! {
 /// Whether `node` (a `def`, an `attr_reader` call) sits directly in a `class << self` body.
 fn in_singleton_class(node: Node) -> bool {
     let mut up = node.parent();
-    if up.is_some_and(|p| p.kind() == "body_statement") {
+    if up.is_some_and(|p| p.kind_str() == "body_statement") {
         up = up.and_then(|p| p.parent());
     }
-    up.is_some_and(|p| p.kind() == "singleton_class")
+    up.is_some_and(|p| p.kind_str() == "singleton_class")
 }
 
 /// The class a superclass expression names: `Base`, `A::Base`, and the `Struct` or `Base`
 /// of `Struct.new(:a)` and `Class.new(Base)`.
 fn superclass_name(sup: Node, src: &str) -> Option<String> {
-    match sup.kind() {
+    match sup.kind_str() {
         "constant" | "scope_resolution" => Some(squash(text(sup, src))),
         "call" => {
             let recv = sup.child_by_field_id(fields().receiver)?;
             let first_arg = sup
                 .child_by_field_id(fields().arguments)
                 .and_then(|a| named(a).next())
-                .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"));
+                .filter(|a| matches!(a.kind_str(), "constant" | "scope_resolution"));
             match (text(recv, src), first_arg) {
                 ("Class", Some(base)) => Some(squash(text(base, src))),
-                _ if matches!(recv.kind(), "constant" | "scope_resolution") => {
+                _ if matches!(recv.kind_str(), "constant" | "scope_resolution") => {
                     Some(squash(text(recv, src)))
                 }
                 _ => None,
@@ -570,12 +572,12 @@ fn superclass_name(sup: Node, src: &str) -> Option<String> {
 
 /// The text of a string literal without interpolation (`'json'`, `"a/b"`).
 fn plain_string<'s>(node: Node, src: &'s str) -> Option<&'s str> {
-    if node.kind() != "string" {
+    if node.kind_str() != "string" {
         return None;
     }
     let mut parts = named(node);
     let content = parts.next()?;
-    (content.kind() == "string_content" && parts.next().is_none()).then(|| text(content, src))
+    (content.kind_str() == "string_content" && parts.next().is_none()).then(|| text(content, src))
 }
 
 /// The docstring lines of one comment: `# text` gives `text` (function_parser's
