@@ -9,6 +9,11 @@ use std::time::Instant;
 
 use codemine_side::Side;
 
+// The allocator of the `codemine` binary, which runs SIDE in `mine --side-model`.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
