@@ -110,10 +110,8 @@ fn strings<'a>(
     name: &str,
     path: &Path,
 ) -> Result<&'a arrow_array::StringArray, Error> {
-    batch
-        .column_by_name(name)
-        .and_then(|c| c.as_string_opt::<i32>())
-        .ok_or_else(|| bad(path, &format!("no string column `{name}`")))
+    codemine_schemas::staged::string_column(batch, name, path)
+        .map_err(|e| Error::Usage(e.to_string()))
 }
 
 fn struct_field<'a>(

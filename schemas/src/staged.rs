@@ -111,6 +111,19 @@ pub(crate) fn column<'b>(batch: &'b RecordBatch, name: &str, path: &Path) -> Res
         .ok_or_else(|| bad_file(path, &format!("no column `{name}`")))
 }
 
+/// A string column of a batch read from `path`; its absence (or another type) is an error
+/// naming the file and the column.
+pub fn string_column<'b>(
+    batch: &'b RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<&'b arrow_array::StringArray> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_string_opt::<i32>())
+        .ok_or_else(|| bad_file(path, &format!("no string column `{name}`")))
+}
+
 fn ids<'b>(array: &'b ArrayRef, name: &str, path: &Path) -> Result<&'b UInt64Array> {
     array
         .as_primitive_opt::<UInt64Type>()

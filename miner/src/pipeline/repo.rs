@@ -114,7 +114,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     };
     let mut snap = match source::open(spec, &opts.source) {
         Ok(s) => s,
-        Err(e) => return failed(stats, spec, e, t0),
+        Err(e) => return failed(stats, e, t0),
     };
     stats.source_seconds = t0.elapsed().as_secs_f64();
     stats.sha = snap.sha.clone();
@@ -172,7 +172,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     free_resolution_inputs(&mut units);
     let mut graph = match callgraph::build(&name, &units, edges) {
         Ok(g) => g,
-        Err(e) => return encode_failed(stats, spec, &e, t0),
+        Err(e) => return encode_failed(stats, &e),
     };
     let per_node = units
         .iter()
@@ -233,7 +233,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
 
     let graph = match graph.seal(&units) {
         Ok(g) => g,
-        Err(e) => return encode_failed(stats, spec, &e, t0),
+        Err(e) => return encode_failed(stats, &e),
     };
     let dedup = match &opts.dedup {
         Some(params) => prepare_dedup(&mut units, &graph.facts, &keep, split.index(), params),
@@ -515,53 +515,30 @@ fn header_language(files: &[SourceFile], mode: HeaderMode) -> Option<Lang> {
     })
 }
 
-fn failed(mut stats: RepoStats, spec: &RepoSpec, e: RepoError, t0: Instant) -> RepoOutput {
-    stats.status = "failed";
+fn failed(mut stats: RepoStats, e: RepoError, t0: Instant) -> RepoOutput {
     stats.source_seconds = t0.elapsed().as_secs_f64();
-    let failure = Failure {
-        repo: stats.repo.clone(),
-        source: spec.display(),
-        path: None,
-        stage: "source",
-        kind: e.kind(),
-        reason: e.to_string(),
-    };
-    RepoOutput {
-        stats,
-        rows: RepoRows::default(),
-        dropped: Vec::new(),
-        dedup: Vec::new(),
-        failures: vec![failure],
-        failed: Some(e.kind()),
-        completion: None,
-    }
+    let f = failure(&stats, None, "source", e.kind(), e.to_string());
+    failed_with(stats, f)
 }
 
 /// A repository whose call-graph rows could not be encoded: a bug rather than bad input,
 /// but one repository's, so the run goes on without it.
-fn encode_failed(
-    mut stats: RepoStats,
-    spec: &RepoSpec,
-    e: &codemine_schemas::Error,
-    t0: Instant,
-) -> RepoOutput {
-    let kind = "encode_error";
+fn encode_failed(stats: RepoStats, e: &codemine_schemas::Error) -> RepoOutput {
+    let reason = format!("the call-graph rows could not be encoded: {e}");
+    let f = failure(&stats, None, "write", "encode_error", reason);
+    failed_with(stats, f)
+}
+
+/// The output of a repository that failed as a whole: its one failure and no rows.
+fn failed_with(mut stats: RepoStats, failure: Failure) -> RepoOutput {
     stats.status = "failed";
-    stats.source_seconds = t0.elapsed().as_secs_f64();
     RepoOutput {
-        failures: vec![Failure {
-            repo: stats.repo.clone(),
-            source: spec.display(),
-            path: None,
-            stage: "write",
-            kind,
-            reason: format!("the call-graph rows could not be encoded: {e}"),
-        }],
+        failed: Some(failure.kind),
+        failures: vec![failure],
         stats,
         rows: RepoRows::default(),
         dropped: Vec::new(),
         dedup: Vec::new(),
-        failed: Some(kind),
         completion: None,
     }
 }

@@ -394,15 +394,7 @@ fn dropped_rows(
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
             let cols = CsnColumns::of(&batch, &path)?;
-            let text = |name: &str| {
-                batch
-                    .column_by_name(name)
-                    .and_then(|c| c.as_string_opt::<i32>())
-                    .ok_or_else(|| codemine_schemas::Error::BadFile {
-                        path: path.clone(),
-                        reason: format!("no string `{name}` column"),
-                    })
-            };
+            let text = |name: &str| codemine_schemas::staged::string_column(&batch, name, &path);
             let (repo, file, lang, doc) = (
                 text(codemine_schemas::csn::REPO)?,
                 text(codemine_schemas::csn::PATH)?,

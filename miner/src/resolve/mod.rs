@@ -78,6 +78,17 @@ pub struct FnRef {
     pub func: u32,
 }
 
+/// What a name denotes in the module-based resolvers (Python, JavaScript and TypeScript).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Sym<'u> {
+    Function(FnRef),
+    Class(u32, &'u crate::extract::ClassInfo),
+    /// A module object (`import m`, a namespace import, `require` of a whole module).
+    Module(u32),
+    Stdlib,
+    External,
+}
+
 /// One call site turned into an edge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {

@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
 use crate::extract::{CallKind, CallSite, ClassInfo, Import, Lang};
-use crate::resolve::{dir_of, normalize_path, FnRef, SourceUnit, Target};
+use crate::resolve::{dir_of, normalize_path, FnRef, SourceUnit, Sym, Target};
 
 /// How deep re-exports and base classes are followed.
 const MAX_HOPS: usize = 16;
@@ -164,17 +164,6 @@ pub(crate) struct Index<'u> {
     /// x`), and the modules whose every export is re-exported (`export * from`).
     exports: Vec<HashMap<&'u str, &'u Import>>,
     stars: Vec<Vec<&'u str>>,
-}
-
-/// What a name denotes.
-#[derive(Debug, Clone, Copy)]
-enum Sym<'u> {
-    Function(FnRef),
-    Class(u32, &'u ClassInfo),
-    /// A module object (namespace import, `require` of a whole module).
-    Module(u32),
-    Stdlib,
-    External,
 }
 
 /// Where a specifier leads.

@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
-use crate::resolve::{FnRef, SourceUnit, Target};
+use crate::resolve::{FnRef, SourceUnit, Sym, Target};
 use crate::extract::{CallKind, CallSite, ClassInfo, Import, Lang};
 
 /// How deep re-exports and base classes are followed.
@@ -34,16 +34,6 @@ pub(crate) struct Index<'u> {
     classes: Vec<HashMap<&'u str, &'u ClassInfo>>,
     /// Per file: names bound by imports.
     bindings: Vec<HashMap<&'u str, &'u Import>>,
-}
-
-/// What a name denotes.
-#[derive(Debug, Clone, Copy)]
-enum Sym<'u> {
-    Function(FnRef),
-    Class(u32, &'u ClassInfo),
-    Module(u32),
-    Stdlib,
-    External,
 }
 
 fn module_of(path: &str) -> Option<(String, bool)> {
