@@ -13,31 +13,17 @@ use serde_json::{json, Value};
 const SHAPES: &str = include_str!("fixtures/php/Shapes.php");
 const BROKEN: &str = include_str!("fixtures/php/broken.php");
 
-struct Mined {
-    rows: Vec<Value>,
-    out: std::path::PathBuf,
-    sha: String,
-    _tmp: tempfile::TempDir,
-}
-
 fn mine_shapes(extra: &[&str]) -> Mined {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut r = RepoBuilder::init(&tmp.path().join("phpdemo"));
-    r.write("src/Shapes.php", SHAPES)
-        .write("src/broken.php", BROKEN)
-        .write(
-            "templates/page.phtml",
-            "<?php function not_mined() { return 1; } ?>\n",
-        );
-    r.commit("php");
-    let out = mine_into(&r.path, tmp.path(), extra);
-    let sha = git(&r.path, &["rev-parse", "HEAD"]);
-    Mined {
-        rows: shard_rows(&out.join("csn")),
-        out,
-        sha,
-        _tmp: tmp,
-    }
+    let page = "<?php function not_mined() { return 1; } ?>\n";
+    Mined::files(
+        "phpdemo",
+        &[
+            ("src/Shapes.php", SHAPES),
+            ("src/broken.php", BROKEN),
+            ("templates/page.phtml", page),
+        ],
+        extra,
+    )
 }
 
 fn names(rows: &[Value]) -> Vec<String> {
@@ -50,13 +36,6 @@ fn names(rows: &[Value]) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn url(m: &Mined, path: &str, first: u32, last: u32) -> String {
-    format!(
-        "https://github.com/phpdemo/blob/{}/{path}#L{first}-L{last}",
-        m.sha
-    )
 }
 
 #[test]
@@ -114,7 +93,7 @@ fn php_rows_follow_codesearchnet() {
     let p = "src/Shapes.php";
 
     let add = find_row(&m.rows, "func_name", "add_numbers");
-    assert_eq!(add["url"], url(&m, p, 12, 15));
+    assert_eq!(add["url"], m.url(p, 12, 15));
     assert_eq!(
         add["docstring"],
         "Adds two numbers.\n\n@param int $a the first"
@@ -152,7 +131,7 @@ fn php_rows_follow_codesearchnet() {
     );
 
     let describe = find_row(&m.rows, "func_name", "Shape.describe");
-    assert_eq!(describe["url"], url(&m, p, 40, 43));
+    assert_eq!(describe["url"], m.url(p, 40, 43));
     assert_eq!(
         describe["docstring"],
         "Describes the shape in words.\n\n@return string"
@@ -194,7 +173,7 @@ fn php_rows_follow_codesearchnet() {
     );
 
     let ctor = find_row(&m.rows, "func_name", "Shape.__construct");
-    assert_eq!(ctor["url"], url(&m, p, 27, 30));
+    assert_eq!(ctor["url"], m.url(p, 27, 30));
     assert_eq!(ctor["docstring"], "Builds a shape.");
 
     // Any comment directly before is the docstring (function_parser's rule), delimiters
@@ -213,13 +192,13 @@ fn php_rows_follow_codesearchnet() {
         ])
     );
     let label = find_row(&m.rows, "func_name", "Shape.label");
-    assert_eq!(label["url"], url(&m, p, 52, 56));
+    assert_eq!(label["url"], m.url(p, 52, 56));
     assert_eq!(label["docstring"], "A hash comment.");
     // A comment trailing the code of the line before is not a docstring: `Shape.count`
     // has no row.
 
     let hello = find_row(&m.rows, "func_name", "Greets.hello");
-    assert_eq!(hello["url"], url(&m, p, 75, 80));
+    assert_eq!(hello["url"], m.url(p, 75, 80));
     assert_eq!(hello["docstring"], "Says hello.");
     assert_eq!(
         hello["code_tokens"],
@@ -240,7 +219,7 @@ fn php_rows_follow_codesearchnet() {
     );
 
     let color = find_row(&m.rows, "func_name", "Suit.color");
-    assert_eq!(color["url"], url(&m, p, 90, 93));
+    assert_eq!(color["url"], m.url(p, 90, 93));
     assert_eq!(color["docstring"], "The colour of the suit.");
 
     let lines = |q: &str| {
@@ -258,7 +237,7 @@ fn php_rows_follow_codesearchnet() {
     assert_eq!(lines("outer"), (96, 109));
     assert_eq!(lines("outer.inner"), (98, 101));
     let run = find_row(&m.rows, "func_name", "outer.class@anonymous.run");
-    assert_eq!(run["url"], url(&m, p, 104, 107));
+    assert_eq!(run["url"], m.url(p, 104, 107));
     assert_eq!(run["docstring"], "Anonymous method.");
     assert_eq!(
         run["code"],
@@ -266,7 +245,7 @@ fn php_rows_follow_codesearchnet() {
     );
 
     let fine = find_row(&m.rows, "func_name", "Broken.fine");
-    assert_eq!(fine["url"], url(&m, "src/broken.php", 5, 8));
+    assert_eq!(fine["url"], m.url("src/broken.php", 5, 8));
     assert_eq!(fine["docstring"], "Fine.");
 }
 

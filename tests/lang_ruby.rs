@@ -46,28 +46,16 @@ const PROJECT: &[(&str, &str)] = &[
     ),
 ];
 
-struct Mined {
-    rows: Vec<Value>,
-    out: std::path::PathBuf,
-    sha: String,
-    _tmp: tempfile::TempDir,
-}
-
 fn mine_shapes(extra: &[&str]) -> Mined {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut r = RepoBuilder::init(&tmp.path().join("rbdemo"));
-    r.write("lib/shapes.rb", SHAPES)
-        .write("lib/broken.rb", BROKEN)
-        .write("Rakefile", "task :default\n");
-    r.commit("ruby");
-    let out = mine_into(&r.path, tmp.path(), extra);
-    let sha = git(&r.path, &["rev-parse", "HEAD"]);
-    Mined {
-        rows: shard_rows(&out.join("csn")),
-        out,
-        sha,
-        _tmp: tmp,
-    }
+    Mined::files(
+        "rbdemo",
+        &[
+            ("lib/shapes.rb", SHAPES),
+            ("lib/broken.rb", BROKEN),
+            ("Rakefile", "task :default\n"),
+        ],
+        extra,
+    )
 }
 
 fn names(rows: &[Value]) -> Vec<String> {
@@ -78,13 +66,6 @@ fn names(rows: &[Value]) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn url(m: &Mined, path: &str, first: u32, last: u32) -> String {
-    format!(
-        "https://github.com/rbdemo/blob/{}/{path}#L{first}-L{last}",
-        m.sha
-    )
 }
 
 fn row<'a>(m: &'a Mined, name: &str) -> &'a Value {
@@ -125,7 +106,7 @@ fn every_ruby_form_and_docstring_style() {
     let area = row(&m, "Geo.circle_area");
     assert_eq!(area["language"], "ruby");
     assert_eq!(area["path"], "lib/shapes.rb");
-    assert_eq!(area["url"], url(&m, "lib/shapes.rb", 10, 12));
+    assert_eq!(area["url"], m.url("lib/shapes.rb", 10, 12));
     assert_eq!(
         area["original_string"],
         "def self.circle_area(r)\n    Math::PI * r * r\n  end"
@@ -162,7 +143,7 @@ fn every_ruby_form_and_docstring_style() {
     // A blank line between the comments and `def` does not break the run; an interpolated
     // string is one token.
     let label = row(&m, "Geo.Shape.label");
-    assert_eq!(label["url"], url(&m, "lib/shapes.rb", 24, 26));
+    assert_eq!(label["url"], m.url("lib/shapes.rb", 24, 26));
     assert_eq!(label["docstring"], "The label, in capitals.\nSecond line.");
     assert_eq!(
         label["code_tokens"],
@@ -171,11 +152,11 @@ fn every_ruby_form_and_docstring_style() {
 
     let init = row(&m, "Geo.Shape.initialize");
     assert_eq!(init["docstring"], "Makes a shape.");
-    assert_eq!(init["url"], url(&m, "lib/shapes.rb", 17, 19));
+    assert_eq!(init["url"], m.url("lib/shapes.rb", 17, 19));
 
     // `class << self` methods belong to the class; an endless method.
     let build = row(&m, "Geo.Shape.build");
-    assert_eq!(build["url"], url(&m, "lib/shapes.rb", 34, 34));
+    assert_eq!(build["url"], m.url("lib/shapes.rb", 34, 34));
     assert_eq!(build["docstring"], "Builds the default shape.");
     assert_eq!(
         build["code_tokens"],
@@ -204,21 +185,21 @@ fn every_ruby_form_and_docstring_style() {
 
     // A nested `def` is a function of its own, qualified by the outer one.
     let inner = row(&m, "Geo.Shape.outer.inner_helper");
-    assert_eq!(inner["url"], url(&m, "lib/shapes.rb", 52, 54));
+    assert_eq!(inner["url"], m.url("lib/shapes.rb", 52, 54));
     assert_eq!(inner["docstring"], "Nested helper doc.");
 
     let top = row(&m, "top_level");
-    assert_eq!(top["url"], url(&m, "lib/shapes.rb", 61, 63));
+    assert_eq!(top["url"], m.url("lib/shapes.rb", 61, 63));
     assert_eq!(top["docstring"], "A top-level function.");
 
     // Methods of a `Struct.new do ... end` block belong to the constant's class.
     let dist = row(&m, "Point.dist");
-    assert_eq!(dist["url"], url(&m, "lib/shapes.rb", 67, 69));
+    assert_eq!(dist["url"], m.url("lib/shapes.rb", 67, 69));
     assert_eq!(dist["docstring"], "Distance to the origin.");
 
     // The error inside broken_body's body keeps it; `fine` before it is untouched.
     let broken = row(&m, "broken_body");
-    assert_eq!(broken["url"], url(&m, "lib/broken.rb", 7, 10));
+    assert_eq!(broken["url"], m.url("lib/broken.rb", 7, 10));
     assert_eq!(row(&m, "fine")["docstring"], "Fine before the errors.");
 }
 

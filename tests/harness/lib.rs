@@ -352,3 +352,44 @@ pub fn mine_into(repo: &Path, tmp: &Path, extra: &[&str]) -> PathBuf {
     assert_success(&res);
     out
 }
+
+/// A fixture repository mined once by [`Mined::files`]: its CSN rows, output folder and
+/// commit.
+pub struct Mined {
+    pub rows: Vec<Value>,
+    pub out: PathBuf,
+    pub sha: String,
+    name: String,
+    _tmp: tempfile::TempDir,
+}
+
+impl Mined {
+    /// Commits `files` (path, content) to a repository called `name`, mines it with extra
+    /// arguments and reads its CSN rows back.
+    pub fn files(name: &str, files: &[(&str, &str)], extra: &[&str]) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut r = RepoBuilder::init(&tmp.path().join(name));
+        for (path, content) in files {
+            r.write(path, content);
+        }
+        r.commit(name);
+        let out = mine_into(&r.path, tmp.path(), extra);
+        let sha = git(&r.path, &["rev-parse", "HEAD"]);
+        Mined {
+            rows: shard_rows(&out.join("csn")),
+            out,
+            sha,
+            name: name.to_string(),
+            _tmp: tmp,
+        }
+    }
+
+    /// The CSN `url` of lines `first` to `last` of `path` (a local repository is named by
+    /// its folder).
+    pub fn url(&self, path: &str, first: u32, last: u32) -> String {
+        format!(
+            "https://github.com/{}/blob/{}/{path}#L{first}-L{last}",
+            self.name, self.sha
+        )
+    }
+}
