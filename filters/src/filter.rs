@@ -382,6 +382,15 @@ impl Filter {
         self.min_side
     }
 
+    /// The first second of the `since` rule's day, when it is set (the repository-level
+    /// completion output applies it to lines).
+    pub fn since(&self) -> Option<i64> {
+        self.history.iter().find_map(|r| match r {
+            Rule::Since(d) => Some(d.first_second()),
+            _ => None,
+        })
+    }
+
     /// Whether a date rule is active, so the caller must compute `last_commit`.
     pub fn needs_last_commit(&self) -> bool {
         !self.history.is_empty()

@@ -284,10 +284,14 @@ struct MineArgs {
     /// Also write every function a filter removed, with the rule, to DIR/dropped/.
     #[arg(long)]
     explain: bool,
-    /// Extra outputs: `completion` writes CodeXGLUE's token-level and line-level
-    /// code-completion sets of every Python and Java file to DIR/completion/ (TOML `emit`).
-    #[arg(long, value_name = "completion", value_parser = ["completion"])]
+    /// Extra outputs (repeatable; TOML `emit`): `completion` writes CodeXGLUE's token-level
+    /// and line-level code-completion sets of every Python and Java file to DIR/completion/;
+    /// `repo-completion` writes repository-level completion examples with gold and
+    /// retrieved cross-file context (DIR/completion/repo-*.parquet).
+    #[arg(long, value_name = "OUTPUT", value_parser = ["completion", "repo-completion"])]
     emit: Vec<String>,
+    #[command(flatten)]
+    repo_completion: RepoCompletionArgs,
     /// A CodeXGLUE `literals.json` (`str`, `num`, `char` lists) replacing the built-in ones
     /// (py150's for Python, javaCorpus's for Java).
     #[arg(long, value_name = "FILE")]
@@ -694,15 +698,112 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The settings of `--emit repo-completion` (the seed is `--completion-seed`'s).
+#[derive(Debug, Clone, clap::Args)]
+struct RepoCompletionArgs {
+    /// Repository-level completion: examples per file, at most [default: 3].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    repo_completion_lines: Option<u64>,
+    /// Repository-level completion: lines the file must have before the cursor's line
+    /// [default: 10].
+    #[arg(long, value_name = "N")]
+    repo_completion_min_prefix: Option<u64>,
+    /// Repository-level completion: the kinds wanted and their shares, `kind[=share],...`
+    /// (cross_file_first, cross_file_random, in_file, stdlib, external) [default: all,
+    /// equal shares].
+    #[arg(long, value_name = "LIST")]
+    repo_completion_kinds: Option<String>,
+    /// Retrieval: chunks per retriever (BM25, Jaccard) in `retrieved_context` [default: 5].
+    #[arg(long, value_name = "K")]
+    retrieval_k: Option<u64>,
+    /// Retrieval: the query is the last N non-empty lines before the cursor [default: 10].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    retrieval_query_lines: Option<u64>,
+    /// Retrieval: lines per chunk [default: 10].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    retrieval_chunk_lines: Option<u64>,
+    /// Retrieval: a new chunk every N lines [default: 5].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    retrieval_chunk_stride: Option<u64>,
+    /// Also write the files of every mined snapshot (repo, sha, path, content) to
+    /// DIR/completion/snapshot-*.parquet, so that examples reproduce without network.
+    #[arg(long)]
+    completion_snapshot: bool,
+}
+
+impl RepoCompletionArgs {
+    fn any(&self) -> bool {
+        self.repo_completion_lines.is_some()
+            || self.repo_completion_min_prefix.is_some()
+            || self.repo_completion_kinds.is_some()
+            || self.retrieval_k.is_some()
+            || self.retrieval_query_lines.is_some()
+            || self.retrieval_chunk_lines.is_some()
+            || self.retrieval_chunk_stride.is_some()
+            || self.completion_snapshot
+    }
+}
+
+/// `--emit repo-completion` and its settings; `since` is the `--since` rule's first second.
+fn repo_completion_options(
+    args: &MineArgs,
+    config: &codemine_filters::FilterConfig,
+    since: Option<i64>,
+) -> Result<Option<crate::repo_completion::Options>, crate::Error> {
+    let emit = args
+        .emit
+        .iter()
+        .chain(&config.emit)
+        .any(|e| e == "repo-completion");
+    let a = &args.repo_completion;
+    if !emit {
+        if a.any() {
+            return Err(crate::Error::Usage(
+                "--repo-completion-*, --retrieval-* and --completion-snapshot need \
+                 --emit repo-completion (TOML `emit = [\"repo-completion\"]`)"
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    }
+    let n = |v: Option<u64>, d: usize| v.map_or(d, |v| usize::try_from(v).unwrap_or(usize::MAX));
+    let d = crate::repo_completion::Options::default();
+    let kinds = match &a.repo_completion_kinds {
+        Some(s) => crate::repo_completion::Options::parse_kinds(s)
+            .map_err(|e| crate::Error::Usage(format!("--repo-completion-kinds: {e}")))?,
+        None => d.kinds.clone(),
+    };
+    if since.is_some() && args.no_history {
+        return Err(crate::Error::Usage(
+            "--no-history: --since on repository-level completion lines needs the history".into(),
+        ));
+    }
+    Ok(Some(crate::repo_completion::Options {
+        lines_per_file: n(a.repo_completion_lines, d.lines_per_file),
+        min_prefix_lines: n(a.repo_completion_min_prefix, d.min_prefix_lines),
+        kinds,
+        since,
+        top_k: n(a.retrieval_k, d.top_k),
+        query_lines: n(a.retrieval_query_lines, d.query_lines),
+        chunk_lines: n(a.retrieval_chunk_lines, d.chunk_lines),
+        chunk_stride: n(a.retrieval_chunk_stride, d.chunk_stride),
+        snapshot: a.completion_snapshot,
+        seed: args
+            .completion_seed
+            .or(config.completion_seed)
+            .unwrap_or(crate::pipeline::completion::DEFAULT_SEED),
+    }))
+}
+
 /// `--emit completion` and its settings: flags over the `--filter-config` file's keys.
 fn completion_options(
     args: &MineArgs,
     config: &codemine_filters::FilterConfig,
 ) -> Result<Option<crate::pipeline::completion::CompletionOptions>, crate::Error> {
     for e in &config.emit {
-        if e != "completion" {
+        if e != "completion" && e != "repo-completion" {
             return Err(crate::Error::Usage(format!(
-                "emit: unknown output `{e}` (known: completion)"
+                "emit: unknown output `{e}` (known: completion, repo-completion)"
             )));
         }
     }
@@ -717,8 +818,14 @@ fn completion_options(
         .completion_literals
         .as_ref()
         .or(config.completion_literals.as_ref());
+    let repo_level = args
+        .emit
+        .iter()
+        .chain(&config.emit)
+        .any(|e| e == "repo-completion");
     if !emit {
-        if seed.is_some() || cuts.is_some() || literals.is_some() {
+        // The seed also draws the repository-level examples.
+        if (seed.is_some() && !repo_level) || cuts.is_some() || literals.is_some() {
             return Err(crate::Error::Usage(
                 "--completion-seed, --completion-cuts and --completion-literals need \
                  --emit completion (TOML `emit = [\"completion\"]`)"
@@ -805,6 +912,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .compile()
         .map_err(|e| crate::Error::Usage(e.to_string()))?;
     opts.completion = completion_options(&args, &config)?;
+    opts.repo_completion = repo_completion_options(&args, &config, filter.since())?;
     if filter.needs_last_commit() && args.no_history {
         return Err(crate::Error::Usage(
             "--no-history: the date rules (--since, --until, preset yabloco) need last-commit dates"

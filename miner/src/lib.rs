@@ -33,6 +33,7 @@ pub mod lang;
 pub mod license;
 mod output;
 pub mod pipeline;
+pub mod repo_completion;
 pub mod report;
 pub mod resolve;
 pub mod source;

@@ -134,6 +134,9 @@ pub struct RepoStats {
     /// The decontamination step's matches, with `--decontaminate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decontamination: Option<crate::pipeline::decontam::RepoDecontam>,
+    /// The repository-level completion step's counts, with `--emit repo-completion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo_completion: Option<crate::repo_completion::Counts>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -299,6 +302,9 @@ pub struct Stages {
     /// Absent without `--emit completion`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completion: Option<crate::pipeline::completion::CompletionStage>,
+    /// Absent without `--emit repo-completion`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo_completion: Option<crate::pipeline::repo_completion::RepoCompletionStage>,
     /// Absent without `--decontaminate`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decontamination: Option<crate::pipeline::decontam::DecontamStage>,
@@ -322,6 +328,9 @@ pub struct Stats {
     /// The repositories' completion counts, summed (for `stages.completion`).
     #[serde(skip)]
     pub completion_counts: crate::pipeline::completion::RepoCompletion,
+    /// The repositories' repo-completion counts, summed.
+    #[serde(skip)]
+    pub repo_completion_counts: crate::repo_completion::Counts,
 }
 
 fn add_skipped(a: &mut Skipped, b: &Skipped) {
@@ -359,6 +368,9 @@ impl Stats {
                 }
                 if let Some(c) = &r.completion {
                     self.completion_counts.add(c);
+                }
+                if let Some(c) = &r.repo_completion {
+                    self.repo_completion_counts.add(c);
                 }
                 if let Some(c) = &r.coverage {
                     let t = &mut s.enrich.coverage;

@@ -22,6 +22,8 @@ pub(super) struct Extracted {
     pub blobs: Vec<Option<git2::Oid>>,
     /// With `--emit completion`: the Python and Java files' completion rows, in file order.
     pub completion: Option<Vec<super::completion::FileOutcome>>,
+    /// With `--emit repo-completion`: per unit, its file's text.
+    pub texts: Vec<Option<String>>,
 }
 
 /// The extract step: reads and parses every file in parallel (and makes its completion
@@ -42,7 +44,13 @@ pub(super) fn extract_files(
         language: String::new(),
         partition: split,
     };
-    type Done = (FileResult, f64, Option<super::completion::FileOutcome>);
+    type Done = (
+        FileResult,
+        f64,
+        Option<super::completion::FileOutcome>,
+        Option<String>,
+    );
+    let keep_text = opts.repo_completion.is_some();
     let parsed: Vec<Done> = snap
         .files
         .par_iter()
@@ -61,7 +69,12 @@ pub(super) fn extract_files(
                     super::completion::file_rows(file, text, &completion_info, c)
                 });
                 progress.file_done();
-                (r, secs, completion)
+                let text = if keep_text && r.is_ok() {
+                    text.ok()
+                } else {
+                    None
+                };
+                (r, secs, completion, text)
             },
         )
         .collect();
@@ -71,9 +84,10 @@ pub(super) fn extract_files(
         unit_licenses: Vec::new(),
         blobs: Vec::new(),
         completion: opts.completion.as_ref().map(|_| Vec::new()),
+        texts: Vec::new(),
     };
     let mut busy = 0.0;
-    for (file, (result, secs, completion)) in snap.files.iter().zip(parsed) {
+    for (file, (result, secs, completion, text)) in snap.files.iter().zip(parsed) {
         busy += secs;
         if let (Some(all), Some(c)) = (&mut out.completion, completion) {
             all.push(c);
@@ -97,6 +111,9 @@ pub(super) fn extract_files(
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
                 out.blobs.push(file.blob());
+                if keep_text {
+                    out.texts.push(text);
+                }
                 out.unit_licenses.push(p.license.map(std::sync::Arc::from));
                 out.units.push(SourceUnit {
                     path: file.path.clone(),

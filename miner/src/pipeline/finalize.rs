@@ -328,6 +328,18 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             .or_default()
             .extend(c.shards.iter().cloned());
     }
+    let settings = ranks.iter().find_map(|r| r.repo_completion.as_ref());
+    stats.stages.repo_completion =
+        super::repo_completion::finalize(out_dir, settings, &stats.repo_completion_counts, shards)?;
+    if let Some(c) = &stats.stages.repo_completion {
+        stats
+            .stages
+            .write
+            .shards
+            .entry("completion")
+            .or_default()
+            .extend(c.shards.iter().cloned());
+    }
     let settings = ranks.iter().find_map(|r| r.decontamination.as_ref());
     stats.stages.decontamination = super::decontam::finalize(settings, &stats.repositories);
     restate_csn_rows(&mut stats, &kept);

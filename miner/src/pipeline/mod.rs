@@ -23,6 +23,7 @@ mod finalize;
 pub mod licenses;
 pub mod lock;
 mod repo;
+pub mod repo_completion;
 pub mod side;
 mod stage;
 
@@ -76,6 +77,8 @@ pub struct MineOptions {
     pub checkpoint_repos: usize,
     /// The code-completion outputs (`--emit completion`); `None` writes none.
     pub completion: Option<completion::CompletionOptions>,
+    /// The repository-level completion output (`--emit repo-completion`).
+    pub repo_completion: Option<crate::repo_completion::Options>,
     /// The benchmarks whose code is kept out (`--decontaminate`); `None` checks nothing.
     pub decontam: Option<std::sync::Arc<decontam::Decontaminator>>,
     /// The SIDE model (`--side-model`), loaded before mining; `None` scores nothing.
@@ -118,6 +121,7 @@ impl MineOptions {
             world_size: 1,
             checkpoint_repos: 16,
             completion: None,
+            repo_completion: None,
             decontam: None,
             side: None,
         }

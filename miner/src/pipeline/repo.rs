@@ -36,6 +36,8 @@ pub struct RepoOutput {
     pub failed: Option<&'static str>,
     /// Its code-completion rows, with `--emit completion`.
     pub completion: Option<super::completion::RepoRows>,
+    /// Its repository-level completion rows, with `--emit repo-completion`.
+    pub repo_completion: Option<super::repo_completion::RepoRows>,
 }
 
 /// A repository's rows as the writer takes them: the call graph's nodes and edges are
@@ -155,6 +157,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         unit_licenses,
         blobs,
         completion,
+        texts,
     } = extract_files(
         &snap,
         opts,
@@ -168,6 +171,10 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     let t = Instant::now();
     let project_files = read_project_files(&snap);
     let (edges, counts) = resolve::resolve_with(&units, &project_files);
+    let line_uses = opts
+        .repo_completion
+        .as_ref()
+        .map(|_| crate::repo_completion::uses(&units, &edges));
     drop(project_files);
     free_resolution_inputs(&mut units);
     let mut graph = match callgraph::build(&name, &units, edges) {
@@ -227,6 +234,19 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             filter.check_history(v)
         });
     }
+    let repo_completion = match (&opts.repo_completion, &line_uses) {
+        (Some(o), Some(uses)) => Some(repo_completion_step(
+            o,
+            &units,
+            &texts,
+            uses,
+            (&snap, &blobs, split),
+            &mut stats,
+            &mut failures,
+        )),
+        _ => None,
+    };
+    drop(texts);
     let dropped = funnel_step(&units, &outcome, &mut graph, opts.explain, &mut stats);
     stats.filter_seconds += t.elapsed().as_secs_f64();
     let keep: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
@@ -268,7 +288,39 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         failures,
         failed: None,
         completion,
+        repo_completion,
     }
+}
+
+/// The repository-level completion step ([`super::repo_completion::step`]), with its
+/// counts in the repository's stats.
+fn repo_completion_step(
+    opts: &crate::repo_completion::Options,
+    units: &[SourceUnit],
+    texts: &[Option<String>],
+    uses: &crate::repo_completion::Uses,
+    (snap, blobs, partition): (
+        &source::Snapshot,
+        &[Option<git2::Oid>],
+        codemine_schemas::Split,
+    ),
+    stats: &mut RepoStats,
+    failures: &mut Vec<Failure>,
+) -> super::repo_completion::RepoRows {
+    let cx = super::repo_completion::Context {
+        repo: &stats.repo,
+        sha: snap.sha.as_deref().unwrap_or_default(),
+        partition,
+        snap,
+        blobs,
+    };
+    let mut errors = Vec::new();
+    let rows = super::repo_completion::step(opts, units, texts, uses, &cx, &mut errors);
+    for e in errors {
+        failures.push(failure(stats, None, "enrich", "history_error", e));
+    }
+    stats.repo_completion = Some(rows.counts.clone());
+    rows
 }
 
 /// A failure of one of the repository's steps.
@@ -540,5 +592,6 @@ fn failed_with(mut stats: RepoStats, failure: Failure) -> RepoOutput {
         dropped: Vec::new(),
         dedup: Vec::new(),
         completion: None,
+        repo_completion: None,
     }
 }

@@ -26,6 +26,7 @@ use codemine_schemas::completion::{LineTable, TokenTable};
 use codemine_schemas::csn::CsnTable;
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
+use codemine_schemas::repo_completion::{RepoTable, SnapshotTable};
 use codemine_schemas::staged::{read_yabloco_ids, Keyed};
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{remove_files, shard_files, ShardOptions, ShardWriter, Table};
@@ -91,6 +92,9 @@ pub struct RankMarker {
     pub filter_rules: Vec<&'static str>,
     pub dedup: bool,
     pub explain: bool,
+    /// `--emit repo-completion`'s settings, when it was asked for.
+    #[serde(default)]
+    pub repo_completion: Option<crate::repo_completion::Options>,
     /// `--emit completion`'s settings, when it was asked for.
     #[serde(default)]
     pub completion: Option<super::completion::Settings>,
@@ -215,6 +219,7 @@ pub fn run(
                 seed: c.seed,
                 cuts: c.cuts,
             }),
+        repo_completion: opts.repo_completion.clone(),
         decontamination: opts.decontam.as_ref().map(|d| d.settings().clone()),
         side: opts
             .side
@@ -281,6 +286,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         Some(c) => format!("{text}\n{c:?}"),
         None => text,
     };
+    let text = match &opts.repo_completion {
+        Some(r) => format!("{text}\nrepo completion {r:?}"),
+        None => text,
+    };
     let text = match &opts.decontam {
         Some(d) => format!("{text}\n{d:?}"),
         None => text,
@@ -323,6 +332,8 @@ struct Chunk {
     bands: ShardWriter<BandsTable>,
     completion_tokens: ShardWriter<TokenTable>,
     completion_lines: ShardWriter<LineTable>,
+    repo_completion: ShardWriter<RepoTable>,
+    snapshot: ShardWriter<SnapshotTable>,
     marker: ChunkMarker,
 }
 
@@ -424,6 +435,16 @@ impl Writer {
                 bands: ShardWriter::new(&self.out_dir.join("dedup"), &w("bands"), big)?,
                 completion_tokens: ShardWriter::new(&staging, &w(completion::TOKEN_STAGED), big)?,
                 completion_lines: ShardWriter::new(&staging, &w(completion::LINE_STAGED), big)?,
+                repo_completion: ShardWriter::new(
+                    &staging,
+                    &w(super::repo_completion::STAGED),
+                    big,
+                )?,
+                snapshot: ShardWriter::new(
+                    &staging,
+                    &w(super::repo_completion::SNAPSHOT_STAGED),
+                    big,
+                )?,
                 marker: ChunkMarker {
                     repos: Vec::new(),
                     counts: ChunkCounts::default(),
@@ -449,6 +470,7 @@ impl Writer {
             repo.dedup.clear();
             repo.failures.clear();
             repo.completion = None;
+            repo.repo_completion = None;
         }
         let (dedup, explain) = (self.dedup, self.explain);
         // Ids are (repository name, path, qualified name, start line): two functions can
@@ -522,6 +544,14 @@ impl Writer {
                 c.completion_lines.push(r)?;
             }
         }
+        if let Some(rows) = repo.repo_completion.take() {
+            for r in &rows.rows {
+                c.repo_completion.push(r)?;
+            }
+            for r in &rows.snapshot {
+                c.snapshot.push(r)?;
+            }
+        }
         let funnel = std::mem::take(&mut repo.stats.funnel);
         c.marker.repos.push(RepoRecord {
             index,
@@ -552,6 +582,8 @@ impl Writer {
         finish(c.bands)?;
         finish(c.completion_tokens)?;
         finish(c.completion_lines)?;
+        finish(c.repo_completion)?;
+        finish(c.snapshot)?;
         let mut marker = c.marker;
         marker.counts.busy_seconds += t.elapsed().as_secs_f64();
         let path = self.marker_path(self.next_chunk);
