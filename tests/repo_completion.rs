@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use harness::*;
 use serde_json::Value;
 
-const UTIL_PY: &str = "def helper(x):\n    return x + 1\n\n\ndef other(y):\n    return y * 2\n";
+const UTIL_PY: &str = "def helper(x):\n    return x + 1\n\n\ndef other(y):\n    return y * 2\n\n\nclass Config:\n    debug = False\n";
 
 const MAIN_PY: &str = r#"import os
-from pkg.util import helper, other
+from pkg.util import helper, other, Config
 import requests
 
 
@@ -25,6 +25,9 @@ def run(a, obj):
     g = other(e) + helper(f)
     obj.frob(g)
     h = requests.get(g)
+    k = Config()
+    if isinstance(k, Config):
+        return list(map(helper, [h]))
     return h
 
 
@@ -46,6 +49,44 @@ int main(void) {
     int b = twice(a);
     printf("%d\n", b);
     return twice(b);
+}
+"#;
+
+const HELPER_JAVA: &str = "package util;\n\npublic class Helper {\n    public static int twice(int x) {\n        return x * 2;\n    }\n}\n";
+const POINT_JAVA: &str = "package util;\n\npublic class Point {\n    public int x;\n}\n";
+const MAIN_JAVA: &str = r#"package app;
+
+import util.Helper;
+import util.Point;
+
+public class Main {
+    public int run(int a) {
+        int b = Helper.twice(a);
+        Point p = new Point();
+        System.out.println(b);
+        return inc(b) + Helper.twice(p.x);
+    }
+
+    private int inc(int v) {
+        return v + 1;
+    }
+}
+"#;
+
+const UTIL_GO: &str = "package util\n\n// Twice doubles.\nfunc Twice(x int) int {\n\treturn x * 2\n}\n\ntype Point struct {\n\tX int\n}\n";
+const MAIN_GO: &str = r#"package main
+
+import (
+	"fmt"
+	"example.com/proj/util"
+)
+
+func run(a int) int {
+	b := util.Twice(a)
+	p := util.Point{X: b}
+	fmt.Println(b)
+	f := util.Twice
+	return f(p.X)
 }
 "#;
 
@@ -163,8 +204,31 @@ fn python_lines_get_their_kind_and_gold_context() {
         ("pkg/main.py", 14),
         ("external", "h = requests.get(g)", vec![]),
     );
-    want.insert(("pkg/main.py", 15), ("in_file", "return h", vec![]));
-    want.insert(("pkg/main.py", 19), ("in_file", "return z", vec![]));
+    // A class without a constructor: the class is the gold; then named without a call,
+    // and a function passed as a value (found by resolving the imported names on the line).
+    let config = ("pkg/util.py", "Config", 9, 10);
+    want.insert(
+        ("pkg/main.py", 15),
+        ("cross_file_first", "k = Config()", vec![config]),
+    );
+    want.insert(
+        ("pkg/main.py", 16),
+        (
+            "cross_file_random",
+            "if isinstance(k, Config):",
+            vec![config],
+        ),
+    );
+    want.insert(
+        ("pkg/main.py", 17),
+        (
+            "cross_file_random",
+            "return list(map(helper, [h]))",
+            vec![helper],
+        ),
+    );
+    want.insert(("pkg/main.py", 18), ("in_file", "return h", vec![]));
+    want.insert(("pkg/main.py", 22), ("in_file", "return z", vec![]));
     check(&rows, &want);
 
     // The text around the cursor: the cursor sits after the line's indentation.
@@ -189,7 +253,12 @@ fn python_lines_get_their_kind_and_gold_context() {
     let s = stats(&m.out);
     let stage = &s["stages"]["repo_completion"];
     assert_eq!(stage["uncertain"], 1);
-    assert_eq!(stage["rows"]["cross_file_first"], 2);
+    assert_eq!(stage["rows"]["cross_file_first"], 3);
+    let r = rows.iter().find(|r| r["line"] == 15).unwrap();
+    assert_eq!(
+        r["gold_context"][0]["code"],
+        "class Config:\n    debug = False"
+    );
 }
 
 #[test]
@@ -210,6 +279,77 @@ fn c_lines_get_their_kind_and_gold_context() {
         ("main.c", 12),
         ("cross_file_random", "return twice(b);", vec![twice]),
     );
+    check(&rows, &want);
+}
+
+#[test]
+fn java_lines_get_their_kind_and_gold_context() {
+    let files = [
+        ("util/Helper.java", HELPER_JAVA),
+        ("util/Point.java", POINT_JAVA),
+        ("app/Main.java", MAIN_JAVA),
+    ];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("util/Helper.java", "Helper.twice", 4, 6);
+    let point = ("util/Point.java", "Point", 3, 5);
+    let mut want: Want = BTreeMap::new();
+    want.insert(
+        ("util/Helper.java", 5),
+        ("in_file", "return x * 2;", vec![]),
+    );
+    want.insert(
+        ("app/Main.java", 8),
+        ("cross_file_first", "int b = Helper.twice(a);", vec![twice]),
+    );
+    // A class without a constructor, made with `new` and named as a type.
+    want.insert(
+        ("app/Main.java", 9),
+        ("cross_file_first", "Point p = new Point();", vec![point]),
+    );
+    want.insert(
+        ("app/Main.java", 10),
+        ("stdlib", "System.out.println(b);", vec![]),
+    );
+    want.insert(
+        ("app/Main.java", 11),
+        (
+            "cross_file_random",
+            "return inc(b) + Helper.twice(p.x);",
+            vec![twice],
+        ),
+    );
+    want.insert(("app/Main.java", 15), ("in_file", "return v + 1;", vec![]));
+    check(&rows, &want);
+}
+
+#[test]
+fn go_lines_get_their_kind_and_gold_context() {
+    let files = [
+        ("go.mod", "module example.com/proj\n\ngo 1.21\n"),
+        ("util/util.go", UTIL_GO),
+        ("main.go", MAIN_GO),
+    ];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("util/util.go", "Twice", 4, 6);
+    let point = ("util/util.go", "Point", 8, 10);
+    let mut want: Want = BTreeMap::new();
+    want.insert(("util/util.go", 5), ("in_file", "return x * 2", vec![]));
+    want.insert(
+        ("main.go", 9),
+        ("cross_file_first", "b := util.Twice(a)", vec![twice]),
+    );
+    // A type of another package in a composite literal: found through the imported name.
+    want.insert(
+        ("main.go", 10),
+        ("cross_file_first", "p := util.Point{X: b}", vec![point]),
+    );
+    want.insert(("main.go", 11), ("stdlib", "fmt.Println(b)", vec![]));
+    // A function as a value.
+    want.insert(
+        ("main.go", 12),
+        ("cross_file_random", "f := util.Twice", vec![twice]),
+    );
+    // Line 13 calls a local function value: uncertain, left out.
     check(&rows, &want);
 }
 
@@ -246,11 +386,12 @@ fn the_draw_follows_kinds_shares_and_seed() {
         })
         .collect();
     got.sort();
-    // main.py has cross-file lines 8 and 12 (first) and 9 (random); two draws.
+    // main.py has cross-file lines 8, 12 and 15 (first) and 9, 16 and 17 (random); two
+    // draws.
     assert_eq!(got.len(), 2);
     assert!(got.iter().all(|(k, l)| match k.as_str() {
-        "cross_file_first" => [8, 12].contains(l),
-        "cross_file_random" => *l == 9,
+        "cross_file_first" => [8, 12, 15].contains(l),
+        "cross_file_random" => [9, 16, 17].contains(l),
         _ => false,
     }));
     // The same seed draws the same lines; the flag without the output is a usage error.

@@ -99,6 +99,14 @@ pub struct Macro {
     pub calls: Vec<String>,
 }
 
+/// The 1-based first and last line of a node.
+pub fn lines_of(node: Node) -> (u32, u32) {
+    (
+        node.start_position().row as u32 + 1,
+        node.end_position().row as u32 + 1,
+    )
+}
+
 /// A class (struct, interface, enum, record) declared in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ClassInfo {
@@ -108,6 +116,9 @@ pub struct ClassInfo {
     pub bases: Vec<String>,
     /// Fields with a declared type: (name, type name).
     pub fields: Vec<(String, String)>,
+    /// 1-based first and last line of the declaration; (0, 0) where the language does not
+    /// record them.
+    pub lines: (u32, u32),
 }
 
 /// What a file declares besides its functions, for the resolve stage.

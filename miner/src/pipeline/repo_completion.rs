@@ -66,6 +66,7 @@ pub fn step(
         };
         counts.files += 1;
         per_file.push(rc::candidates(
+            units,
             u,
             text,
             uses,
@@ -109,16 +110,19 @@ pub fn step(
         language: u.lang.name().to_string(),
         partition: cx.partition,
     };
+    let view = rc::RepoView {
+        units,
+        texts,
+        index: index.as_ref(),
+    };
     let rows: Vec<RepoRow> = chosen
         .par_iter()
         .enumerate()
         .flat_map_iter(|(fi, cands)| {
-            let text = texts.get(fi).and_then(Option::as_deref).unwrap_or("");
-            let unit = &units[fi];
-            let index = index.as_ref();
+            let (view, unit) = (&view, &units[fi]);
             cands
                 .iter()
-                .filter_map(move |c| rc::row(file(unit), text, c, units, index, fi as u32, opts))
+                .filter_map(move |c| rc::row(view, file(unit), fi as u32, c, opts))
         })
         .collect();
     for r in &rows {

@@ -105,6 +105,9 @@ pub struct Edge {
     /// The macro call itself is an edge of category `macro`; each call in its expansion
     /// is an edge of its own, at the same line.
     pub via_macro: Option<String>,
+    /// The file the call reaches, when it is code of the repository (also for a class
+    /// without a function node, which has no callee).
+    pub target_file: Option<u32>,
 }
 
 /// Counts of one repository's resolution, per language.
@@ -186,26 +189,7 @@ pub fn resolve_with(
         .map(|f| f.calls.len())
         .sum();
     let mut edges = Vec::with_capacity(sites);
-    // One resolver per family present (C and C++ share one), built in language order.
-    let mut families: Vec<&'static str> = Vec::new();
-    let mut resolvers: Vec<Box<dyn Resolver + '_>> = Vec::new();
-    let mut by_lang: BTreeMap<Lang, usize> = BTreeMap::new();
-    for unit in units {
-        if by_lang.contains_key(&unit.lang) {
-            continue;
-        }
-        let def = unit.lang.def();
-        let family = def.resolver_family();
-        let i = match families.iter().position(|f| *f == family) {
-            Some(i) => i,
-            None => {
-                families.push(family);
-                resolvers.push(def.resolver_with(units, files));
-                resolvers.len() - 1
-            }
-        };
-        by_lang.insert(unit.lang, i);
-    }
+    let (resolvers, by_lang) = resolvers(units, files);
     for (fi, unit) in units.iter().enumerate() {
         let resolver = by_lang.get(&unit.lang).map(|&i| &resolvers[i]);
         for (gi, f) in unit.functions.iter().enumerate() {
@@ -224,6 +208,7 @@ pub fn resolve_with(
                     line: call.line,
                     candidates,
                     via_macro: None,
+                    target_file: target_file(target),
                 });
                 if let (Target::Macro, Some(r)) = (target, resolver) {
                     for (name, t) in r.expand(caller, &call.name) {
@@ -236,6 +221,7 @@ pub fn resolve_with(
                             line: call.line,
                             candidates,
                             via_macro: Some(call.name.clone()),
+                            target_file: target_file(t),
                         });
                     }
                 }
@@ -248,6 +234,78 @@ pub fn resolve_with(
         counts.entry(lang).or_default().count(e);
     }
     (edges, counts)
+}
+
+type Resolvers<'u> = (Vec<Box<dyn Resolver + 'u>>, BTreeMap<Lang, usize>);
+
+/// One resolver per family present (C and C++ share one), built in language order, and
+/// the resolver of each language.
+fn resolvers<'u>(units: &'u [SourceUnit], files: &'u [(String, String)]) -> Resolvers<'u> {
+    let mut families: Vec<&'static str> = Vec::new();
+    let mut resolvers: Vec<Box<dyn Resolver + 'u>> = Vec::new();
+    let mut by_lang: BTreeMap<Lang, usize> = BTreeMap::new();
+    for unit in units {
+        if by_lang.contains_key(&unit.lang) {
+            continue;
+        }
+        let def = unit.lang.def();
+        let family = def.resolver_family();
+        let i = match families.iter().position(|f| *f == family) {
+            Some(i) => i,
+            None => {
+                families.push(family);
+                resolvers.push(def.resolver_with(units, files));
+                resolvers.len() - 1
+            }
+        };
+        by_lang.insert(unit.lang, i);
+    }
+    (resolvers, by_lang)
+}
+
+/// What a resolved name reaches: its callee, the file it is in, its category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    pub callee: Option<FnRef>,
+    pub file: Option<u32>,
+    pub category: Category,
+}
+
+/// Resolves names that are not call sites as if they were (`probes`: the function they
+/// are in and a call site made of the name), for the uses of a line that no call shows
+/// (a function passed as a value, a class named in an annotation). Macros are not
+/// expanded.
+pub fn resolve_probes(
+    units: &[SourceUnit],
+    files: &[(String, String)],
+    probes: &[(FnRef, CallSite)],
+) -> Vec<Reach> {
+    let (resolvers, by_lang) = resolvers(units, files);
+    probes
+        .iter()
+        .map(|(caller, call)| {
+            let fi = caller.file as usize;
+            let resolver = units
+                .get(fi)
+                .and_then(|u| by_lang.get(&u.lang))
+                .map(|&i| &resolvers[i]);
+            let target = resolver.map_or(Target::Unresolved, |r| r.resolve(*caller, call));
+            let (callee, _, category) = classify(units, fi, target);
+            Reach {
+                callee,
+                file: target_file(target),
+                category,
+            }
+        })
+        .collect()
+}
+
+fn target_file(target: Target) -> Option<u32> {
+    match target {
+        Target::Function(r, _) => Some(r.file),
+        Target::RepoFile(f) => Some(f),
+        _ => None,
+    }
 }
 
 fn classify(units: &[SourceUnit], from: usize, target: Target) -> (Option<FnRef>, u32, Category) {

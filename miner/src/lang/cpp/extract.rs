@@ -200,6 +200,7 @@ impl LanguageSpec for Cpp {
                 let outer = scope();
                 let mut class = ClassInfo {
                     name: crate::extract::qualify(&outer, "::", &name),
+                    lines: crate::extract::lines_of(node),
                     ..Default::default()
                 };
                 for c in crate::extract::named(node) {

@@ -289,6 +289,7 @@ impl LanguageSpec for Go {
                     };
                     let mut class = ClassInfo {
                         name: text(name, src).to_string(),
+                        lines: crate::extract::lines_of(spec),
                         ..Default::default()
                     };
                     if let Some(ty) = spec.field("type") {

@@ -176,6 +176,7 @@ impl LanguageSpec for Java {
                 let name = text(name, src);
                 let mut class = ClassInfo {
                     name: crate::extract::qualify(&outer, ".", name),
+                    lines: crate::extract::lines_of(node),
                     ..Default::default()
                 };
                 // `extends` of a class, `implements`, and `extends` of an interface.
@@ -204,6 +205,7 @@ impl LanguageSpec for Java {
                 let name = format!("<anonymous {}>", text(ty, src));
                 let mut class = ClassInfo {
                     name: crate::extract::qualify(&outer, ".", &name),
+                    lines: crate::extract::lines_of(node),
                     bases: type_name(ty, src).into_iter().collect(),
                     ..Default::default()
                 };

@@ -377,6 +377,15 @@ impl<'u> Index<'u> {
                         }) {
                             // A static call on a type name (`Util.m()`, `java.util.Objects.equals()`).
                             let ty = self.resolve_type(file, class, r);
+                            if ty.is_none() {
+                                // A method of a static field of a JDK type
+                                // (`System.out.println()`): the JDK's code.
+                                if let Some((head, _)) = r.split_once('.') {
+                                    if let Some(Ty::Stdlib) = self.resolve_type(file, class, head) {
+                                        return Target::Stdlib;
+                                    }
+                                }
+                            }
                             return self.ty_target(ty, name, args);
                         }
                         Target::Unresolved

@@ -515,6 +515,7 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
             };
             let mut class = ClassInfo {
                 name: crate::extract::qualify(&scope(), ".", &name),
+                lines: crate::extract::lines_of(node),
                 ..Default::default()
             };
             if let Some(h) = named(node).find(|c| c.kind_str() == "class_heritage") {

@@ -261,6 +261,7 @@ impl LanguageSpec for Php {
                 };
                 let mut class = ClassInfo {
                     name: crate::extract::qualify(&scope(), ".", &name),
+                    lines: crate::extract::lines_of(node),
                     ..Default::default()
                 };
                 for c in named(node) {

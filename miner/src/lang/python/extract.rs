@@ -188,6 +188,7 @@ impl LanguageSpec for Python {
                 let name = text(name, src);
                 let mut class = ClassInfo {
                     name: crate::extract::qualify(&outer, ".", name),
+                    lines: crate::extract::lines_of(node),
                     ..Default::default()
                 };
                 if let Some(sup) = node.field("superclasses") {

@@ -248,6 +248,7 @@ impl LanguageSpec for Ruby {
                 };
                 let mut class = ClassInfo {
                     name: crate::extract::qualify(&scope(), ".", &squash(text(name, src))),
+                    lines: crate::extract::lines_of(node),
                     ..Default::default()
                 };
                 if let Some(sup) = node
@@ -268,6 +269,7 @@ impl LanguageSpec for Ruby {
                 info.classes.push(match class {
                     Some(base) => ClassInfo {
                         name,
+                        lines: crate::extract::lines_of(node),
                         bases: Some(base)
                             .filter(|b| !b.is_empty())
                             .map(|b| format!("{SUPER_PREFIX}{b}"))
@@ -277,6 +279,7 @@ impl LanguageSpec for Ruby {
                     },
                     None => ClassInfo {
                         name,
+                        lines: crate::extract::lines_of(node),
                         fields: vec![(VALUE_FIELD.0.to_string(), VALUE_FIELD.1.to_string())],
                         ..Default::default()
                     },
