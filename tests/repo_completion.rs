@@ -461,3 +461,70 @@ fn retrieval_scores_agree_with_rank_bm25_and_python_jaccard() {
     assert!(report["retrieved"].as_u64().unwrap() > 0, "{report}");
     assert_eq!(report["mismatches"], serde_json::json!([]), "{report}");
 }
+
+#[test]
+fn since_keeps_lines_changed_on_or_after_the_day() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("proj"));
+    r.write("pkg/__init__.py", "")
+        .write("pkg/util.py", UTIL_PY)
+        .write("pkg/main.py", MAIN_PY);
+    r.set_time(1_577_836_800); // 2020-01-01
+    r.commit("old");
+    let changed = MAIN_PY
+        .replace("c = helper(b)", "c = helper(b + 0)")
+        .replace("f = local(d)", "f = local(d) + 0");
+    r.write("pkg/main.py", &changed);
+    r.set_time(1_748_736_000); // 2025-06-01
+    r.commit("new");
+    let out = mine_into(
+        &r.path,
+        tmp.path(),
+        &[
+            "--emit",
+            "repo-completion",
+            "--repo-completion-lines",
+            "100",
+            "--repo-completion-min-prefix",
+            "0",
+            "--since",
+            "2024-01-01",
+        ],
+    );
+    let mut got: Vec<(String, u64, String)> = shard_rows(&out.join("completion"))
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_string(),
+                r["line"].as_u64().unwrap(),
+                r["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    // `git blame` dates every other line to 2020.
+    assert_eq!(
+        git(
+            &r.path,
+            &["blame", "-L", "8,8", "--porcelain", "pkg/main.py"]
+        )
+        .lines()
+        .find(|l| l.starts_with("committer-time"))
+        .unwrap(),
+        "committer-time 1748736000"
+    );
+    assert_eq!(
+        got,
+        vec![
+            ("pkg/main.py".to_string(), 8, "cross_file_first".to_string()),
+            ("pkg/main.py".to_string(), 11, "in_file".to_string()),
+        ]
+    );
+    let s = stats(&out);
+    assert!(
+        s["stages"]["repo_completion"]["before_since"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
