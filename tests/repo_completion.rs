@@ -90,6 +90,36 @@ func run(a int) int {
 }
 "#;
 
+const UTIL_JS: &str = "export function twice(x) {\n  return x * 2;\n}\n\nexport class Point {\n  constructor(x) {\n    this.x = x;\n  }\n}\n";
+const MAIN_JS: &str = r#"import { twice, Point } from './lib/util.js';
+import fs from 'fs';
+
+function run(a) {
+  const b = twice(a);
+  const p = new Point(b);
+  fs.readFileSync('x');
+  return twice(p.x) + inc(b);
+}
+
+function inc(v) {
+  return v + 1;
+}
+"#;
+
+const UTIL_RB: &str = "module Util\n  def self.twice(x)\n    x * 2\n  end\nend\n";
+const MAIN_RB: &str = r#"require_relative 'lib/util'
+
+def run(a)
+  b = Util.twice(a)
+  puts b
+  Util.twice(b) + inc(b)
+end
+
+def inc(v)
+  v + 1
+end
+"#;
+
 /// Every candidate line becomes an example: no prefix minimum, many lines per file.
 const ALL: &[&str] = &[
     "--emit",
@@ -350,6 +380,61 @@ fn go_lines_get_their_kind_and_gold_context() {
         ("cross_file_random", "f := util.Twice", vec![twice]),
     );
     // Line 13 calls a local function value: uncertain, left out.
+    check(&rows, &want);
+}
+
+#[test]
+fn javascript_lines_get_their_kind_and_gold_context() {
+    let files = [("lib/util.js", UTIL_JS), ("main.js", MAIN_JS)];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("lib/util.js", "twice", 1, 3);
+    let constructor = ("lib/util.js", "Point.constructor", 6, 8);
+    let mut want: Want = BTreeMap::new();
+    want.insert(("lib/util.js", 2), ("in_file", "return x * 2;", vec![]));
+    want.insert(("lib/util.js", 7), ("in_file", "this.x = x;", vec![]));
+    want.insert(
+        ("main.js", 5),
+        ("cross_file_first", "const b = twice(a);", vec![twice]),
+    );
+    want.insert(
+        ("main.js", 6),
+        (
+            "cross_file_first",
+            "const p = new Point(b);",
+            vec![constructor],
+        ),
+    );
+    want.insert(("main.js", 7), ("stdlib", "fs.readFileSync('x');", vec![]));
+    want.insert(
+        ("main.js", 8),
+        (
+            "cross_file_random",
+            "return twice(p.x) + inc(b);",
+            vec![twice],
+        ),
+    );
+    want.insert(("main.js", 12), ("in_file", "return v + 1;", vec![]));
+    check(&rows, &want);
+}
+
+#[test]
+fn ruby_lines_get_their_kind_and_gold_context() {
+    let files = [("lib/util.rb", UTIL_RB), ("main.rb", MAIN_RB)];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("lib/util.rb", "Util.twice", 2, 4);
+    let mut want: Want = BTreeMap::new();
+    want.insert(("lib/util.rb", 3), ("in_file", "x * 2", vec![]));
+    want.insert(
+        ("main.rb", 4),
+        ("cross_file_first", "b = Util.twice(a)", vec![twice]),
+    );
+    want.insert(("main.rb", 5), ("stdlib", "puts b", vec![]));
+    want.insert(
+        ("main.rb", 6),
+        ("cross_file_random", "Util.twice(b) + inc(b)", vec![twice]),
+    );
+    // `end` lines are trivial.
+    want.insert(("main.rb", 10), ("in_file", "v + 1", vec![]));
     check(&rows, &want);
 }
 

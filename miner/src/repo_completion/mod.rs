@@ -506,13 +506,20 @@ fn line_text<'t>(text: &'t str, starts: &[usize], line: u32) -> Option<&'t str> 
     text.get(s..e).map(|l| l.trim_end_matches('\r'))
 }
 
-/// Whether a line is worth completing: a word on it, and not only a comment.
+/// Words that make a line trivial when they are all it has (`end`, `} else {`, `pass`).
+const TRIVIAL: &[&str] = &[
+    "begin", "break", "continue", "default", "do", "else", "end", "ensure", "finally", "pass",
+    "rescue", "return", "then", "try",
+];
+
+/// Whether a line is worth completing: not a comment, and a word on it other than a block
+/// keyword.
 fn substantive(line: &str) -> bool {
     let t = line.trim();
     let comment = ["#", "//", "/*", "*", "\"\"\"", "'''", "=begin"]
         .iter()
         .any(|c| t.starts_with(c));
-    !comment && retrieve::words(t).next().is_some()
+    !comment && retrieve::words(t).any(|w| !TRIVIAL.contains(&w))
 }
 
 /// The candidate lines of one file, in line order, with their kinds (every line inside a
@@ -827,5 +834,9 @@ mod tests {
         assert!(substantive("  x = 1"));
         assert!(!substantive("  # x = 1"));
         assert!(!substantive("  }"));
+        assert!(!substantive("  end"));
+        assert!(!substantive("} else {"));
+        assert!(!substantive("    return;"));
+        assert!(substantive("    return x;"));
     }
 }
