@@ -14,6 +14,11 @@
 //!   integer), Parquet (an id and a prediction column), or text lines `id<TAB>prediction`
 //!   (a line without a tab is an id with an empty prediction, as CodeXGLUE reads it); or a
 //!   column of the dataset itself.
+//! - Completion rows (a `completion/` folder: its `line-*` or `repo-*` shards): by `id`,
+//!   against `gt`. Repository-level rows (`repo-*`) also have the recall metrics
+//!   (`context_recall@K`), which read `gold_context` and, for `context_recall@K:RETRIEVER`,
+//!   the table's `retrieved_context` (no predictions needed), else the predictions'
+//!   `retrieved` lists ([`read_retrieved`]).
 //!
 //! ```no_run
 //! use codemine_eval::dataset::read_predictions;
@@ -780,16 +785,18 @@ fn span_lists(
         Some(_) => (field("retriever")?, field("rank")?),
         None => (Vec::new(), Vec::new()),
     };
-    let line = |v: &Option<String>, f: &str, j: usize| -> Result<i64, Error> {
+    // Errors name the row within the batch and the item within the row, 1-based.
+    let line = |v: &Option<String>, f: &str, at: (usize, usize)| -> Result<i64, Error> {
         v.as_deref()
             .and_then(|x| x.parse::<i64>().ok())
-            .ok_or_else(|| bad(format!("item {j} has no integer `{f}`")))
+            .ok_or_else(|| bad(format!("row {} item {} has no integer `{f}`", at.0, at.1)))
     };
     let mut out = Vec::with_capacity(valid.len());
     for (i, ok) in valid.iter().enumerate() {
         let mut row: Vec<(u64, Span)> = Vec::new();
         if *ok {
             for j in offsets[i]..offsets[i + 1] {
+                let at = (i + 1, j - offsets[i] + 1);
                 if let Some(r) = retriever {
                     if names[j].as_deref() != Some(r) {
                         continue;
@@ -797,7 +804,7 @@ fn span_lists(
                 }
                 let path = paths[j]
                     .clone()
-                    .ok_or_else(|| bad(format!("item {j} has a null `path`")))?;
+                    .ok_or_else(|| bad(format!("row {} item {} has a null `path`", at.0, at.1)))?;
                 let rank = ranks
                     .get(j)
                     .and_then(|r| r.as_deref())
@@ -807,8 +814,8 @@ fn span_lists(
                     rank,
                     Span {
                         path,
-                        start_line: line(&starts[j], "start_line", j)?,
-                        end_line: line(&ends[j], "end_line", j)?,
+                        start_line: line(&starts[j], "start_line", at)?,
+                        end_line: line(&ends[j], "end_line", at)?,
                     },
                 ));
             }
