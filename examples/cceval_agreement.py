@@ -175,6 +175,12 @@ def mutate(rng, gt, keywords):
     if r < 0.8 and len(toks) > 1:
         rng.shuffle(toks)
         return " ".join(toks)
+    if r < 0.92:
+        # Rename one word inside the line (a partial identifier overlap).
+        words = re.findall(r"[A-Za-z_]\w*", gt)
+        if words:
+            w = rng.choice(words)
+            return gt.replace(w, rng.choice(WORDS), 1)
     return code(rng, keywords)
 
 
