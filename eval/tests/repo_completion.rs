@@ -3,9 +3,14 @@
 //! (/work/notes/repo-completion-contract.md: `id`, `repo`, `sha`, `path`, `language`,
 //! `partition`, `line`, `prefix`, `suffix`, `gt`, `kind`, `gold_context`,
 //! `retrieved_context`) written with arrow-rs, predictions in JSON lines and Parquet, and
-//! every expected value computed by hand from the metrics' definitions.
+//! every expected value computed by hand from the metrics' definitions; the same table
+//! written by pyarrow (`$CODEMINE_PYTHON`) scores the same.
+
+#[path = "support/mod.rs"]
+mod support;
 
 use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -547,4 +552,84 @@ fn bad_inputs_are_named() {
     assert_eq!(ev.files.len(), 1);
     assert!(ev.files[0].ends_with("repo-test-00000-of-00001.parquet"));
     assert!(close(score(&ev, "identifier_em"), 100.0) && close(score(&ev, "exact_match"), 100.0));
+}
+
+/// The same rows written by pyarrow (`$CODEMINE_PYTHON`) in the contract's types: what
+/// another tool's table looks like (its list items are named `element`, fields nullable).
+fn write_table_with_pyarrow(path: &Path) {
+    let rows: Vec<serde_json::Value> = rows()
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id, "repo": "o/r", "sha": "0123", "path": "src/main.x",
+                "language": r.language, "partition": "test", "line": 3,
+                "prefix": "import util\n\n    ", "suffix": "\n", "gt": r.gt, "kind": r.kind,
+                "gold_context": r.gold.iter().map(|(p, a, z)| serde_json::json!(
+                    {"path": p, "name": "f", "start_line": a, "end_line": z, "code": "def f(): ..."}
+                )).collect::<Vec<_>>(),
+                "retrieved_context": r.retrieved.iter().map(|(ret, rank, (p, a, z))| serde_json::json!(
+                    {"retriever": ret, "rank": rank, "path": p, "start_line": a, "end_line": z,
+                     "code": "chunk", "score": 1.0 / f64::from(*rank)}
+                )).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let script = r#"
+import json, sys
+import pyarrow as pa, pyarrow.parquet as pq
+s = pa.string(); u = pa.uint32()
+gold = pa.list_(pa.struct([("path", s), ("name", s), ("start_line", u), ("end_line", u), ("code", s)]))
+ret = pa.list_(pa.struct([("retriever", s), ("rank", u), ("path", s), ("start_line", u),
+                          ("end_line", u), ("code", s), ("score", pa.float64())]))
+schema = pa.schema([("id", s), ("repo", s), ("sha", s), ("path", s), ("language", s),
+                    ("partition", s), ("line", u), ("prefix", s), ("suffix", s), ("gt", s),
+                    ("kind", s), ("gold_context", gold), ("retrieved_context", ret)])
+rows = json.load(sys.stdin)
+pq.write_table(pa.Table.from_pylist(rows, schema=schema), sys.argv[1], use_compliant_nested_type=True)
+"#;
+    let mut child = Command::new(support::python())
+        .arg("-c")
+        .arg(script)
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    serde_json::to_writer(child.stdin.take().unwrap(), &rows).unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "pyarrow could not write the table (is $CODEMINE_PYTHON set?)"
+    );
+}
+
+#[test]
+fn a_pyarrow_written_table_scores_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("repo-test-00000-of-00001.parquet");
+    write_table_with_pyarrow(&table);
+    let preds = dir.path().join("preds.jsonl");
+    write_predictions_jsonl(&preds);
+    let ev = evaluate(&EvalOptions {
+        data: vec![table],
+        predictions: Some(preds),
+        metrics: vec![
+            "identifier_em".into(),
+            "identifier_f1".into(),
+            "context_recall@1".into(),
+            "context_recall@2:bm25".into(),
+            "context_recall@5:jaccard".into(),
+        ],
+        by: vec!["kind".into()],
+        ..EvalOptions::default()
+    })
+    .unwrap();
+    assert!(close(score(&ev, "identifier_em"), 200.0 / 3.0));
+    assert!(close(
+        score(&ev, "identifier_f1"),
+        (100.0 + 100.0 + 75.0) / 3.0
+    ));
+    assert!(close(score(&ev, "context_recall@1"), 75.0));
+    assert!(close(score(&ev, "context_recall@2:bm25"), 75.0));
+    assert!(close(score(&ev, "context_recall@5:jaccard"), 100.0));
+    assert_eq!(ev.groups[0].1.len(), 3);
 }
