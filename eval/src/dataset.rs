@@ -222,8 +222,32 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
             .copied()
             .filter(|t| tasks.len() == opts.metrics.len() && tasks.iter().all(|u| u == t))
     };
+    let repo_hint = opts
+        .metrics
+        .iter()
+        .any(|m| crate::repo_completion::repo_only_metric(m));
     for d in &opts.data {
         if d.is_dir() {
+            // An output folder asked for repository-level metrics: its completion/repo-*
+            // shards (of `split` when given).
+            let completion = d.join("completion");
+            if repo_hint && completion.is_dir() {
+                let split = opts.split.as_deref().filter(|s| *s != "all");
+                let repo: Vec<PathBuf> = parquet_files_in(&completion)?
+                    .into_iter()
+                    .filter(|p| {
+                        let n = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                        match split {
+                            Some(s) => n.starts_with(&format!("repo-{s}-")),
+                            None => n.starts_with("repo-"),
+                        }
+                    })
+                    .collect();
+                if !repo.is_empty() {
+                    files.extend(repo);
+                    continue;
+                }
+            }
             let csn = d.join("csn");
             let yab = d.join("yabloco");
             if csn.is_dir() || yab.is_dir() {
@@ -275,10 +299,6 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
                 // dataset (the token-level ones are training text, not examples).
                 let has_line = fs.iter().any(|p| name(p).starts_with("line-"));
                 let has_repo = fs.iter().any(|p| name(p).starts_with("repo-"));
-                let repo_hint = opts
-                    .metrics
-                    .iter()
-                    .any(|m| crate::repo_completion::repo_only_metric(m));
                 if has_repo && (!has_line || repo_hint) {
                     fs.retain(|p| name(p).starts_with("repo-"));
                 } else if has_repo {

@@ -633,3 +633,32 @@ fn a_pyarrow_written_table_scores_the_same() {
     assert!(close(score(&ev, "context_recall@5:jaccard"), 100.0));
     assert_eq!(ev.groups[0].1.len(), 3);
 }
+
+#[test]
+fn an_output_folder_with_repository_level_metrics_reads_its_repo_shards() {
+    let (dir, _completion) = setup();
+    // An output folder also has CSN shards: without a repository-level metric they are the
+    // dataset (summarization); with one, completion/repo-*.
+    std::fs::create_dir(dir.path().join("csn")).unwrap();
+    let ev = evaluate(&EvalOptions {
+        data: vec![dir.path().to_path_buf()],
+        metrics: vec!["context_recall@2:bm25".into()],
+        split: Some("test".into()),
+        ..EvalOptions::default()
+    })
+    .unwrap();
+    assert_eq!(ev.files.len(), 1);
+    assert!(ev.files[0].ends_with("completion/repo-test-00000-of-00001.parquet"));
+    assert!(close(score(&ev, "context_recall@2:bm25"), 75.0));
+    // Another split has no repo shards: the folder is read as before (and has no CSN test
+    // shards).
+    let err = evaluate(&EvalOptions {
+        data: vec![dir.path().to_path_buf()],
+        metrics: vec!["context_recall@2:bm25".into()],
+        split: Some("valid".into()),
+        ..EvalOptions::default()
+    })
+    .err()
+    .unwrap();
+    assert!(matches!(err, Error::Usage(_)), "{err}");
+}
