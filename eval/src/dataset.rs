@@ -14,6 +14,11 @@
 //!   integer), Parquet (an id and a prediction column), or text lines `id<TAB>prediction`
 //!   (a line without a tab is an id with an empty prediction, as CodeXGLUE reads it); or a
 //!   column of the dataset itself.
+//! - Completion rows (a `completion/` folder: its `line-*` or `repo-*` shards): by `id`,
+//!   against `gt`. Repository-level rows (`repo-*`) also have the recall metrics
+//!   (`context_recall@K`), which read `gold_context` and, for `context_recall@K:RETRIEVER`,
+//!   the table's `retrieved_context` (no predictions needed), else the predictions'
+//!   `retrieved` lists ([`read_retrieved`]).
 //!
 //! ```no_run
 //! use codemine_eval::dataset::read_predictions;
@@ -37,13 +42,22 @@ use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 
-use crate::metric::{self, Batch, MetricScores};
+use crate::metric::{self, Aggregate, Batch, MetricScores};
+use crate::repo_completion::{recall_at_k, ContextRecall, Span};
 use crate::{Error, Task};
 
 /// The id pseudo-column: the row number across the files, in name order.
 pub const INDEX_ID: &str = "@index";
 /// The derived YABLoCo column: the function's category from the `meta` counts.
 pub const CATEGORY: &str = "category";
+/// The gold context column of repository-level completion rows.
+pub const GOLD_CONTEXT: &str = "gold_context";
+/// The retrieved context column of repository-level completion rows.
+pub const RETRIEVED_CONTEXT: &str = "retrieved_context";
+/// The field (JSON lines) or column (Parquet) of the predictions that lists each example's
+/// retrieved context for `context_recall@K`: `[{"path", "start_line", "end_line"}, ...]` in
+/// rank order (other fields are ignored).
+pub const RETRIEVED_FIELD: &str = "retrieved";
 
 /// What `codemine eval` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -88,6 +102,9 @@ pub enum Shape {
     /// CodeXGLUE line-level completion (`completion/line-{split}-*.parquet`): `id`,
     /// `input`, `gt`.
     CompletionLine,
+    /// Repository-level completion (`completion/repo-{split}-*.parquet`, issue 16): `id`,
+    /// `prefix`, `gt`, `kind`, `language`, `gold_context`, `retrieved_context`.
+    RepoCompletion,
     Other,
 }
 
@@ -98,6 +115,8 @@ impl Shape {
             Shape::Yabloco
         } else if has("docstring_tokens") && has("url") {
             Shape::Csn
+        } else if has("id") && has("prefix") && has("gt") && has("kind") {
+            Shape::RepoCompletion
         } else if has("id") && has("input") && has("gt") {
             Shape::CompletionLine
         } else {
@@ -203,8 +222,32 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
             .copied()
             .filter(|t| tasks.len() == opts.metrics.len() && tasks.iter().all(|u| u == t))
     };
+    let repo_hint = opts
+        .metrics
+        .iter()
+        .any(|m| crate::repo_completion::repo_only_metric(m));
     for d in &opts.data {
         if d.is_dir() {
+            // An output folder asked for repository-level metrics: its completion/repo-*
+            // shards (of `split` when given).
+            let completion = d.join("completion");
+            if repo_hint && completion.is_dir() {
+                let split = opts.split.as_deref().filter(|s| *s != "all");
+                let repo: Vec<PathBuf> = parquet_files_in(&completion)?
+                    .into_iter()
+                    .filter(|p| {
+                        let n = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                        match split {
+                            Some(s) => n.starts_with(&format!("repo-{s}-")),
+                            None => n.starts_with("repo-"),
+                        }
+                    })
+                    .collect();
+                if !repo.is_empty() {
+                    files.extend(repo);
+                    continue;
+                }
+            }
             let csn = d.join("csn");
             let yab = d.join("yabloco");
             if csn.is_dir() || yab.is_dir() {
@@ -252,9 +295,19 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
                         .unwrap_or_default()
                         .to_string()
                 };
-                // A completion folder: its line-level shards are the dataset (the token-level
-                // ones are training text, not examples).
-                if fs.iter().any(|p| name(p).starts_with("line-")) {
+                // A completion folder: its line-level or its repository-level shards are the
+                // dataset (the token-level ones are training text, not examples).
+                let has_line = fs.iter().any(|p| name(p).starts_with("line-"));
+                let has_repo = fs.iter().any(|p| name(p).starts_with("repo-"));
+                if has_repo && (!has_line || repo_hint) {
+                    fs.retain(|p| name(p).starts_with("repo-"));
+                } else if has_repo {
+                    return Err(Error::Usage(format!(
+                        "{} has line-level (line-*) and repository-level (repo-*) completion shards: give the files of one (e.g. {}/repo-test-*.parquet), or a repository-level metric (identifier_em, context_recall@K...)",
+                        d.display(),
+                        d.display()
+                    )));
+                } else if has_line {
                     fs.retain(|p| name(p).starts_with("line-"));
                 }
                 if let Some(split) = opts.split.as_deref().filter(|s| *s != "all") {
@@ -262,6 +315,7 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
                         let n = name(p);
                         n.starts_with(&format!("{split}-"))
                             || n.starts_with(&format!("line-{split}-"))
+                            || n.starts_with(&format!("repo-{split}-"))
                     });
                 }
                 files.extend(fs);
@@ -284,7 +338,7 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         Some(t) => t,
         None => match Shape::of(&schema_of(&files[0])?) {
             Shape::Csn => Task::Summarization,
-            Shape::Yabloco | Shape::CompletionLine => Task::Generation,
+            Shape::Yabloco | Shape::CompletionLine | Shape::RepoCompletion => Task::Generation,
             Shape::Other => hinted.ok_or_else(|| {
                 Error::Usage(format!(
                     "{} is neither CodeSearchNet- nor YABLoCo-shaped: say --task",
@@ -671,6 +725,12 @@ pub fn read_predictions(
             }
         }
     }
+    check_unique(path, &p)?;
+    Ok(p)
+}
+
+/// A predictions file lists each id once: the error names the first repeat's line.
+fn check_unique(path: &Path, p: &Predictions) -> Result<(), Error> {
     let mut first: HashMap<&str, usize> = HashMap::new();
     let mut repeats = 0usize;
     let mut first_repeat: Option<(usize, usize, &str)> = None;
@@ -695,7 +755,307 @@ pub fn read_predictions(
             ),
         ));
     }
-    Ok(p)
+    Ok(())
+}
+
+/// The spans of a `list<struct<path, start_line, end_line, ...>>` column, one list per row
+/// (a null list is empty). With `retriever`, only the items whose `retriever` field is that
+/// name, ordered by their `rank` (the table's order where ranks tie).
+fn span_lists(
+    arr: &ArrayRef,
+    name: &str,
+    retriever: Option<&str>,
+) -> Result<Vec<Vec<Span>>, Error> {
+    let bad = |why: String| Error::Data(format!("column `{name}`: {why}"));
+    let (offsets, values, valid): (Vec<usize>, ArrayRef, Vec<bool>) = match arr.data_type() {
+        DataType::List(_) => {
+            let l = arr.as_list::<i32>();
+            (
+                l.value_offsets().iter().map(|&o| o as usize).collect(),
+                l.values().clone(),
+                (0..l.len()).map(|i| l.is_valid(i)).collect(),
+            )
+        }
+        DataType::LargeList(_) => {
+            let l = arr.as_list::<i64>();
+            (
+                l.value_offsets().iter().map(|&o| o as usize).collect(),
+                l.values().clone(),
+                (0..l.len()).map(|i| l.is_valid(i)).collect(),
+            )
+        }
+        t => {
+            return Err(bad(format!(
+                "type {t}, not a list of {{path, start_line, end_line}}"
+            )))
+        }
+    };
+    let st: &StructArray = values
+        .as_any()
+        .downcast_ref()
+        .ok_or_else(|| bad("its items are not structs {path, start_line, end_line}".into()))?;
+    let field = |f: &str| -> Result<Vec<Option<String>>, Error> {
+        let a = st
+            .column_by_name(f)
+            .ok_or_else(|| bad(format!("its items have no `{f}` field")))?;
+        strings(a, &format!("{name}.{f}"))
+    };
+    let (paths, starts, ends) = (field("path")?, field("start_line")?, field("end_line")?);
+    let (names, ranks) = match retriever {
+        Some(_) => (field("retriever")?, field("rank")?),
+        None => (Vec::new(), Vec::new()),
+    };
+    // Errors name the row within the batch and the item within the row, 1-based.
+    let line = |v: &Option<String>, f: &str, at: (usize, usize)| -> Result<i64, Error> {
+        v.as_deref()
+            .and_then(|x| x.parse::<i64>().ok())
+            .ok_or_else(|| bad(format!("row {} item {} has no integer `{f}`", at.0, at.1)))
+    };
+    let mut out = Vec::with_capacity(valid.len());
+    for (i, ok) in valid.iter().enumerate() {
+        let mut row: Vec<(u64, Span)> = Vec::new();
+        if *ok {
+            for j in offsets[i]..offsets[i + 1] {
+                let at = (i + 1, j - offsets[i] + 1);
+                if let Some(r) = retriever {
+                    if names[j].as_deref() != Some(r) {
+                        continue;
+                    }
+                }
+                let path = paths[j]
+                    .clone()
+                    .ok_or_else(|| bad(format!("row {} item {} has a null `path`", at.0, at.1)))?;
+                let rank = ranks
+                    .get(j)
+                    .and_then(|r| r.as_deref())
+                    .and_then(|r| r.parse::<u64>().ok())
+                    .unwrap_or(u64::MAX);
+                row.push((
+                    rank,
+                    Span {
+                        path,
+                        start_line: line(&starts[j], "start_line", at)?,
+                        end_line: line(&ends[j], "end_line", at)?,
+                    },
+                ));
+            }
+        }
+        row.sort_by_key(|(rank, _)| *rank);
+        out.push(row.into_iter().map(|(_, s)| s).collect());
+    }
+    Ok(out)
+}
+
+/// [`span_lists`] of one top-level column of every file, in order.
+fn read_span_column(
+    files: &[PathBuf],
+    column: &str,
+    retriever: Option<&str>,
+) -> Result<Vec<Vec<Span>>, Error> {
+    let mut out = Vec::new();
+    for path in files {
+        let pq = |source| Error::Parquet {
+            path: path.clone(),
+            source,
+        };
+        let f = File::open(path).map_err(io_err(path))?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(pq)?;
+        let i = builder
+            .schema()
+            .index_of(column)
+            .map_err(|_| Error::Data(format!("{}: no column `{column}`", path.display())))?;
+        let mask = ProjectionMask::roots(builder.parquet_schema(), [i]);
+        for batch in builder.with_projection(mask).build().map_err(pq)? {
+            let batch = batch.map_err(|source| Error::Arrow {
+                path: path.clone(),
+                source,
+            })?;
+            let a = batch
+                .column_by_name(column)
+                .ok_or_else(|| Error::Data(format!("{}: no column `{column}`", path.display())))?;
+            out.extend(
+                span_lists(a, column, retriever)
+                    .map_err(|e| Error::Data(format!("{}: {e}", path.display())))?,
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the retrieved context of each prediction: JSON lines whose objects have the id and
+/// `field`, a list of `{"path", "start_line", "end_line"}` in rank order, or a Parquet file
+/// with the id column and a list-of-struct column `field`. The texts of the returned
+/// [`Predictions`] are empty.
+pub fn read_retrieved(
+    path: &Path,
+    id_field: &str,
+    field: &str,
+) -> Result<(Predictions, Vec<Vec<Span>>), Error> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut p = Predictions::default();
+    let mut spans = Vec::new();
+    match ext.as_str() {
+        "parquet" => {
+            let files = [path.to_path_buf()];
+            let schema = schema_of(path)?;
+            let t = read_columns(&files, &[(id_field.to_string(), resolve(&schema, id_field)?)])?;
+            if schema.field_with_name(field).is_err() {
+                return Err(pred_err(path, 0, format!("no `{field}` column (the retrieved context of each example)")));
+            }
+            spans = read_span_column(&files, field, None)
+                .map_err(|e| pred_err(path, 0, e.to_string()))?;
+            for (i, id) in t.columns.into_iter().next().unwrap_or_default().into_iter().enumerate() {
+                let row = i + 1;
+                p.ids.push(id.ok_or_else(|| pred_err(path, row, format!("row {row}: null `{id_field}`")))?);
+                p.texts.push(String::new());
+                p.lines.push(row);
+            }
+        }
+        "jsonl" | "json" | "ndjson" => {
+            for (n, line) in text_lines(path)? {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let v: serde_json::Value = serde_json::from_str(&line)
+                    .map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
+                let id = match v.get(id_field) {
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(serde_json::Value::Number(x)) => x.to_string(),
+                    Some(other) => {
+                        return Err(pred_err(
+                            path,
+                            n,
+                            format!("`{id_field}` is {other}, not a string or an integer"),
+                        ))
+                    }
+                    None => return Err(pred_err(path, n, format!("no `{id_field}` field"))),
+                };
+                let items = match v.get(field) {
+                    Some(serde_json::Value::Array(a)) => a,
+                    Some(other) => {
+                        return Err(pred_err(path, n, format!("`{field}` is {other}, not a list")))
+                    }
+                    None => return Err(pred_err(path, n, format!("no `{field}` field (the retrieved context: a list of {{\"path\", \"start_line\", \"end_line\"}})"))),
+                };
+                let mut row = Vec::with_capacity(items.len());
+                for (j, it) in items.iter().enumerate() {
+                    let item_err = |what: &str| {
+                        pred_err(path, n, format!("`{field}` item {}: {what}", j + 1))
+                    };
+                    let path_v = it
+                        .get("path")
+                        .and_then(|x| x.as_str())
+                        .ok_or_else(|| item_err("no string `path`"))?;
+                    let int = |f: &str| {
+                        it.get(f)
+                            .and_then(|x| x.as_i64())
+                            .ok_or_else(|| item_err(&format!("no integer `{f}`")))
+                    };
+                    row.push(Span {
+                        path: path_v.to_string(),
+                        start_line: int("start_line")?,
+                        end_line: int("end_line")?,
+                    });
+                }
+                p.ids.push(id);
+                p.texts.push(String::new());
+                p.lines.push(n);
+                spans.push(row);
+            }
+        }
+        _ => {
+            return Err(pred_err(
+                path,
+                0,
+                format!("the retrieved context is read from JSON lines (.jsonl) or Parquet, not from `{ext}` files"),
+            ))
+        }
+    }
+    check_unique(path, &p)?;
+    Ok((p, spans))
+}
+
+/// The recall metrics of the scored examples (`rows`, dataset row indices): against the
+/// predictions' retrieved lists (`retrieved`, one per scored example) or the dataset's
+/// `retrieved_context` of a retriever.
+fn context_recalls(
+    files: &[PathBuf],
+    dataset_rows: usize,
+    rows: &[usize],
+    recalls: &[ContextRecall],
+    retrieved: Option<Vec<Vec<Span>>>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<(String, MetricScores)>, Error> {
+    let gold = read_span_column(files, GOLD_CONTEXT, None)?;
+    if gold.len() != dataset_rows {
+        return Err(Error::Data(format!(
+            "`{GOLD_CONTEXT}` has {} rows, the other columns {dataset_rows}",
+            gold.len()
+        )));
+    }
+    let with_gold = rows.iter().filter(|&&i| !gold[i].is_empty()).count();
+    notes.push(format!(
+        "context recall: {with_gold} of {} scored examples have a gold context; the means are over them",
+        rows.len()
+    ));
+    let mut out = Vec::new();
+    for c in recalls {
+        let own;
+        let lists: &[Vec<Span>] = match &c.retriever {
+            None => retrieved.as_deref().ok_or_else(|| {
+                Error::Usage(format!(
+                    "{}: no predictions file with `retrieved` lists",
+                    c.name
+                ))
+            })?,
+            Some(r) => {
+                let all = read_span_column(files, RETRIEVED_CONTEXT, Some(r))?;
+                if !rows
+                    .iter()
+                    .any(|&i| all.get(i).is_some_and(|l| !l.is_empty()))
+                {
+                    notes.push(format!(
+                        "{}: no scored example has a `{r}` item in {RETRIEVED_CONTEXT}",
+                        c.name
+                    ));
+                }
+                own = rows
+                    .iter()
+                    .map(|&i| all.get(i).cloned().unwrap_or_default())
+                    .collect::<Vec<_>>();
+                &own
+            }
+        };
+        let per_example: Vec<f64> = rows
+            .iter()
+            .zip(lists)
+            .map(|(&i, l)| recall_at_k(&gold[i], l, c.k).unwrap_or(f64::NAN))
+            .collect();
+        let values = per_example.clone();
+        out.push((
+            c.name.clone(),
+            MetricScores {
+                per_example: Some(per_example),
+                aggregate: Aggregate::Corpus(Box::new(move |sel| {
+                    let v: Vec<f64> = sel
+                        .iter()
+                        .map(|&i| values[i])
+                        .filter(|x| !x.is_nan())
+                        .collect();
+                    if v.is_empty() {
+                        f64::NAN
+                    } else {
+                        v.iter().sum::<f64>() / v.len() as f64 * 100.0
+                    }
+                })),
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// Up to five quoted examples.
@@ -713,7 +1073,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (Some(c), _) => c.clone(),
         (None, Shape::Csn) => "url".to_string(),
         (None, Shape::Yabloco) => "meta.original_id".to_string(),
-        (None, Shape::CompletionLine) => "id".to_string(),
+        (None, Shape::CompletionLine | Shape::RepoCompletion) => "id".to_string(),
         (None, Shape::Other) => {
             return Err(Error::Usage(
                 "this table has no known id column: say --id-column (or @index)".into(),
@@ -724,7 +1084,11 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (Some(c), _) => c.clone(),
         (None, Task::Summarization) if shape == Shape::Csn => "docstring_tokens".to_string(),
         (None, Task::Generation) if shape == Shape::Yabloco => "outputs".to_string(),
-        (None, Task::Generation) if shape == Shape::CompletionLine => "gt".to_string(),
+        (None, Task::Generation)
+            if matches!(shape, Shape::CompletionLine | Shape::RepoCompletion) =>
+        {
+            "gt".to_string()
+        }
         _ => {
             return Err(Error::Usage(format!(
                 "no default reference column for {} on this table: say --reference-column",
@@ -735,16 +1099,42 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     let language_column = match shape {
         Shape::Csn => Some("language"),
         Shape::Yabloco => Some("inputs.language"),
-        Shape::CompletionLine => Some("language"),
+        Shape::CompletionLine | Shape::RepoCompletion => Some("language"),
         Shape::Other => None,
     };
     let mut notes = Vec::new();
     let metric_names: Vec<String> = if opts.metrics.is_empty() {
-        metric::defaults_for(task, &opts.metric_config, &mut notes)
+        if shape == Shape::RepoCompletion && task == Task::Generation {
+            crate::repo_completion::DEFAULT_METRICS
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            metric::defaults_for(task, &opts.metric_config, &mut notes)
+        }
     } else {
         opts.metrics.clone()
     };
-    let scorers = metric::scorers(&metric_names, &opts.metric_config)?;
+    // The recall metrics read the context columns, not the texts: split them off.
+    let metric_names = metric::expand(&metric_names);
+    let mut recalls: Vec<ContextRecall> = Vec::new();
+    let mut text_names: Vec<String> = Vec::new();
+    for n in &metric_names {
+        match ContextRecall::parse(n)? {
+            Some(c) => recalls.push(c),
+            None => text_names.push(n.clone()),
+        }
+    }
+    let needs_text = !text_names.is_empty();
+    let needs_retrieved = recalls.iter().any(|c| c.retriever.is_none());
+    if !recalls.is_empty() && resolve(&schema, GOLD_CONTEXT).is_err() {
+        return Err(Error::Usage(format!(
+            "{} scores the gold context of repository-level completion rows: {} has no `{GOLD_CONTEXT}` column",
+            recalls[0].name,
+            files[0].display()
+        )));
+    }
+    let scorers = metric::scorers(&text_names, &opts.metric_config)?;
     let wordnet = match metric_names.iter().any(|m| m == "meteor") {
         true => Some(opts.metric_config.wordnet_dir()?),
         false => None,
@@ -765,7 +1155,13 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         .clone()
         .unwrap_or_else(|| "prediction".to_string());
     let in_dataset = opts.predictions.is_none();
-    if in_dataset {
+    if in_dataset && needs_retrieved {
+        return Err(Error::Usage(format!(
+            "{} reads the `retrieved` lists of --predictions FILE; to score the dataset's own retrieved_context say context_recall@K:bm25 (or another retriever)",
+            recalls.iter().find(|c| c.retriever.is_none()).map_or("", |c| c.name.as_str())
+        )));
+    }
+    if in_dataset && needs_text {
         if opts.prediction_column.is_none() {
             return Err(Error::Usage(
                 "no predictions: give --predictions FILE, or --prediction-column COLUMN of the dataset".into(),
@@ -778,7 +1174,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         (Some(c), _) => Some(c.clone()),
         (None, Shape::Csn) => Some("code".to_string()),
         (None, Shape::Yabloco) => Some("outputs".to_string()),
-        (None, Shape::Other | Shape::CompletionLine) => {
+        (None, Shape::Other | Shape::CompletionLine | Shape::RepoCompletion) => {
             return Err(Error::Usage(
                 "SIDE scores against the examples' code: say --code-column for this table".into(),
             ))
@@ -848,21 +1244,29 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     }
 
     // Join.
-    let preds = match &opts.predictions {
-        Some(p) => {
-            let id_field = opts.prediction_id_column.as_deref().unwrap_or("id");
-            Some(read_predictions(p, id_field, &pred_col)?)
-        }
-        None => None,
+    let id_field = opts.prediction_id_column.as_deref().unwrap_or("id");
+    let retrieved: Option<(Predictions, Vec<Vec<Span>>)> = match &opts.predictions {
+        Some(p) if needs_retrieved => Some(read_retrieved(p, id_field, RETRIEVED_FIELD)?),
+        _ => None,
+    };
+    let preds = match (&opts.predictions, &retrieved) {
+        (Some(p), _) if needs_text => Some(read_predictions(p, id_field, &pred_col)?),
+        // Only the retrieved lists are scored: the file needs no prediction text.
+        (Some(_), Some((ids, _))) => Some(ids.clone()),
+        (Some(p), None) => Some(read_predictions(p, id_field, &pred_col)?),
+        (None, _) => None,
     };
     let (rows, predictions, join) = match preds {
         None => {
-            let texts: Vec<String> = cols
-                .next()
-                .unwrap_or_default()
-                .into_iter()
-                .map(Option::unwrap_or_default)
-                .collect();
+            let texts: Vec<String> = if needs_text {
+                cols.next()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(Option::unwrap_or_default)
+                    .collect()
+            } else {
+                vec![String::new(); table.rows]
+            };
             let n = texts.len();
             (
                 (0..n).collect::<Vec<usize>>(),
@@ -960,9 +1364,32 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
         languages: &languages,
         codes: &codes,
     };
-    let mut metrics = Vec::new();
+    let mut scored = Vec::new();
     for s in scorers {
-        metrics.push((s.name().to_string(), s.score(&batch)?));
+        scored.push((s.name().to_string(), s.score(&batch)?));
+    }
+    let mut recall_scores = if recalls.is_empty() {
+        Vec::new()
+    } else {
+        let retrieved = retrieved.map(|(p, spans)| {
+            let by_id: HashMap<String, Vec<Span>> = p.ids.into_iter().zip(spans).collect();
+            rows.iter()
+                .map(|&i| by_id.get(&ids[i]).cloned().unwrap_or_default())
+                .collect::<Vec<Vec<Span>>>()
+        });
+        context_recalls(&files, table.rows, &rows, &recalls, retrieved, &mut notes)?
+    }
+    .into_iter();
+    // The asked order: the text metrics' results in turn, the recall metrics in theirs.
+    let mut scored = scored.into_iter();
+    let mut metrics = Vec::new();
+    for n in &metric_names {
+        let next = if ContextRecall::parse(n)?.is_some() {
+            recall_scores.next()
+        } else {
+            scored.next()
+        };
+        metrics.extend(next);
     }
     let mut groups = Vec::new();
     for (b, col) in opts.by.iter().zip(by_cols) {

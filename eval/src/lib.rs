@@ -7,6 +7,8 @@
 //!   ICSE 2022) and nltk's sentence BLEU with each smoothing method.
 //! - [`generation`]: docstring + context → body metrics (exact match, edit similarity).
 //! - [`codebleu`]: CodeBLEU for Python, Java, C and C++.
+//! - [`repo_completion`]: repository-level completion rows: CrossCodeEval's identifier
+//!   exact match and F1, recall@k of the gold cross-file context.
 //! - [`pytext`], [`pytokenize`]: the parts of CPython the references depend on (string
 //!   methods, `re` classes, the `tokenize` module), also used by the miner's completion
 //!   outputs.
@@ -37,6 +39,7 @@ pub mod metric;
 pub mod porter;
 pub mod pytext;
 pub mod pytokenize;
+pub mod repo_completion;
 pub mod report;
 pub mod summarization;
 pub mod wordnet;

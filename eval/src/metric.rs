@@ -200,6 +200,18 @@ pub const METRICS: &[MetricInfo] = &[
         about: "the same with fuzzywuzzy's integer fuzz.ratio (Levenshtein backend), 0-100",
     },
     MetricInfo {
+        name: "identifier_em",
+        task: Task::Generation,
+        default: false,
+        about: "CrossCodeEval identifier exact match: the identifier lists (comments, strings and the language's keywords removed) equal; cceval eval_metric.py, percent",
+    },
+    MetricInfo {
+        name: "identifier_f1",
+        task: Task::Generation,
+        default: false,
+        about: "CrossCodeEval identifier F1 over the identifier sets (0 when both are empty); cceval eval_metric.py, 0-100",
+    },
+    MetricInfo {
         name: "codebleu",
         task: Task::Generation,
         default: true,
@@ -257,6 +269,18 @@ pub const FAMILIES: &[MetricInfo] = &[
         default: false,
         about: "nltk sentence_bleu with SmoothingFunction().methodN (N 0-7), averaged, 0-100; method=0 is bleu_dcom, method=4 bleu_dc",
     },
+    MetricInfo {
+        name: "context_recall@K",
+        task: Task::Generation,
+        default: false,
+        about: "repo completion: recall of the gold_context among the first K items of each prediction's `retrieved` list (path and overlapping lines), mean over examples with a gold context, percent",
+    },
+    MetricInfo {
+        name: "context_recall@K:RETRIEVER",
+        task: Task::Generation,
+        default: false,
+        about: "the same for the dataset's own retrieved_context of one retriever (bm25, jaccard); needs no predictions, percent",
+    },
 ];
 
 /// The six BLEU variants `bleu_all` stands for, in CodeSumEvaluation's order.
@@ -284,6 +308,14 @@ const BLEU_SENTENCE: [&str; 8] = [
 /// The description of a metric name as given on the command line: a metric, a shorthand or
 /// a parameterized name (`bleu_sentence:method=3`).
 pub fn info(name: &str) -> Option<&'static MetricInfo> {
+    if let Some(rest) = name.strip_prefix(crate::repo_completion::CONTEXT_RECALL) {
+        let family = if rest.contains(':') {
+            "context_recall@K:RETRIEVER"
+        } else {
+            "context_recall@K"
+        };
+        return FAMILIES.iter().find(|m| m.name == family);
+    }
     if name.starts_with("bleu_sentence:") {
         return FAMILIES
             .iter()
@@ -382,6 +414,18 @@ pub fn scorers<S: AsRef<str>>(
             let n = n.as_str();
             if let Some(param) = n.strip_prefix("bleu_sentence:") {
                 return bleu_sentence_scorer(param);
+            }
+            if n.starts_with(crate::repo_completion::CONTEXT_RECALL) {
+                return Err(Error::Usage(format!(
+                    "`{n}` scores the context columns of a repo-completion table: it is computed by codemine_eval::evaluate, not by a scorer of predictions and references"
+                )));
+            }
+            if let Some(f1) = match n {
+                "identifier_em" => Some(false),
+                "identifier_f1" => Some(true),
+                _ => None,
+            } {
+                return Ok(Box::new(IdentifierMetric { f1 }) as Box<dyn Scorer>);
             }
             if needs_code(n) {
                 let model = match &side_model {
@@ -502,6 +546,79 @@ impl Scorer for PerExample {
         Ok(MetricScores {
             per_example: Some((self.2)(batch.predictions, batch.references)?),
             aggregate: Aggregate::Mean { scale: self.1 },
+        })
+    }
+}
+
+/// CrossCodeEval's identifier exact match or F1 ([`crate::repo_completion`]), per
+/// example in 0-1, aggregated in percent; every example needs one of the nine languages.
+struct IdentifierMetric {
+    f1: bool,
+}
+
+impl Scorer for IdentifierMetric {
+    fn name(&self) -> &'static str {
+        if self.f1 {
+            "identifier_f1"
+        } else {
+            "identifier_em"
+        }
+    }
+
+    fn score(&self, batch: &Batch<'_>) -> Result<MetricScores, Error> {
+        use crate::repo_completion::{identifier_match, Lang};
+        let n = batch.predictions.len();
+        if batch.references.len() != n || batch.languages.len() != n {
+            return Err(Error::Data(format!(
+                "{}: {n} predictions, {} references and {} languages",
+                self.name(),
+                batch.references.len(),
+                batch.languages.len()
+            )));
+        }
+        let mut langs = Vec::with_capacity(n);
+        let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
+        for l in batch.languages {
+            match l.as_deref().map(str::parse::<Lang>) {
+                Some(Ok(lang)) => langs.push(lang),
+                Some(Err(_)) => {
+                    *unsupported
+                        .entry(format!("`{}`", l.as_deref().unwrap_or_default()))
+                        .or_default() += 1
+                }
+                None => *unsupported.entry("no language".into()).or_default() += 1,
+            }
+        }
+        if !unsupported.is_empty() {
+            let bad: usize = unsupported.values().sum();
+            let what: Vec<String> = unsupported
+                .iter()
+                .map(|(l, c)| format!("{c} {l}"))
+                .collect();
+            return Err(Error::Data(format!(
+                "{} removes the keywords of python, java, c, cpp, go, javascript, typescript, php and ruby, but {bad} of {n} examples are none of them ({}); give the language with --language",
+                self.name(),
+                what.join(", ")
+            )));
+        }
+        let f1 = self.f1;
+        let per_example = batch
+            .predictions
+            .par_iter()
+            .zip(batch.references.par_iter())
+            .zip(langs.par_iter())
+            .map(|((p, r), &l)| {
+                let m = identifier_match(p, r, l);
+                if f1 {
+                    m.f1
+                } else {
+                    m.em
+                }
+            })
+            .collect();
+        Ok(MetricScores {
+            per_example: Some(per_example),
+            aggregate: Aggregate::Mean { scale: 100.0 },
         })
     }
 }
