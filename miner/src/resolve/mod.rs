@@ -280,6 +280,9 @@ pub fn resolve_probes(
     files: &[(String, String)],
     probes: &[(FnRef, CallSite)],
 ) -> Vec<Reach> {
+    if probes.is_empty() {
+        return Vec::new();
+    }
     let (resolvers, by_lang) = resolvers(units, files);
     probes
         .iter()
