@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use harness::*;
 use serde_json::Value;
 
-const UTIL_PY: &str = "def helper(x):\n    return x + 1\n\n\ndef other(y):\n    return y * 2\n\n\nclass Config:\n    debug = False\n";
+const UTIL_PY: &str = "def helper(x):\n    return x + 1\n\n\ndef other(y):\n    return y * 2\n\n\nclass Config:\n    debug = False\n\n\ndef wide(\n    a,\n    b,\n):\n    return a\n";
 
 const MAIN_PY: &str = r#"import os
 from pkg.util import helper, other, Config
@@ -205,6 +205,8 @@ fn python_lines_get_their_kind_and_gold_context() {
     let mut want: Want = BTreeMap::new();
     want.insert(("pkg/util.py", 2), ("in_file", "return x + 1", vec![]));
     want.insert(("pkg/util.py", 6), ("in_file", "return y * 2", vec![]));
+    // The parameters of a signature over several lines are not its body.
+    want.insert(("pkg/util.py", 17), ("in_file", "return a", vec![]));
     want.insert(("pkg/main.py", 7), ("in_file", "b = a + 1", vec![]));
     want.insert(
         ("pkg/main.py", 8),

@@ -317,6 +317,8 @@ pub struct Function {
     /// The body holds a syntax error (the function is kept; its name and span are sound).
     pub syntax_error: bool,
     /// 1-based, inclusive.
+    /// The line the signature ends on (the body's lines come after it).
+    pub signature_end_line: u32,
     pub start_line: u32,
     pub end_line: u32,
     pub byte_range: Range<usize>,
@@ -724,11 +726,14 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
     let walked = walk_function(spec, node, src, skip);
+    let signature = src[range.start..body_start].trim_end();
+    let start_line = node.start_position().row as u32 + 1;
     Function {
         name: f.name,
         qualified_name: f.qualified_name,
         kind: f.kind,
-        signature: src[range.start..body_start].trim_end().to_string(),
+        signature: signature.to_string(),
+        signature_end_line: start_line + signature.matches('\n').count() as u32,
         code: src[range.clone()].to_string(),
         docstring: doc.map(|d| d.text).filter(|t| !t.is_empty()),
         code_tokens: walked.tokens,
@@ -737,7 +742,7 @@ fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
         calls: walked.calls,
         locals: walked.locals,
         syntax_error: false,
-        start_line: node.start_position().row as u32 + 1,
+        start_line,
         end_line: node.end_position().row as u32 + 1,
         byte_range: range,
     }

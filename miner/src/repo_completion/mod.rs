@@ -420,7 +420,9 @@ fn owners(unit: &SourceUnit, text: &str) -> Vec<Option<u32>> {
     });
     for g in order {
         let f = &unit.functions[g];
-        for l in f.start_line.saturating_add(1)..=f.end_line {
+        // The body: after the signature (which may span lines of parameters).
+        let first = f.signature_end_line.max(f.start_line).saturating_add(1);
+        for l in first..=f.end_line {
             if let Some(o) = owner.get_mut(l as usize) {
                 *o = Some(g as u32);
             }
