@@ -615,3 +615,81 @@ fn since_keeps_lines_changed_on_or_after_the_day() {
             > 0
     );
 }
+
+#[test]
+fn eval_scores_the_rows_by_kind_and_the_tables_retrievers() {
+    let files = [
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", UTIL_PY),
+        ("pkg/main.py", MAIN_PY),
+    ];
+    let (rows, m) = rows(&files, &[]);
+    // Predictions: the ground truth, except for one cross-file row.
+    let wrong = rows
+        .iter()
+        .find(|r| r["kind"] == "cross_file_first")
+        .unwrap()["id"]
+        .clone();
+    let preds: String = rows
+        .iter()
+        .map(|r| {
+            let p = if r["id"] == wrong {
+                "x = 1"
+            } else {
+                r["gt"].as_str().unwrap()
+            };
+            format!("{}\n", serde_json::json!({"id": r["id"], "prediction": p}))
+        })
+        .collect();
+    let p = m.out.join("preds.jsonl");
+    std::fs::write(&p, preds).unwrap();
+    let dir = m.out.join("completion");
+    let res = codemine(
+        &[
+            "eval",
+            dir.to_str().unwrap(),
+            "-p",
+            p.to_str().unwrap(),
+            "-m",
+            "exact_match,identifier_em",
+            "--by",
+            "kind",
+            "--json",
+        ],
+        &m.out.join("cache"),
+    );
+    assert_success(&res);
+    let v: Value = serde_json::from_slice(&res.stdout).unwrap();
+    let n = rows.len() as f64;
+    let firsts = rows
+        .iter()
+        .filter(|r| r["kind"] == "cross_file_first")
+        .count() as f64;
+    // Overall: all rows but one; by kind: cross_file_first misses one.
+    let close = |got: &Value, want: f64| {
+        assert!(
+            (got.as_f64().unwrap() - want).abs() < 1e-9,
+            "{got} != {want}: {v}"
+        );
+    };
+    for m in ["exact_match", "identifier_em"] {
+        close(&v["metrics"][m], 100.0 * (n - 1.0) / n);
+        close(
+            &v["by"]["kind"]["cross_file_first"]["metrics"][m],
+            100.0 * (firsts - 1.0) / firsts,
+        );
+        close(&v["by"]["kind"]["in_file"]["metrics"][m], 100.0);
+    }
+    // The table's own retrievers score without predictions.
+    let res = codemine(
+        &[
+            "eval",
+            dir.to_str().unwrap(),
+            "-m",
+            "context_recall@5:bm25,context_recall@5:jaccard",
+            "--json",
+        ],
+        &m.out.join("cache"),
+    );
+    assert_success(&res);
+}
