@@ -120,6 +120,28 @@ def inc(v)
 end
 "#;
 
+const UTIL_TS: &str = "export function twice(x: number): number {\n  return x * 2;\n}\n";
+const MAIN_TS: &str = r#"import { twice } from './lib/util';
+
+export function run(a: number): number {
+  const b = twice(a);
+  const f: (x: number) => number = twice;
+  return f(b) + Math.max(1, 2);
+}
+"#;
+
+const UTIL_PHP: &str = "<?php\nnamespace App;\n\nclass Util\n{\n    public static function twice($x)\n    {\n        return $x * 2;\n    }\n}\n";
+const MAIN_PHP: &str = r#"<?php
+use App\Util;
+
+function run($a)
+{
+    $b = Util::twice($a);
+    $c = strlen("abc");
+    return Util::twice($b) + $c;
+}
+"#;
+
 /// Every candidate line becomes an example: no prefix minimum, many lines per file.
 const ALL: &[&str] = &[
     "--emit",
@@ -437,6 +459,53 @@ fn ruby_lines_get_their_kind_and_gold_context() {
     );
     // `end` lines are trivial.
     want.insert(("main.rb", 10), ("in_file", "v + 1", vec![]));
+    check(&rows, &want);
+}
+
+#[test]
+fn typescript_lines_get_their_kind_and_gold_context() {
+    let files = [("lib/util.ts", UTIL_TS), ("main.ts", MAIN_TS)];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("lib/util.ts", "twice", 1, 3);
+    let mut want: Want = BTreeMap::new();
+    want.insert(("lib/util.ts", 2), ("in_file", "return x * 2;", vec![]));
+    want.insert(
+        ("main.ts", 4),
+        ("cross_file_first", "const b = twice(a);", vec![twice]),
+    );
+    // An imported function as a value.
+    want.insert(
+        ("main.ts", 5),
+        (
+            "cross_file_random",
+            "const f: (x: number) => number = twice;",
+            vec![twice],
+        ),
+    );
+    // Line 6 calls a local function value: uncertain, left out.
+    check(&rows, &want);
+}
+
+#[test]
+fn php_lines_get_their_kind_and_gold_context() {
+    let files = [("src/Util.php", UTIL_PHP), ("main.php", MAIN_PHP)];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("src/Util.php", "Util.twice", 6, 9);
+    let mut want: Want = BTreeMap::new();
+    want.insert(("src/Util.php", 8), ("in_file", "return $x * 2;", vec![]));
+    want.insert(
+        ("main.php", 6),
+        ("cross_file_first", "$b = Util::twice($a);", vec![twice]),
+    );
+    want.insert(("main.php", 7), ("stdlib", "$c = strlen(\"abc\");", vec![]));
+    want.insert(
+        ("main.php", 8),
+        (
+            "cross_file_random",
+            "return Util::twice($b) + $c;",
+            vec![twice],
+        ),
+    );
     check(&rows, &want);
 }
 
