@@ -3,8 +3,9 @@
 //! literals; no comments, no layout), in two ways:
 //!
 //! - exact: the function and the item share a run of `ngram` consecutive tokens (13 by
-//!   default, as BigCode and GPT-3 decontaminate); items shorter than that match when the
-//!   function contains all of them in a row;
+//!   default, as BigCode and GPT-3 decontaminate), or with `min_coverage` at least that
+//!   share of the item's distinct runs (the function holds most of the item, not one shared
+//!   idiom); items shorter than that match when the function contains all of them in a row;
 //! - near: MinHash LSH with the dedup parameters finds candidate items, kept when the exact
 //!   Jaccard of the shingle sets is at least the threshold.
 //!
@@ -46,10 +47,16 @@ pub struct DecontamParams {
     /// A run found in more items than this is boilerplate (an idiom such as Go's
     /// table-test loop), no evidence of a copy: it makes no exact match. 0 keeps every run.
     pub max_run_items: usize,
+    /// The least share of an item's distinct runs (those not taken for boilerplate) that a
+    /// function must contain for an exact match; 0 takes any one shared run.
+    pub min_coverage: f64,
 }
 
 /// The default [`DecontamParams::max_run_items`].
 pub const DEFAULT_MAX_RUN_ITEMS: usize = 3;
+
+/// The default [`DecontamParams::min_coverage`].
+pub const DEFAULT_MIN_COVERAGE: f64 = 0.0;
 
 impl Default for DecontamParams {
     fn default() -> Self {
@@ -59,6 +66,7 @@ impl Default for DecontamParams {
             threshold: dedup.threshold,
             dedup,
             max_run_items: DEFAULT_MAX_RUN_ITEMS,
+            min_coverage: DEFAULT_MIN_COVERAGE,
         }
     }
 }
@@ -319,7 +327,9 @@ impl Index {
                 (share, c, std::cmp::Reverse(k)) > (best, bc, std::cmp::Reverse(bk))
             };
             let mut best: Option<(u32, u32)> = None;
-            for (k, c) in shared {
+            let covered =
+                |k: u32, c: u32| f64::from(c) >= self.params.min_coverage * total(k) as f64;
+            for (k, c) in shared.into_iter().filter(|&(k, c)| covered(k, c)) {
                 if best.is_none_or(|b| better((k, c), b)) {
                     best = Some((k, c));
                 }

@@ -217,3 +217,32 @@ fn a_run_shared_by_more_items_than_the_limit_is_boilerplate() {
         Some(("t2".into(), MatchKind::Exact, 1.0))
     );
 }
+
+#[test]
+fn with_a_coverage_one_shared_run_is_not_a_copy() {
+    // A function holding 13 tokens of the solution shares one of its runs; a copy of its
+    // first tokens shares as many runs as it has.
+    let copy = toks(SOLUTION);
+    let runs = copy.len() - 13 + 1;
+    let params = DecontamParams {
+        min_coverage: 0.5,
+        ..DecontamParams::default()
+    };
+    let idx = Index::build(
+        vec![BenchItem {
+            benchmark: "humaneval".into(),
+            id: "HumanEval/0".into(),
+            tokens: copy.clone(),
+        }],
+        &params,
+    );
+    let mut inside = toks("class Helper def run self");
+    inside.extend_from_slice(&copy[20..33]);
+    assert_eq!(check(&idx, &inside), None);
+    assert_eq!(check(&idx, &copy).map(|m| m.1), Some(MatchKind::Exact));
+    // Half of the runs, in a row: the first `runs / 2 + 12` tokens.
+    let half = copy[..runs.div_ceil(2) + 12].to_vec();
+    assert_eq!(check(&idx, &half).map(|m| m.1), Some(MatchKind::Exact));
+    let less = copy[..runs.div_ceil(2) + 11].to_vec();
+    assert_ne!(check(&idx, &less).map(|m| m.1), Some(MatchKind::Exact));
+}

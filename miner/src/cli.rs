@@ -355,6 +355,10 @@ struct DecontamArgs {
     /// (0: every run counts).
     #[arg(long, value_name = "N", default_value_t = codemine_filters::decontam::DEFAULT_MAX_RUN_ITEMS as u64)]
     decontaminate_max_run_items: u64,
+    /// The least share (0 to 1) of a benchmark item's runs that a function must contain
+    /// for an exact match (0: any one shared run).
+    #[arg(long, value_name = "F", default_value_t = codemine_filters::decontam::DEFAULT_MIN_COVERAGE)]
+    decontaminate_min_coverage: f64,
 }
 
 impl DecontamArgs {
@@ -384,11 +388,18 @@ impl DecontamArgs {
                 "--decontaminate-threshold {threshold}: must be in (0, 1]"
             )));
         }
+        let coverage = self.decontaminate_min_coverage;
+        if !(0.0..=1.0).contains(&coverage) {
+            return Err(crate::Error::Usage(format!(
+                "--decontaminate-min-coverage {coverage}: must be in [0, 1]"
+            )));
+        }
         Ok(codemine_filters::decontam::DecontamParams {
             ngram: usize::try_from(self.decontaminate_ngram).unwrap_or(usize::MAX),
             threshold,
             dedup,
             max_run_items: usize::try_from(self.decontaminate_max_run_items).unwrap_or(usize::MAX),
+            min_coverage: self.decontaminate_min_coverage,
         })
     }
 }

@@ -118,12 +118,19 @@ pub fn step(
     let rows: Vec<RepoRow> = chosen
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(fi, cands)| {
-            let (view, unit) = (&view, &units[fi]);
-            cands
-                .iter()
-                .filter_map(move |c| rc::row(view, file(unit), fi as u32, c, opts))
-        })
+        .map_init(
+            || index.as_ref().map(|(i, _)| rc::retrieve::Scratch::new(i)),
+            |scratch, (fi, cands)| {
+                let unit = &units[fi];
+                cands
+                    .iter()
+                    .filter_map(|c| {
+                        rc::row(&view, file(unit), fi as u32, c, opts, scratch.as_mut())
+                    })
+                    .collect::<Vec<_>>()
+            },
+        )
+        .flatten()
         .collect();
     for r in &rows {
         *counts.rows.entry(r.kind.into()).or_default() += 1;

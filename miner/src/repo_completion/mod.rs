@@ -660,6 +660,7 @@ pub fn row(
     file_index: u32,
     cand: &Candidate,
     opts: &Options,
+    scratch: Option<&mut retrieve::Scratch>,
 ) -> Option<RepoRow> {
     let (units, texts, index) = (repo.units, repo.texts, repo.index);
     let text = texts.get(file_index as usize)?.as_deref()?;
@@ -706,10 +707,11 @@ pub fn row(
     gold.dedup();
     let prefix = text.get(..cursor)?;
     let mut retrieved = Vec::new();
-    if let Some((index, codes)) = index {
+    if let (Some((index, codes)), Some(scratch)) = (index, scratch) {
         let q = retrieve::query(prefix, opts.query_lines);
-        for (name, scores) in [("bm25", index.bm25(&q)), ("jaccard", index.jaccard(&q))] {
-            for (rank, hit) in index.top(scores, file_index, opts.top_k).iter().enumerate() {
+        let (bm25, jaccard) = index.search(&q, file_index, opts.top_k, scratch);
+        for (name, hits) in [("bm25", bm25), ("jaccard", jaccard)] {
+            for (rank, hit) in hits.iter().enumerate() {
                 let c = &index.chunks[hit.chunk];
                 retrieved.push(RetrievedItem {
                     retriever: name,

@@ -75,20 +75,37 @@ pub struct Hit {
 /// The inverted index of a repository's chunks.
 pub struct Index {
     pub chunks: Vec<Chunk>,
-    /// Term to (chunk, term frequency), chunks ascending.
-    postings: HashMap<Box<str>, Vec<(u32, u32)>>,
-    /// Per chunk: its token count and its distinct-token count.
-    len: Vec<u32>,
+    /// Term to its idf and its (chunk, term frequency) list, chunks ascending.
+    postings: HashMap<Box<str>, (f64, Vec<(u32, u32)>)>,
+    /// Per chunk: BM25's length normalisation `k1 (1 - b + b dl / avgdl)`, and its
+    /// distinct-token count.
+    norm: Vec<f64>,
     distinct: Vec<u32>,
-    avgdl: f64,
-    idf: HashMap<Box<str>, f64>,
+}
+
+/// Per-thread buffers of a search, one slot per chunk (a query touches many chunks of a
+/// large repository: dense arrays beat maps there).
+pub struct Scratch {
+    scores: Vec<f64>,
+    shared: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+impl Scratch {
+    pub fn new(index: &Index) -> Self {
+        Self {
+            scores: vec![0.0; index.chunks.len()],
+            shared: vec![0; index.chunks.len()],
+            touched: Vec::new(),
+        }
+    }
 }
 
 impl Index {
     /// Indexes the chunks (in the order given: callers pass files by path) with their
     /// texts.
     pub fn new<'a>(chunks: impl IntoIterator<Item = (Chunk, &'a str)>) -> Self {
-        let mut postings: HashMap<Box<str>, Vec<(u32, u32)>> = HashMap::new();
+        let mut postings: HashMap<Box<str>, (f64, Vec<(u32, u32)>)> = HashMap::new();
         let mut all = Vec::new();
         let mut len = Vec::new();
         let mut distinct = Vec::new();
@@ -101,10 +118,12 @@ impl Index {
                 n += 1;
             }
             for (w, &c) in &tf {
-                postings
-                    .entry(Box::from(*w))
-                    .or_default()
-                    .push((i as u32, c));
+                match postings.get_mut(*w) {
+                    Some(p) => p.1.push((i as u32, c)),
+                    None => {
+                        postings.insert(Box::from(*w), (0.0, vec![(i as u32, c)]));
+                    }
+                }
             }
             len.push(n);
             distinct.push(tf.len() as u32);
@@ -114,31 +133,31 @@ impl Index {
         let total: f64 = len.iter().map(|&l| f64::from(l)).sum();
         let avgdl = if all.is_empty() { 0.0 } else { total / size };
         // rank_bm25's _calc_idf, in its order of operations.
-        let mut idf = HashMap::with_capacity(postings.len());
         let mut idf_sum = 0.0;
-        let mut negative = Vec::new();
-        for (w, p) in &postings {
+        let mut negative = false;
+        for (idf, p) in postings.values_mut() {
             let freq = p.len() as f64;
-            let v = (size - freq + 0.5).ln() - (freq + 0.5).ln();
-            idf_sum += v;
-            if v < 0.0 {
-                negative.push(w.clone());
-            }
-            idf.insert(w.clone(), v);
+            *idf = (size - freq + 0.5).ln() - (freq + 0.5).ln();
+            idf_sum += *idf;
+            negative |= *idf < 0.0;
         }
-        if !idf.is_empty() {
-            let eps = EPSILON * (idf_sum / idf.len() as f64);
-            for w in negative {
-                idf.insert(w, eps);
+        if negative {
+            let eps = EPSILON * (idf_sum / postings.len() as f64);
+            for (idf, _) in postings.values_mut() {
+                if *idf < 0.0 {
+                    *idf = eps;
+                }
             }
         }
+        let norm = len
+            .iter()
+            .map(|&dl| K1 * (1.0 - B + B * f64::from(dl) / avgdl))
+            .collect();
         Self {
             chunks: all,
             postings,
-            len,
+            norm,
             distinct,
-            avgdl,
-            idf,
         }
     }
 
@@ -146,61 +165,82 @@ impl Index {
         self.chunks.is_empty()
     }
 
-    /// BM25 scores of every chunk that shares a term with the query (`BM25Okapi.get_scores`:
-    /// each query token counts, repeated ones again).
-    pub fn bm25(&self, query: &[&str]) -> HashMap<u32, f64> {
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+    /// The best `k` chunks outside file `exclude` by BM25 (`BM25Okapi.get_scores`: every
+    /// query token counts, a repeated one again) and by Jaccard of the token sets, among
+    /// the chunks that share a token with the query; best first, ties to the earlier chunk.
+    pub fn search(
+        &self,
+        query: &[&str],
+        exclude: u32,
+        k: usize,
+        scratch: &mut Scratch,
+    ) -> (Vec<Hit>, Vec<Hit>) {
+        // Distinct query tokens in order of first appearance, with their counts.
+        let mut terms: Vec<(&str, u32)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
         for q in query {
-            let (Some(p), Some(&idf)) = (self.postings.get(*q), self.idf.get(*q)) else {
-                continue;
-            };
-            for &(c, f) in p {
-                let f = f64::from(f);
-                let dl = f64::from(self.len[c as usize]);
-                let s = idf * (f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * dl / self.avgdl)));
-                *scores.entry(c).or_insert(0.0) += s;
-            }
-        }
-        scores
-    }
-
-    /// Jaccard similarity of the query's token set with each chunk's that shares a token.
-    pub fn jaccard(&self, query: &[&str]) -> HashMap<u32, f64> {
-        let mut set: Vec<&str> = query.to_vec();
-        set.sort_unstable();
-        set.dedup();
-        let mut inter: HashMap<u32, u32> = HashMap::new();
-        for q in &set {
-            if let Some(p) = self.postings.get(*q) {
-                for &(c, _) in p {
-                    *inter.entry(c).or_default() += 1;
+            match at.get(q) {
+                Some(&i) => terms[i].1 += 1,
+                None => {
+                    at.insert(q, terms.len());
+                    terms.push((q, 1));
                 }
             }
         }
-        inter
-            .into_iter()
-            .map(|(c, i)| {
-                let union = set.len() as u32 + self.distinct[c as usize] - i;
-                (c, f64::from(i) / f64::from(union))
-            })
-            .collect()
+        let Scratch {
+            scores,
+            shared,
+            touched,
+        } = scratch;
+        for (q, m) in &terms {
+            let Some((idf, p)) = self.postings.get(*q) else {
+                continue;
+            };
+            for &(c, f) in p {
+                let c = c as usize;
+                if shared[c] == 0 {
+                    touched.push(c as u32);
+                }
+                shared[c] += 1;
+                let f = f64::from(f);
+                scores[c] += f64::from(*m) * (idf * (f * (K1 + 1.0) / (f + self.norm[c])));
+            }
+        }
+        let q = terms.len() as u32;
+        let mut bm25 = Vec::with_capacity(touched.len());
+        let mut jaccard = Vec::with_capacity(touched.len());
+        for &c in touched.iter() {
+            let ci = c as usize;
+            if self.chunks[ci].file != exclude {
+                bm25.push(Hit {
+                    chunk: ci,
+                    score: scores[ci],
+                });
+                let i = shared[ci];
+                let union = q + self.distinct[ci] - i;
+                jaccard.push(Hit {
+                    chunk: ci,
+                    score: f64::from(i) / f64::from(union),
+                });
+            }
+            scores[ci] = 0.0;
+            shared[ci] = 0;
+        }
+        touched.clear();
+        (best(bm25, k), best(jaccard, k))
     }
+}
 
-    /// The best `k` of `scores` whose chunk is not in file `exclude`, best first; ties to
-    /// the earlier chunk.
-    pub fn top(&self, scores: HashMap<u32, f64>, exclude: u32, k: usize) -> Vec<Hit> {
-        let mut hits: Vec<Hit> = scores
-            .into_iter()
-            .filter(|(c, _)| self.chunks[*c as usize].file != exclude)
-            .map(|(c, score)| Hit {
-                chunk: c as usize,
-                score,
-            })
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+/// The best `k` hits, best first; ties to the earlier chunk.
+fn best(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
+    let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk));
+    if hits.len() > k && k > 0 {
+        hits.select_nth_unstable_by(k - 1, order);
         hits.truncate(k);
-        hits
     }
+    hits.truncate(k);
+    hits.sort_by(order);
+    hits
 }
 
 /// The query for a cursor: the words of the last `n` non-empty lines of `prefix`.
@@ -230,7 +270,7 @@ mod tests {
     }
 
     #[test]
-    fn bm25_by_hand() {
+    fn bm25_and_jaccard_by_hand() {
         // Three chunks; the query word `x` is in two of them.
         let chunks = [("x y", 0), ("x x z", 1), ("z", 2)];
         let idx = Index::new(chunks.iter().map(|(t, f)| {
@@ -250,19 +290,26 @@ mod tests {
         let eps = 0.25 * ((ix + iy + ix) / 3.0);
         let avgdl = 6.0 / 3.0;
         let term = |f: f64, dl: f64| f * 2.5 / (f + 1.5 * (1.0 - 0.75 + 0.75 * dl / avgdl));
-        let s = idx.bm25(&["x"]);
-        assert!((s[&0] - eps * term(1.0, 2.0)).abs() < 1e-12);
-        assert!((s[&1] - eps * term(2.0, 3.0)).abs() < 1e-12);
-        assert!(!s.contains_key(&2));
-        let j = idx.jaccard(&["x", "z", "x"]);
-        // {x, z} against {x, y}: 1 / 3; {x, z}: 1; {z}: 1 / 2.
-        assert_eq!((j[&0], j[&1], j[&2]), (1.0 / 3.0, 1.0, 0.5));
-        let top = idx.top(j, 1, 5);
-        assert_eq!(
-            top.iter().map(|h| h.chunk).collect::<Vec<_>>(),
-            vec![2, 0],
-            "file 1 is the query's own"
-        );
+        let mut scratch = Scratch::new(&idx);
+        // File 9 excludes nothing; `x` twice counts twice.
+        let (b, j) = idx.search(&["x", "x"], 9, 5, &mut scratch);
+        let s: Vec<(usize, f64)> = b.iter().map(|h| (h.chunk, h.score)).collect();
+        // The mean idf is negative here, so is epsilon: the chunk with more `x` scores lower.
+        assert!(eps < 0.0);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].0, 0);
+        assert!((s[0].1 - 2.0 * eps * term(1.0, 2.0)).abs() < 1e-12);
+        assert!((s[1].1 - 2.0 * eps * term(2.0, 3.0)).abs() < 1e-12);
+        assert_eq!(j.iter().map(|h| h.chunk).collect::<Vec<_>>(), vec![0, 1]);
+        // {x, z} against {x, y}: 1 / 3; {x, z}: 1; {z}: 1 / 2; file 1 is the query's own.
+        let (_, j) = idx.search(&["x", "z", "x"], 1, 5, &mut scratch);
+        let s: Vec<(usize, f64)> = j.iter().map(|h| (h.chunk, h.score)).collect();
+        assert_eq!(s, vec![(2, 0.5), (0, 1.0 / 3.0)]);
+        // The scratch is clean after each search.
+        assert!(scratch.scores.iter().all(|&v| v == 0.0));
+        assert!(scratch.shared.iter().all(|&v| v == 0));
+        let (b, _) = idx.search(&["x"], 9, 1, &mut scratch);
+        assert_eq!(b.len(), 1);
     }
 
     #[test]
