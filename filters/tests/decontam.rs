@@ -26,7 +26,19 @@ fn jaccard(a: &[String], b: &[String]) -> f64 {
     a.intersection(&b).count() as f64 / a.union(&b).count() as f64
 }
 
+/// The rule alone: one shared run is a match (no coverage asked).
+fn one_run() -> DecontamParams {
+    DecontamParams {
+        min_coverage: 0.0,
+        ..DecontamParams::default()
+    }
+}
+
 fn index() -> Index {
+    index_with(&DecontamParams::default())
+}
+
+fn index_with(params: &DecontamParams) -> Index {
     Index::build(
         vec![
             BenchItem {
@@ -40,7 +52,7 @@ fn index() -> Index {
                 tokens: toks("return x * y + 1"),
             },
         ],
-        &DecontamParams::default(),
+        params,
     )
 }
 
@@ -57,15 +69,18 @@ fn copies_match_exactly() {
         check(&idx, &copy),
         Some(("HumanEval/0".into(), MatchKind::Exact, 1.0))
     );
-    // Any 13 consecutive tokens of it inside other code.
+    // Any 13 consecutive tokens of it inside other code, under the one-run rule; at the
+    // default coverage (half of the item's runs) that is no copy of the item.
     let mut inside = toks("class Helper def run self");
     inside.extend_from_slice(&copy[20..33]);
     inside.extend(toks("print done"));
-    assert_eq!(check(&idx, &inside).map(|m| m.1), Some(MatchKind::Exact));
+    assert_eq!(check(&idx, &inside), None);
+    let one = index_with(&one_run());
+    assert_eq!(check(&one, &inside).map(|m| m.1), Some(MatchKind::Exact));
     // 12 shared tokens are not enough.
     let mut twelve = toks("class Helper def run self");
     twelve.extend_from_slice(&copy[20..32]);
-    assert_eq!(check(&idx, &twelve), None);
+    assert_eq!(check(&one, &twelve), None);
 }
 
 #[test]
@@ -131,7 +146,7 @@ fn a_copy_matches_its_own_item_over_one_that_shares_boilerplate_with_it() {
         id: id.into(),
         tokens: t.clone(),
     });
-    let idx = Index::build(items.to_vec(), &DecontamParams::default());
+    let idx = Index::build(items.to_vec(), &one_run());
     // Both items hold the 13-token boilerplate, so a copy of either shares a run with both.
     assert_eq!(toks(boilerplate).len(), 13);
     assert_eq!(
@@ -142,11 +157,15 @@ fn a_copy_matches_its_own_item_over_one_that_shares_boilerplate_with_it() {
         check(&idx, &a),
         Some(("first".into(), MatchKind::Exact, 1.0))
     );
-    // The boilerplate alone is one run of each: a larger share of the shorter first item.
+    // The boilerplate alone is one run of each: a larger share of the shorter first item;
+    // at the default coverage, too small a share of either.
     assert_eq!(
         check(&idx, &toks(boilerplate)),
         Some(("first".into(), MatchKind::Exact, 1.0))
     );
+    let default = Index::build(items.to_vec(), &DecontamParams::default());
+    assert_eq!(check(&default, &toks(boilerplate)), None);
+    assert_eq!(check(&default, &a).map(|m| m.0), Some("first".into()));
 }
 
 #[test]
@@ -196,12 +215,12 @@ fn a_run_shared_by_more_items_than_the_limit_is_boilerplate() {
     let function = toks(&format!(
         "func TestOther t testing T tests := mine {idiom} other tt"
     ));
-    let default = items(&DecontamParams::default());
+    let default = items(&one_run());
     assert_eq!(DecontamParams::default().max_run_items, 3);
     assert_eq!(check(&default, &function), None);
     let every = items(&DecontamParams {
         max_run_items: 0,
-        ..DecontamParams::default()
+        ..one_run()
     });
     assert_eq!(
         check(&every, &function).map(|(_, kind, _)| kind),

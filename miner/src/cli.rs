@@ -355,8 +355,8 @@ struct DecontamArgs {
     /// (0: every run counts).
     #[arg(long, value_name = "N", default_value_t = codemine_filters::decontam::DEFAULT_MAX_RUN_ITEMS as u64)]
     decontaminate_max_run_items: u64,
-    /// The least share (0 to 1) of a benchmark item's runs that a function must contain
-    /// for an exact match (0: any one shared run).
+    /// The least share (0 to 1) of a benchmark item's 13-token runs that a function must
+    /// share for an exact match (0: any one shared run, GPT-3's rule).
     #[arg(long, value_name = "F", default_value_t = codemine_filters::decontam::DEFAULT_MIN_COVERAGE)]
     decontaminate_min_coverage: f64,
 }
