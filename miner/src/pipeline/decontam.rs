@@ -43,6 +43,10 @@ pub struct Settings {
     pub benchmarks: Vec<BenchmarkInfo>,
     pub ngram: usize,
     pub threshold: f64,
+    #[serde(default)]
+    pub max_run_items: usize,
+    #[serde(default)]
+    pub min_coverage: f64,
 }
 
 /// The index of every benchmark of a run, built once before mining.
@@ -90,6 +94,8 @@ impl Decontaminator {
                 benchmarks: infos,
                 ngram: params.ngram,
                 threshold: params.threshold,
+                max_run_items: params.max_run_items,
+                min_coverage: params.min_coverage,
             },
             digest: h.digest128(),
         }
