@@ -21,7 +21,18 @@ fn every_table_is_a_config_that_datasets_loads() {
     let out = mine_into(
         &r.path,
         tmp.path(),
-        &["--emit", "completion", "--explain", "--preset", "csn"],
+        &[
+            "--emit",
+            "completion",
+            "--emit",
+            "repo-completion",
+            "--completion-snapshot",
+            "--repo-completion-min-prefix",
+            "0",
+            "--explain",
+            "--preset",
+            "csn",
+        ],
     );
     let got = python_json(
         r#"
@@ -57,6 +68,8 @@ print(json.dumps({"loaded": res, "paths": paths}))
             "callgraph_edges",
             "callgraph_nodes",
             "completion_line",
+            "completion_repo",
+            "completion_snapshot",
             "completion_token",
             "csn",
             "dropped",
@@ -87,6 +100,16 @@ print(json.dumps({"loaded": res, "paths": paths}))
     );
     assert_eq!(rows("repositories", "train"), 1);
     assert_eq!(rows("completion_token", split), 2);
+    // Both files in the snapshot; the repository-level rows as the step counted them.
+    assert_eq!(rows("completion_snapshot", split), 2);
+    let repo_rows: u64 = s["stages"]["repo_completion"]["rows"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(repo_rows > 0);
+    assert_eq!(rows("completion_repo", split), repo_rows);
     let paths = got["paths"].as_object().unwrap();
     assert_eq!(
         paths[&format!("completion/line-{split}-*.parquet")].as_u64(),

@@ -645,3 +645,84 @@ fn parquet_tables_and_json_objects_are_benchmarks() {
         .collect();
     assert_eq!(results, [("close", true), ("never", false)]);
 }
+
+/// A C function with both branches of an `#if`, and a benchmark that holds it as one
+/// branch compiles it (YABLoCo's items are clang's view of the preprocessed file).
+const TZ_C: &str = r#"#include <sys/time.h>
+
+long zone_offset_seconds(int base, int scale, int flags) {
+#if defined(__linux__) || defined(__sun)
+    return timezone;
+#else
+    struct timezone tz;
+    gettimeofday(NULL, &tz);
+    long minutes = tz.tz_minuteswest;
+    return minutes * 60L + tz.tz_dsttime * 3600L;
+#endif
+}
+
+int unrelated(int a, int b) {
+    return a * b;
+}
+"#;
+
+const TZ_ITEM: &str = "long zone_offset_seconds(int base, int scale, int flags) {\n    struct timezone tz;\n    gettimeofday(NULL, &tz);\n    long minutes = tz.tz_minuteswest;\n    return minutes * 60L + tz.tz_dsttime * 3600L;\n}\n";
+
+#[test]
+fn a_c_function_is_found_under_the_branch_a_benchmark_compiled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bench = tmp.path().join("bench.jsonl");
+    fs::write(
+        &bench,
+        format!(
+            "{}\n",
+            json!({"task_id": "tz", "code": TZ_ITEM, "language": "c"})
+        ),
+    )
+    .unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("repo"));
+    r.write("src/tz.c", TZ_C);
+    r.commit("tz");
+    // The source holds both branches: of the item's 13-token runs only the few inside the
+    // `#else` branch are in the source unbroken (a third of them, under the default
+    // coverage of half), but that branch is the item.
+    let out = mine_into(
+        &r.path,
+        tmp.path(),
+        &["--no-history", "--decontaminate", bench.to_str().unwrap()],
+    );
+    let graph = read_graph(&out);
+    let nodes = graph["nodes"].as_array().unwrap();
+    assert_eq!(
+        node(nodes, "zone_offset_seconds")["contaminated_by"],
+        "bench:tz"
+    );
+    assert_eq!(node(nodes, "unrelated")["contaminated_by"], Value::Null);
+    // The other direction, against the dataset mined without decontamination.
+    let plain = tmp.path().join("plain");
+    let res = codemine(
+        &[
+            "mine",
+            "--repo",
+            r.path.to_str().unwrap(),
+            "--out",
+            plain.to_str().unwrap(),
+            "--no-history",
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_success(&res);
+    let res = codemine(
+        &[
+            "contamination",
+            bench.to_str().unwrap(),
+            "--against",
+            plain.to_str().unwrap(),
+            "--json",
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_success(&res);
+    let report: Value = serde_json::from_slice(&res.stdout).unwrap();
+    assert_eq!(report["benchmarks"][0]["items_found"], 1, "{report}");
+}

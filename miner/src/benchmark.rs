@@ -232,6 +232,98 @@ fn is_comment(lang: Lang, t: &str) -> bool {
     }
 }
 
+/// The most variants [`preprocessor_variants`] makes of one function.
+pub const MAX_VARIANTS: usize = 4;
+
+/// The texts a C or C++ function compiles to under its conditional directives, as a
+/// benchmark built from preprocessed code (YABLoCo's, through clang) holds it: variant `j`
+/// keeps branch `j` of every `#if`/`#ifdef`/`#ifndef` group (`#elif`, `#else` counting
+/// on; a group with fewer branches keeps none of them past its last, or nothing when it has
+/// no `#else`), nested groups alike, the directive lines left out. Empty when the code has
+/// no conditional directive; at most [`MAX_VARIANTS`].
+pub fn preprocessor_variants(code: &str) -> Vec<String> {
+    let directive = |l: &str| {
+        let t = l.trim_start();
+        let t = t.strip_prefix('#').map(str::trim_start)?;
+        ["ifdef", "ifndef", "if", "elif", "else", "endif"]
+            .into_iter()
+            .find(|d| {
+                t.starts_with(d)
+                    && !t[d.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
+    };
+    let lines: Vec<&str> = code.split_inclusive('\n').collect();
+    let mut branches = 1;
+    let mut any = false;
+    // Per open group: the branch the line is in.
+    let mut stack: Vec<usize> = Vec::new();
+    for l in &lines {
+        match directive(l) {
+            Some("if" | "ifdef" | "ifndef") => {
+                any = true;
+                stack.push(0);
+            }
+            Some("elif" | "else") => {
+                if let Some(b) = stack.last_mut() {
+                    *b += 1;
+                    branches = branches.max(*b + 1);
+                }
+            }
+            Some(_) => {
+                stack.pop();
+            }
+            None => {}
+        }
+    }
+    if !any {
+        return Vec::new();
+    }
+    (0..branches.clamp(2, MAX_VARIANTS))
+        .map(|j| {
+            let mut stack: Vec<usize> = Vec::new();
+            let mut out = String::with_capacity(code.len());
+            for l in &lines {
+                match directive(l) {
+                    Some("if" | "ifdef" | "ifndef") => stack.push(0),
+                    Some("elif" | "else") => {
+                        if let Some(b) = stack.last_mut() {
+                            *b += 1;
+                        }
+                    }
+                    Some(_) => {
+                        stack.pop();
+                    }
+                    None if stack.iter().all(|&b| b == j) => out.push_str(l),
+                    None => {}
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Checks a mined function against the benchmarks' index: its tokens, then, for C and C++
+/// code with conditional directives, the tokens of each of its [`preprocessor_variants`].
+pub fn check_function<'a>(
+    index: &codemine_filters::decontam::Index,
+    ex: &mut Extractor,
+    lang: Lang,
+    code: &str,
+    tokens: impl Iterator<Item = &'a str>,
+) -> Option<codemine_filters::decontam::Match> {
+    let own = match_tokens(Some(lang), tokens);
+    if let Some(m) = index.check(&own) {
+        return Some(m);
+    }
+    if !matches!(lang, Lang::C | Lang::Cpp) {
+        return None;
+    }
+    preprocessor_variants(code).into_iter().find_map(|v| {
+        let toks = code_tokens(ex, lang, &v).ok()?;
+        index.check(&match_tokens(Some(lang), toks.iter().map(String::as_str)))
+    })
+}
+
 /// The parser tokens of a code snippet: its outermost functions' (docstrings left out),
 /// else every leaf of the snippet.
 pub fn code_tokens(
@@ -539,6 +631,31 @@ fn value_at(col: &ArrayRef, row: usize) -> Value {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn preprocessor_variants_keep_one_branch_of_every_group() {
+        let code = "long tz(void) {\n#if defined(__linux__)\n    return timezone;\n#else\n    struct timezone t;\n    return t.m;\n#endif\n}\n";
+        assert_eq!(
+            preprocessor_variants(code),
+            vec![
+                "long tz(void) {\n    return timezone;\n}\n".to_string(),
+                "long tz(void) {\n    struct timezone t;\n    return t.m;\n}\n".to_string(),
+            ]
+        );
+        // A group without `#else`: with and without its lines; `#elif` is a branch.
+        let code = "f() {\n  a();\n  #ifdef X\n  b();\n  #endif\n#if A\n  c();\n#elif B\n  d();\n#else\n  e();\n#endif\n}\n";
+        assert_eq!(
+            preprocessor_variants(code),
+            vec![
+                "f() {\n  a();\n  b();\n  c();\n}\n".to_string(),
+                "f() {\n  a();\n  d();\n}\n".to_string(),
+                "f() {\n  a();\n  e();\n}\n".to_string(),
+            ]
+        );
+        assert!(preprocessor_variants("f() {\n#define X 1\n  return X;\n}\n").is_empty());
+        // `#iffy` is no directive.
+        assert!(preprocessor_variants("f() {\n#iffy\n}\n").is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -18,7 +18,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::benchmark::{code_tokens, match_tokens};
+use crate::benchmark::{check_function, code_tokens};
 use crate::extract::Extractor;
 use crate::lang::Lang;
 use crate::pipeline::decontam::Decontaminator;
@@ -210,8 +210,8 @@ pub fn run(d: &Decontaminator, out: &Path) -> Result<Report, Error> {
         .map_init(Extractor::default, |ex, (id, lang, code)| {
             let lang = Lang::from_name(lang)?;
             let toks = code_tokens(ex, lang, code).ok()?;
-            let toks = match_tokens(Some(lang), toks.iter().map(String::as_str));
-            d.index().check(&toks).map(|m| (*id, m))
+            let toks = toks.iter().map(String::as_str);
+            check_function(d.index(), ex, lang, code, toks).map(|m| (*id, m))
         })
         .flatten()
         .collect();

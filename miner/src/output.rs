@@ -182,7 +182,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     config("callgraph_edges", &one("callgraph", "edges"));
     config("repositories", &one("repositories", "data"));
     config("dropped", &one("dropped", "dropped"));
-    for level in ["token", "line"] {
+    for level in ["token", "line", "repo", "snapshot"] {
         let files: Vec<(&str, String)> = ["train", "valid", "test"]
             .into_iter()
             .filter(|s| has("completion", &format!("{level}-{s}-")))

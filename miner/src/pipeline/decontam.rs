@@ -22,7 +22,7 @@ use codemine_schemas::callgraph::NodeRow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::benchmark::{match_tokens, Benchmark};
+use crate::benchmark::{check_function, Benchmark};
 use crate::resolve::SourceUnit;
 use crate::stats::RepoStats;
 
@@ -145,10 +145,11 @@ pub fn step(
         .collect();
     let found: Vec<_> = functions
         .par_iter()
-        .filter_map(|&(k, lang, f)| {
-            let tokens = match_tokens(Some(lang), f.code_tokens.iter());
-            d.index.check(&tokens).map(|m| (k, m))
+        .map_init(crate::extract::Extractor::default, |ex, &(k, lang, f)| {
+            let tokens = f.code_tokens.iter();
+            check_function(&d.index, ex, lang, &f.code, tokens).map(|m| (k, m))
         })
+        .flatten()
         .collect();
     let mut out = RepoDecontam {
         checked: functions.len() as u64,

@@ -72,11 +72,14 @@ pub struct Hit {
     pub score: f64,
 }
 
+/// A term's idf and its (chunk, term frequency) list, chunks ascending.
+type Posting = (f64, Vec<(u32, u32)>);
+
 /// The inverted index of a repository's chunks.
 pub struct Index {
     pub chunks: Vec<Chunk>,
-    /// Term to its idf and its (chunk, term frequency) list, chunks ascending.
-    postings: HashMap<Box<str>, (f64, Vec<(u32, u32)>)>,
+    /// Term to its [`Posting`].
+    postings: HashMap<Box<str>, Posting>,
     /// Per chunk: BM25's length normalisation `k1 (1 - b + b dl / avgdl)`, and its
     /// distinct-token count.
     norm: Vec<f64>,
@@ -105,7 +108,7 @@ impl Index {
     /// Indexes the chunks (in the order given: callers pass files by path) with their
     /// texts.
     pub fn new<'a>(chunks: impl IntoIterator<Item = (Chunk, &'a str)>) -> Self {
-        let mut postings: HashMap<Box<str>, (f64, Vec<(u32, u32)>)> = HashMap::new();
+        let mut postings: HashMap<Box<str>, Posting> = HashMap::new();
         let mut all = Vec::new();
         let mut len = Vec::new();
         let mut distinct = Vec::new();
