@@ -4,8 +4,9 @@
 //!
 //! - exact: the function and the item share runs of `ngram` consecutive tokens (13 by
 //!   default, as BigCode and GPT-3 decontaminate), at least `min_coverage` of the item's
-//!   distinct runs (half by default: the function holds most of the item, not one idiom
-//!   that unrelated code shares with it; 0 makes one shared run a match, GPT-3's rule);
+//!   distinct runs (a fifth by default: a copy, even with renamed variables, keeps most of
+//!   its runs, an idiom that unrelated code shares with an item is one or two of dozens;
+//!   0 makes one shared run a match, GPT-3's rule);
 //!   items shorter than that match when the function contains all of them in a row;
 //! - near: MinHash LSH with the dedup parameters finds candidate items, kept when the exact
 //!   Jaccard of the shingle sets is at least the threshold.
@@ -57,7 +58,7 @@ pub struct DecontamParams {
 pub const DEFAULT_MAX_RUN_ITEMS: usize = 3;
 
 /// The default [`DecontamParams::min_coverage`].
-pub const DEFAULT_MIN_COVERAGE: f64 = 0.5;
+pub const DEFAULT_MIN_COVERAGE: f64 = 0.2;
 
 impl Default for DecontamParams {
     fn default() -> Self {
