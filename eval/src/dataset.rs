@@ -594,6 +594,20 @@ pub struct Predictions {
     pub lines: Vec<usize>,
 }
 
+/// The id of a predictions file's JSON line: a string, or an integer written as one.
+fn json_id(v: &serde_json::Value, id_field: &str, path: &Path, n: usize) -> Result<String, Error> {
+    match v.get(id_field) {
+        Some(serde_json::Value::String(s)) => Ok(s.clone()),
+        Some(serde_json::Value::Number(x)) => Ok(x.to_string()),
+        Some(other) => Err(pred_err(
+            path,
+            n,
+            format!("`{id_field}` is {other}, not a string or an integer"),
+        )),
+        None => Err(pred_err(path, n, format!("no `{id_field}` field"))),
+    }
+}
+
 fn pred_err(path: &Path, line: usize, message: impl Into<String>) -> Error {
     Error::Predictions {
         path: path.to_path_buf(),
@@ -684,18 +698,7 @@ pub fn read_predictions(
                 }
                 let v: serde_json::Value = serde_json::from_str(&line)
                     .map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
-                let id = match v.get(id_field) {
-                    Some(serde_json::Value::String(s)) => s.clone(),
-                    Some(serde_json::Value::Number(x)) => x.to_string(),
-                    Some(other) => {
-                        return Err(pred_err(
-                            path,
-                            n,
-                            format!("`{id_field}` is {other}, not a string or an integer"),
-                        ))
-                    }
-                    None => return Err(pred_err(path, n, format!("no `{id_field}` field"))),
-                };
+                let id = json_id(&v, id_field, path, n)?;
                 let text = match v.get(text_field) {
                     Some(serde_json::Value::String(s)) => s.clone(),
                     Some(other) => {
@@ -922,18 +925,7 @@ pub fn read_retrieved(
                 }
                 let v: serde_json::Value = serde_json::from_str(&line)
                     .map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
-                let id = match v.get(id_field) {
-                    Some(serde_json::Value::String(s)) => s.clone(),
-                    Some(serde_json::Value::Number(x)) => x.to_string(),
-                    Some(other) => {
-                        return Err(pred_err(
-                            path,
-                            n,
-                            format!("`{id_field}` is {other}, not a string or an integer"),
-                        ))
-                    }
-                    None => return Err(pred_err(path, n, format!("no `{id_field}` field"))),
-                };
+                let id = json_id(&v, id_field, path, n)?;
                 let items = match v.get(field) {
                     Some(serde_json::Value::Array(a)) => a,
                     Some(other) => {
