@@ -142,6 +142,18 @@ function run($a)
 }
 "#;
 
+const UTIL_CPP: &str = "#include \"util.hpp\"\n\nint Calc::twice(int x) {\n    return x * 2;\n}\n";
+const UTIL_HPP: &str = "class Calc {\npublic:\n    static int twice(int x);\n};\n";
+const MAIN_CPP: &str = r#"#include <cstdio>
+#include "util.hpp"
+
+int run(int a) {
+    int b = Calc::twice(a);
+    std::printf("%d\n", b);
+    return Calc::twice(b);
+}
+"#;
+
 /// Every candidate line becomes an example: no prefix minimum, many lines per file.
 const ALL: &[&str] = &[
     "--emit",
@@ -505,6 +517,32 @@ fn php_lines_get_their_kind_and_gold_context() {
             "return Util::twice($b) + $c;",
             vec![twice],
         ),
+    );
+    check(&rows, &want);
+}
+
+#[test]
+fn cpp_lines_get_their_kind_and_gold_context() {
+    let files = [
+        ("util.cpp", UTIL_CPP),
+        ("util.hpp", UTIL_HPP),
+        ("main.cpp", MAIN_CPP),
+    ];
+    let (rows, _) = rows(&files, &[]);
+    let twice = ("util.cpp", "Calc::twice", 3, 5);
+    let mut want: Want = BTreeMap::new();
+    want.insert(("util.cpp", 4), ("in_file", "return x * 2;", vec![]));
+    want.insert(
+        ("main.cpp", 5),
+        ("cross_file_first", "int b = Calc::twice(a);", vec![twice]),
+    );
+    want.insert(
+        ("main.cpp", 6),
+        ("stdlib", "std::printf(\"%d\\n\", b);", vec![]),
+    );
+    want.insert(
+        ("main.cpp", 7),
+        ("cross_file_random", "return Calc::twice(b);", vec![twice]),
     );
     check(&rows, &want);
 }
