@@ -78,8 +78,9 @@ type Posting = (f64, Vec<(u32, u32)>);
 /// The inverted index of a repository's chunks.
 pub struct Index {
     pub chunks: Vec<Chunk>,
-    /// Term to its [`Posting`].
-    postings: HashMap<Box<str>, Posting>,
+    /// Term to its number, and each term's [`Posting`].
+    ids: HashMap<Box<str>, u32>,
+    postings: Vec<Posting>,
     /// Per chunk: BM25's length normalisation `k1 (1 - b + b dl / avgdl)`, and its
     /// distinct-token count.
     norm: Vec<f64>,
@@ -108,28 +109,43 @@ impl Index {
     /// Indexes the chunks (in the order given: callers pass files by path) with their
     /// texts.
     pub fn new<'a>(chunks: impl IntoIterator<Item = (Chunk, &'a str)>) -> Self {
-        let mut postings: HashMap<Box<str>, Posting> = HashMap::new();
+        // Terms are numbered in order of first appearance (chunk by chunk, word by word), the
+        // order of rank_bm25's document-frequency dict: the idf sum below adds in that order,
+        // so the scores do not depend on a hash map's iteration order.
+        let mut ids: HashMap<Box<str>, u32> = HashMap::new();
+        let mut postings: Vec<Posting> = Vec::new();
         let mut all = Vec::new();
         let mut len = Vec::new();
         let mut distinct = Vec::new();
         let mut tf: HashMap<&str, u32> = HashMap::new();
+        let mut order: Vec<&str> = Vec::new();
         for (i, (chunk, text)) in chunks.into_iter().enumerate() {
             tf.clear();
+            order.clear();
             let mut n = 0u32;
             for w in words(text) {
-                *tf.entry(w).or_default() += 1;
+                let c = tf.entry(w).or_default();
+                if *c == 0 {
+                    order.push(w);
+                }
+                *c += 1;
                 n += 1;
             }
-            for (w, &c) in &tf {
-                match postings.get_mut(*w) {
-                    Some(p) => p.1.push((i as u32, c)),
+            for w in &order {
+                let c = tf.get(w).copied().unwrap_or_default();
+                let id = match ids.get(*w) {
+                    Some(&id) => id,
                     None => {
-                        postings.insert(Box::from(*w), (0.0, vec![(i as u32, c)]));
+                        let id = postings.len() as u32;
+                        ids.insert(Box::from(*w), id);
+                        postings.push((0.0, Vec::new()));
+                        id
                     }
-                }
+                };
+                postings[id as usize].1.push((i as u32, c));
             }
             len.push(n);
-            distinct.push(tf.len() as u32);
+            distinct.push(order.len() as u32);
             all.push(chunk);
         }
         let size = all.len() as f64;
@@ -138,7 +154,7 @@ impl Index {
         // rank_bm25's _calc_idf, in its order of operations.
         let mut idf_sum = 0.0;
         let mut negative = false;
-        for (idf, p) in postings.values_mut() {
+        for (idf, p) in &mut postings {
             let freq = p.len() as f64;
             *idf = (size - freq + 0.5).ln() - (freq + 0.5).ln();
             idf_sum += *idf;
@@ -146,7 +162,7 @@ impl Index {
         }
         if negative {
             let eps = EPSILON * (idf_sum / postings.len() as f64);
-            for (idf, _) in postings.values_mut() {
+            for (idf, _) in &mut postings {
                 if *idf < 0.0 {
                     *idf = eps;
                 }
@@ -158,6 +174,7 @@ impl Index {
             .collect();
         Self {
             chunks: all,
+            ids,
             postings,
             norm,
             distinct,
@@ -196,7 +213,11 @@ impl Index {
             touched,
         } = scratch;
         for (q, m) in &terms {
-            let Some((idf, p)) = self.postings.get(*q) else {
+            let Some((idf, p)) = self
+                .ids
+                .get(*q)
+                .and_then(|&i| self.postings.get(i as usize))
+            else {
                 continue;
             };
             for &(c, f) in p {
