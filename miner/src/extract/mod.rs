@@ -175,6 +175,31 @@ pub trait LanguageSpec: Send + Sync {
     /// Functions are scopes of their own name without saying so here.
     fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String>;
 
+    /// The node kinds for which [`LanguageSpec::function`] can return a function; `None`
+    /// (the default) for any kind. The walks call the hook for these kinds only: a lookup by
+    /// kind id is far cheaper than the hook's own match on the kind's name at every node.
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
+    /// The node kinds for which [`LanguageSpec::scope`] can return a scope; `None` (the
+    /// default) for any kind.
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
+    /// The node kinds for which [`LanguageSpec::file_item`] can record something; `None`
+    /// (the default) for any kind.
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
+    /// The node kinds for which [`LanguageSpec::visit`] can record a call or a local;
+    /// `None` (the default) for any kind.
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Whether a function can be found below `node`; the walk skips the subtrees where
     /// none can (expressions, say), which is most of a syntax tree.
     fn may_contain_functions(&self, _node: Node, _src: &str) -> bool {
@@ -623,6 +648,73 @@ fn join_scopes(scopes: &[(usize, String)], sep: &str) -> String {
     out
 }
 
+/// What the walks need to know of a node kind, read from the spec once per kind and file.
+mod flag {
+    pub const KNOWN: u8 = 1;
+    pub const ATOMIC: u8 = 2;
+    pub const HIDDEN: u8 = 4;
+    pub const FUNCTION: u8 = 8;
+    pub const SCOPE: u8 = 16;
+    pub const FILE_ITEM: u8 = 32;
+    pub const VISIT: u8 = 64;
+}
+
+/// [`flag`]s by kind id, filled in as kinds are met.
+struct KindFlags<'s> {
+    spec: &'s dyn LanguageSpec,
+    grammar: &'static grammar::Grammar,
+    /// By kind id; the last entry is `ERROR`'s (`u16::MAX`). 0: not read yet.
+    flags: Vec<u8>,
+}
+
+impl<'s> KindFlags<'s> {
+    fn new(spec: &'s dyn LanguageSpec, grammar: &'static grammar::Grammar) -> Self {
+        KindFlags {
+            spec,
+            grammar,
+            flags: vec![0; grammar.kind_count() + 1],
+        }
+    }
+
+    #[inline]
+    fn get(&mut self, id: u16) -> u8 {
+        let i = if id == u16::MAX {
+            self.flags.len() - 1
+        } else {
+            usize::from(id)
+        };
+        match self.flags.get(i) {
+            Some(&f) if f != 0 => f,
+            Some(_) => {
+                let f = self.read(id);
+                self.flags[i] = f;
+                f
+            }
+            None => self.read(id),
+        }
+    }
+
+    fn read(&self, id: u16) -> u8 {
+        let name = self.grammar.name(id);
+        let listed = |kinds: Option<&[&str]>| kinds.is_none_or(|k| k.contains(&name));
+        let spec = self.spec;
+        let mut f = flag::KNOWN;
+        for (yes, bit) in [
+            (spec.atomic_token(name), flag::ATOMIC),
+            (spec.hidden_leaf(name), flag::HIDDEN),
+            (listed(spec.function_kinds()), flag::FUNCTION),
+            (listed(spec.scope_kinds()), flag::SCOPE),
+            (listed(spec.file_item_kinds()), flag::FILE_ITEM),
+            (listed(spec.visit_kinds()), flag::VISIT),
+        ] {
+            if yes {
+                f |= bit;
+            }
+        }
+        f
+    }
+}
+
 /// Walks the tree once, without recursion, keeping a stack of enclosing scope names and
 /// of ancestor nodes. A function inside an ERROR node, or with an error inside it, is
 /// dropped: in a tree, those are the only ways a function can overlap an error.
@@ -635,14 +727,26 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
     let mut ancestors: Vec<Node> = Vec::new();
     let mut in_error = 0usize; // ERROR ancestors of the current node
     let mut cursor = tree.walk();
+    // One cursor for every function's own walk: a new one allocates its stack each time.
+    let mut function_cursor = tree.walk();
+    let mut kinds = KindFlags::new(spec, grammar::of(tree.root_node()));
     'walk: loop {
         let node = cursor.node();
         let depth = ancestors.len();
-        if in_error == 0 {
+        let id = node.kind_id();
+        let flags = kinds.get(id);
+        // `Node::is_error`, without asking tree-sitter again.
+        let is_error = id == u16::MAX;
+        if in_error == 0 && flags & flag::FILE_ITEM != 0 {
             let scope = || join_scopes(&scopes, spec.separator());
             spec.file_item(node, &scope, src, &mut out.info);
         }
-        if let Some((kind, name)) = spec.function(node, &ancestors, src) {
+        let function = if flags & flag::FUNCTION != 0 {
+            spec.function(node, &ancestors, src)
+        } else {
+            None
+        };
+        if let Some((kind, name)) = function {
             // An error that does not touch the name or parameters (in C, mostly a macro that
             // tree-sitter cannot parse, such as `va_arg(ap, char *)` or `LUA_API void f()`)
             // leaves the name and span reliable: the function is kept and flagged. Inside an
@@ -671,19 +775,23 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                         scope,
                     },
                     src,
+                    &mut function_cursor,
+                    &mut kinds,
                 );
                 f.syntax_error = body_only;
                 out.functions.push(f);
             }
             scopes.push((depth, name));
-        } else if let Some(scope) = spec.scope(node, &ancestors, src) {
-            scopes.push((depth, scope));
+        } else if flags & flag::SCOPE != 0 {
+            if let Some(scope) = spec.scope(node, &ancestors, src) {
+                scopes.push((depth, scope));
+            }
         }
-        let descend = node.is_error()
+        let descend = is_error
             || (out.has_errors && node.has_error())
             || spec.may_contain_functions(node, src);
         if descend && cursor.goto_first_child() {
-            in_error += usize::from(node.is_error());
+            in_error += usize::from(is_error);
             ancestors.push(node);
             continue;
         }
@@ -699,20 +807,27 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                 break 'walk;
             }
             if let Some(parent) = ancestors.pop() {
-                in_error -= usize::from(parent.is_error());
+                in_error -= usize::from(parent.kind_id() == u16::MAX);
             }
         }
     }
     out
 }
 
-fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
+fn build<'t>(
+    spec: &dyn LanguageSpec,
+    f: Found<'t>,
+    src: &str,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    kinds: &mut KindFlags,
+) -> Function {
     let node = f.node;
     let range = node.byte_range();
     let doc = spec.docstring(node, src);
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
-    let walked = walk_function(spec, node, src, skip);
+    cursor.reset(node);
+    let walked = walk_function(spec, cursor, src, skip, kinds);
     Function {
         name: f.name,
         qualified_name: f.qualified_name,
@@ -743,13 +858,19 @@ struct Walked {
 /// `tokenize_code`, string literals as single tokens, the `skip` node, the docstring, left
 /// out), the call sites and the typed local declarations. Calls and locals inside a nested
 /// function that is extracted on its own are left to that function.
-fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<usize>) -> Walked {
+fn walk_function<'t>(
+    spec: &dyn LanguageSpec,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    src: &str,
+    skip: Option<usize>,
+    kinds: &mut KindFlags,
+) -> Walked {
+    let node = cursor.node();
     // Token text is at most the function's text; the spare room is given back at the end.
     let mut out = Walked {
         tokens: Tokens::with_capacity(node.byte_range().len()),
         ..Default::default()
     };
-    let mut cursor = node.walk();
     // Depth (in the cursor's descent) of the nested function being passed, if any.
     let mut depth = 0usize;
     let mut nested_at: Option<usize> = None;
@@ -757,26 +878,32 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     // The nodes above the cursor, from the function down: `function` gets them as its
     // ancestors (cheaper than `Node::parent`, which descends from the root every time).
     let mut parents: Vec<Node> = Vec::new();
-    let g = grammar::of(node);
+    let g = kinds.grammar;
     'walk: loop {
         let n = cursor.node();
-        let kind = g.kind(n);
-        let atomic = n.child_count() == 0 || spec.atomic_token(kind);
+        let id = n.kind_id();
+        let flags = kinds.get(id);
+        let atomic = flags & flag::ATOMIC != 0 || n.child_count() == 0;
         let skipped = Some(n.id()) == skip;
-        if !skipped && atomic && !spec.hidden_leaf(kind) {
+        if !skipped && atomic && flags & flag::HIDDEN == 0 {
             let text = &src[n.byte_range()];
             if !text.is_empty() {
                 out.tokens.push(text);
             }
         }
         if nested_at.is_none() && !skipped {
-            if depth > 0 && nested && spec.function(n, &parents, src).is_some() {
+            if depth > 0
+                && nested
+                && flags & flag::FUNCTION != 0
+                && spec.function(n, &parents, src).is_some()
+            {
                 nested_at = Some(depth);
-            } else if n.is_named() {
+            } else if flags & flag::VISIT != 0 && n.is_named() {
                 let place = Place {
                     parent: parents.last().map(|p| g.kind(*p)),
-                    cursor: &cursor,
+                    cursor: &*cursor,
                 };
+                let kind = g.name(id);
                 spec.visit(n, kind, src, place, &mut out.calls, &mut out.locals);
             }
         }

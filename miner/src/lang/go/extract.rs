@@ -172,6 +172,35 @@ impl LanguageSpec for Go {
         }
     }
 
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&["function_declaration", "method_declaration"])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[])
+    }
+
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "package_clause",
+            "import_declaration",
+            "var_declaration",
+            "type_declaration",
+        ])
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "call_expression",
+            "function_declaration",
+            "method_declaration",
+            "range_clause",
+            "parameter_declaration",
+            "var_spec",
+            "short_var_declaration",
+        ])
+    }
+
     fn scope(&self, _node: Node, _ancestors: &[Node], _src: &str) -> Option<String> {
         None
     }

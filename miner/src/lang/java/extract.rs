@@ -64,6 +64,50 @@ impl LanguageSpec for Java {
         ))
     }
 
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "method_declaration",
+            "constructor_declaration",
+            "compact_constructor_declaration",
+        ])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "annotation_type_declaration",
+            "enum_constant",
+            "class_body",
+        ])
+    }
+
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "package_declaration",
+            "import_declaration",
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "object_creation_expression",
+        ])
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "method_invocation",
+            "object_creation_expression",
+            "explicit_constructor_invocation",
+            "formal_parameter",
+            "catch_formal_parameter",
+            "enhanced_for_statement",
+            "local_variable_declaration",
+        ])
+    }
+
     fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String> {
         match node.kind_str() {
             "class_declaration"

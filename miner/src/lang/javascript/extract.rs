@@ -75,6 +75,46 @@ fn key_name(key: Node, src: &str) -> String {
     }
 }
 
+/// The kinds [`function`] can return a function for.
+pub(crate) const FUNCTION_KINDS: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+];
+
+/// The kinds [`scope`] can return a scope for.
+pub(crate) const SCOPE_KINDS: &[&str] = &[
+    "class_declaration",
+    "abstract_class_declaration",
+    "class",
+    "internal_module",
+    "module",
+    "object",
+];
+
+/// The kinds [`file_item`] can record something for.
+pub(crate) const FILE_ITEM_KINDS: &[&str] = &[
+    "import_statement",
+    "export_statement",
+    "variable_declarator",
+    "assignment_expression",
+    "class_declaration",
+    "abstract_class_declaration",
+    "class",
+];
+
+/// The kinds [`call`] and [`locals`] can record something for.
+pub(crate) const VISIT_KINDS: &[&str] = &[
+    "call_expression",
+    "new_expression",
+    "variable_declarator",
+    "required_parameter",
+    "optional_parameter",
+];
+
 pub(crate) fn function(
     node: Node,
     ancestors: &[Node],
@@ -940,6 +980,18 @@ macro_rules! ecma_spec {
                 src: &str,
             ) -> Option<String> {
                 $crate::lang::javascript::extract::scope(node, ancestors, src)
+            }
+            fn function_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::FUNCTION_KINDS)
+            }
+            fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::SCOPE_KINDS)
+            }
+            fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::FILE_ITEM_KINDS)
+            }
+            fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::VISIT_KINDS)
             }
             fn may_contain_functions(&self, node: tree_sitter::Node, src: &str) -> bool {
                 $crate::lang::javascript::extract::may_contain_functions(node, src)

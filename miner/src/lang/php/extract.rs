@@ -155,6 +155,47 @@ impl LanguageSpec for Php {
         Some((kind, name))
     }
 
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&["method_declaration", "function_definition"])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "class_declaration",
+            "interface_declaration",
+            "trait_declaration",
+            "enum_declaration",
+            "anonymous_class",
+        ])
+    }
+
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "namespace_definition",
+            "namespace_use_declaration",
+            "class_declaration",
+            "interface_declaration",
+            "trait_declaration",
+            "enum_declaration",
+            "anonymous_class",
+        ])
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "function_call_expression",
+            "member_call_expression",
+            "nullsafe_member_call_expression",
+            "scoped_call_expression",
+            "object_creation_expression",
+            "catch_clause",
+            "simple_parameter",
+            "variadic_parameter",
+            "property_promotion_parameter",
+            "assignment_expression",
+        ])
+    }
+
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
         let k = kinds();
         let id = node.kind_id();
