@@ -194,11 +194,14 @@ fn class_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
 /// `=>` in its text, so a subtree without either holds none (a byte scan is far cheaper
 /// than walking the subtree). Declarations and assignments are entered anyway, for the
 /// exports and classes [`file_item`] records (`module.exports = f`, `class A extends B {}`).
+/// Either way, a subtree is entered only if its text has a word that something found
+/// below needs (see [`may_hold_item`]): most statements of a body are plain calls.
 pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
     if node.child_count() == 0 {
         return false;
     }
-    if matches!(
+    let text = &src[node.byte_range()];
+    let entered = matches!(
         node.kind_str(),
         "expression_statement"
             | "assignment_expression"
@@ -208,11 +211,19 @@ pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
             | "class_declaration"
             | "abstract_class_declaration"
             | "class"
-    ) {
-        return true;
-    }
-    let text = &src[node.byte_range()];
-    text.as_bytes().contains(&b'(') || text.contains("=>")
+    );
+    (entered || text.as_bytes().contains(&b'(') || text.contains("=>")) && may_hold_item(text)
+}
+
+/// Whether `text` (a subtree without syntax errors) can hold anything that [`function`],
+/// [`scope`] or [`file_item`] acts on: a function needs `function` or `=>`, a method its
+/// body's `{`; an import `import` or `require`; an export `export` (`exports` too); a class
+/// `class`. Scopes matter only for the functions and classes inside them.
+fn may_hold_item(text: &str) -> bool {
+    text.as_bytes().contains(&b'{')
+        || ["function", "=>", "require", "export", "class", "import"]
+            .iter()
+            .any(|k| text.contains(k))
 }
 
 /// The node whose preceding comments document `node`: its `var` declaration, object `pair`
