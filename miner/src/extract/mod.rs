@@ -1000,4 +1000,133 @@ mod tests {
             );
         }
     }
+
+    /// The hooks act on no kind that their spec's kind lists leave out (the walks never
+    /// ask them about those): every node of the languages' test fixtures, hook by hook.
+    #[test]
+    fn kind_lists_cover_what_the_hooks_act_on() {
+        let fixtures: &[(Lang, &str, &str)] = &[
+            (
+                Lang::Java,
+                "Shapes.java",
+                include_str!("../../../tests/fixtures/Shapes.java"),
+            ),
+            (
+                Lang::Go,
+                "shapes.go",
+                include_str!("../../../tests/fixtures/go/shapes.go"),
+            ),
+            (
+                Lang::Go,
+                "main.go",
+                include_str!("../../../tests/fixtures/go/project/main.go"),
+            ),
+            (
+                Lang::Go,
+                "store.go",
+                include_str!("../../../tests/fixtures/go/project/store/store.go"),
+            ),
+            (
+                Lang::Php,
+                "Shapes.php",
+                include_str!("../../../tests/fixtures/php/Shapes.php"),
+            ),
+            (
+                Lang::Php,
+                "User.php",
+                include_str!("../../../tests/fixtures/php/project/src/Models/User.php"),
+            ),
+            (
+                Lang::Php,
+                "Mailer.php",
+                include_str!("../../../tests/fixtures/php/project/src/Services/Mailer.php"),
+            ),
+            (
+                Lang::JavaScript,
+                "forms.js",
+                include_str!("../../../tests/fixtures/javascript/forms.js"),
+            ),
+            (
+                Lang::JavaScript,
+                "cjs.js",
+                include_str!("../../../tests/fixtures/javascript/project/src/cjs.js"),
+            ),
+            (
+                Lang::JavaScript,
+                "main.js",
+                include_str!("../../../tests/fixtures/javascript/project/src/main.js"),
+            ),
+            (
+                Lang::TypeScript,
+                "forms.ts",
+                include_str!("../../../tests/fixtures/javascript/forms.ts"),
+            ),
+            (
+                Lang::TypeScript,
+                "app.ts",
+                include_str!("../../../tests/fixtures/javascript/project/src/app.ts"),
+            ),
+            (
+                Lang::TypeScript,
+                "view.tsx",
+                include_str!("../../../tests/fixtures/javascript/view.tsx"),
+            ),
+        ];
+        // Per hook, how often a listed kind did something: the check below has teeth.
+        let mut acted = [0usize; 4];
+        for (lang, path, src) in fixtures {
+            let spec = lang.spec();
+            let mut x = Extractor::default();
+            let tree = x.parse_path(*lang, path, src).expect("parses");
+            let listed = |kinds: Option<&[&str]>, k: &str| kinds.is_none_or(|ks| ks.contains(&k));
+            let mut cursor = tree.walk();
+            let mut ancestors: Vec<Node> = Vec::new();
+            loop {
+                let n = cursor.node();
+                let k = n.kind_str();
+                let function = spec.function(n, &ancestors, src).is_some();
+                let scope = spec.scope(n, &ancestors, src).is_some();
+                let mut info = FileInfo::default();
+                spec.file_item(n, &|| "S".to_string(), src, &mut info);
+                let item = info != FileInfo::default();
+                let (mut calls, mut locals) = (Vec::new(), Vec::new());
+                let place = Place {
+                    parent: ancestors.last().map(|p| p.kind_str()),
+                    cursor: &cursor,
+                };
+                spec.visit(n, k, src, place, &mut calls, &mut locals);
+                let visit = !calls.is_empty() || !locals.is_empty();
+                for (i, (did, kinds, hook)) in [
+                    (function, spec.function_kinds(), "function"),
+                    (scope, spec.scope_kinds(), "scope"),
+                    (item, spec.file_item_kinds(), "file_item"),
+                    (visit, spec.visit_kinds(), "visit"),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    assert!(kinds.is_some(), "{lang:?} lists no kinds for {hook}");
+                    assert!(
+                        !did || listed(kinds, k),
+                        "{lang:?} {path}: {hook} acts on {k}"
+                    );
+                    acted[i] += usize::from(did);
+                }
+                if cursor.goto_first_child() {
+                    ancestors.push(n);
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break;
+                    }
+                    ancestors.pop();
+                }
+                if ancestors.is_empty() && cursor.node() == tree.root_node() {
+                    break;
+                }
+            }
+        }
+        assert!(acted.iter().all(|&n| n > 10), "{acted:?}");
+    }
 }
