@@ -628,6 +628,19 @@ pub(crate) fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
         .filter(|c| !c.kind_str().ends_with("comment"))
 }
 
+/// How many [`named`] children `node` has, for a language whose comments all start with
+/// one of the bytes `openers`: without any in the text there is no comment among the
+/// children, and tree-sitter's count is the answer (`named` asks for each child by index,
+/// which tree-sitter finds by walking from the first).
+pub(crate) fn count_named(node: Node, src: &str, openers: &[u8]) -> u32 {
+    let text = src.as_bytes().get(node.byte_range()).unwrap_or_default();
+    if text.iter().any(|b| openers.contains(b)) {
+        named(node).count() as u32
+    } else {
+        node.named_child_count() as u32
+    }
+}
+
 /// `outer{sep}name`, or `name` at top level.
 pub(crate) fn qualify(outer: &str, sep: &str, name: &str) -> String {
     if outer.is_empty() {

@@ -11,7 +11,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -51,15 +51,6 @@ fn squashed(s: &str) -> String {
     } else {
         squash(s)
     }
-}
-
-/// The named children of `node` that are not comments, counted with a cursor
-/// (`named_child(i)` walks from the first child each time).
-fn count_named(node: Node) -> u32 {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|c| c.kind_str() != "comment")
-        .count() as u32
 }
 
 /// A type as the resolver names it: `T` or `pkg.T`, without `*`, parentheses or type
@@ -348,7 +339,7 @@ impl LanguageSpec for Go {
         };
         let args = node
             .field("arguments")
-            .map_or(0, count_named);
+            .map_or(0, |a| count_named(a, src, b"/"));
         Some(CallSite {
             text: written,
             name,

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -270,7 +270,7 @@ impl LanguageSpec for Java {
         let line = node.start_position().row as u32 + 1;
         let args = node
             .field("arguments")
-            .map_or(0, |a| named(a).count() as u32);
+            .map_or(0, |a| count_named(a, src, b"/"));
         match kind {
             "method_invocation" => {
                 let name = text(node.field("name")?, src).to_string();

@@ -23,7 +23,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import,
 };
 
@@ -846,7 +846,8 @@ pub(crate) fn call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
     let line = node.start_position().row as u32 + 1;
     let args = node
         .field("arguments")
-        .map_or(0, |a| named(a).count() as u32);
+        // `<!--` opens an HTML comment.
+        .map_or(0, |a| count_named(a, src, b"/<"));
     match kind {
         "call_expression" => {
             let f = node.field("function")?;

@@ -14,7 +14,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -328,7 +328,7 @@ impl LanguageSpec for Php {
         let args_of = |n: Node| {
             n.field("arguments")
                 .or_else(|| named(n).find(|c| c.kind_str() == "arguments"))
-                .map_or(0, |a| named(a).count() as u32)
+                .map_or(0, |a| count_named(a, src, b"/#"))
         };
         match kind {
             "function_call_expression" => {
