@@ -30,6 +30,17 @@ pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
     }
 }
 
+/// Whether `word` occurs in `t` as a word of its own, not within an identifier (`new`, not
+/// `newValue` or `renew`). Java's whitespace is ASCII, so a keyword never touches a
+/// non-ASCII byte, which counts as part of an identifier here.
+fn has_word(t: &str, word: &str) -> bool {
+    let b = t.as_bytes();
+    let ident = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$') || *c >= 0x80;
+    t.match_indices(word).any(|(i, _)| {
+        !(i > 0 && ident(&b[i - 1])) && !b.get(i + word.len()).is_some_and(ident)
+    })
+}
+
 fn has_modifier(node: Node, src: &str, m: &str) -> bool {
     named(node)
         .find(|c| c.kind_str() == "modifiers")
@@ -159,7 +170,7 @@ impl LanguageSpec for Java {
                 t.contains('{')
                     && ["new", "class", "interface", "enum", "record"]
                         .iter()
-                        .any(|k| t.contains(k))
+                        .any(|k| has_word(t, k))
             }),
         }
     }
@@ -277,7 +288,10 @@ impl LanguageSpec for Java {
                 let (kind, written) = match node.field("object") {
                     Some(o) => {
                         let recv = squash(text(o, src));
-                        let written = format!("{recv}.{name}");
+                        let mut written = String::with_capacity(recv.len() + 1 + name.len());
+                        written.push_str(&recv);
+                        written.push('.');
+                        written.push_str(&name);
                         (CallKind::Member(recv), written)
                     }
                     None => (CallKind::Plain, name.clone()),
