@@ -896,13 +896,11 @@ fn walk_function<'t>(
         let n = cursor.node();
         let id = n.kind_id();
         let flags = kinds.get(id);
-        let atomic = flags & flag::ATOMIC != 0 || n.child_count() == 0;
+        let atomic = flags & flag::ATOMIC != 0;
         let skipped = Some(n.id()) == skip;
-        if !skipped && atomic && flags & flag::HIDDEN == 0 {
-            let text = &src[n.byte_range()];
-            if !text.is_empty() {
-                out.tokens.push(text);
-            }
+        let token = !skipped && flags & flag::HIDDEN == 0;
+        if token && atomic {
+            push_token(&mut out.tokens, n, src);
         }
         if nested_at.is_none() && !skipped {
             if depth > 0
@@ -920,10 +918,16 @@ fn walk_function<'t>(
                 spec.visit(n, kind, src, place, &mut out.calls, &mut out.locals);
             }
         }
-        if !skipped && !atomic && cursor.goto_first_child() {
-            depth += 1;
-            parents.push(n);
-            continue;
+        if !skipped && !atomic {
+            if cursor.goto_first_child() {
+                depth += 1;
+                parents.push(n);
+                continue;
+            }
+            // A leaf (no child to go to: cheaper than asking for the child count first).
+            if token {
+                push_token(&mut out.tokens, n, src);
+            }
         }
         loop {
             if nested_at == Some(depth) {
@@ -948,6 +952,14 @@ fn walk_function<'t>(
     out.calls.shrink_to_fit();
     out.locals.shrink_to_fit();
     out
+}
+
+/// Appends the text of the leaf or atomic node `n` to `tokens`, unless empty.
+fn push_token(tokens: &mut Tokens, n: Node, src: &str) {
+    let text = &src[n.byte_range()];
+    if !text.is_empty() {
+        tokens.push(text);
+    }
 }
 
 /// The text of `node`.
