@@ -36,7 +36,10 @@ pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
 fn has_word(t: &str, word: &str) -> bool {
     let b = t.as_bytes();
     let ident = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$') || *c >= 0x80;
-    t.match_indices(word).any(|(i, _)| {
+    // `contains` first: its search is faster than `match_indices`, and most texts lack
+    // the word altogether.
+    t.contains(word)
+        && t.match_indices(word).any(|(i, _)| {
         !(i > 0 && ident(&b[i - 1])) && !b.get(i + word.len()).is_some_and(ident)
     })
 }
