@@ -40,8 +40,10 @@ fn has_word(t: &str, word: &str) -> bool {
     // the word altogether.
     t.contains(word)
         && t.match_indices(word).any(|(i, _)| {
-        !(i > 0 && ident(&b[i - 1])) && !b.get(i + word.len()).is_some_and(ident)
-    })
+            let before = i.checked_sub(1).and_then(|j| b.get(j));
+            let after = b.get(i + word.len());
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
 }
 
 fn has_modifier(node: Node, src: &str, m: &str) -> bool {
@@ -442,5 +444,22 @@ fn collect_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
                 out.push((text(n, src).to_string(), ty.clone()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_word;
+
+    #[test]
+    fn words_stand_alone() {
+        assert!(has_word("x = new T() {", "new"));
+        assert!(has_word("new T()", "new"));
+        assert!(has_word("local class", "class"));
+        assert!(has_word("@interface A {}", "interface"));
+        assert!(!has_word("newValue(renew)", "new"));
+        assert!(!has_word("getClass().classes", "class"));
+        assert!(!has_word("$new + new_ + énew", "new"));
+        assert!(has_word("renew; new", "new"));
     }
 }
