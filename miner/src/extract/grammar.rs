@@ -79,13 +79,24 @@ impl Grammar {
 
     /// The kind of `node`, a node of this grammar's trees (`Node::kind`).
     pub fn kind(&'static self, node: Node) -> &'static str {
-        match self.names.get(usize::from(node.kind_id())) {
+        self.name(node.kind_id())
+    }
+
+    /// The name of the kind `id` (what [`Grammar::kind`] gives a node of that kind).
+    pub fn name(&'static self, id: u16) -> &'static str {
+        match self.names.get(usize::from(id)) {
             Some(name) => name,
-            // Past the table lie only tree-sitter's own `ERROR` (`u16::MAX`) and
-            // `_ERROR`, which no node shows.
-            None if node.is_error() => "ERROR",
+            // Past the table lie only tree-sitter's own `ERROR` (`u16::MAX`, the id
+            // `Node::is_error` checks) and `_ERROR`, which no node shows.
+            None if id == u16::MAX => "ERROR",
             None => "_ERROR",
         }
+    }
+
+    /// How many kinds the grammar has (ids run below it; tree-sitter's `ERROR` is
+    /// `u16::MAX`).
+    pub fn kind_count(&self) -> usize {
+        self.names.len()
     }
 
     /// The id of the field `name`, if the grammar has it.

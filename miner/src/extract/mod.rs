@@ -186,6 +186,31 @@ pub trait LanguageSpec: Send + Sync {
     /// Functions are scopes of their own name without saying so here.
     fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String>;
 
+    /// The node kinds for which [`LanguageSpec::function`] can return a function; `None`
+    /// (the default) for any kind. The walks call the hook for these kinds only: a lookup by
+    /// kind id is far cheaper than the hook's own match on the kind's name at every node.
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
+    /// The node kinds for which [`LanguageSpec::scope`] can return a scope; `None` (the
+    /// default) for any kind.
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
+    /// The node kinds for which [`LanguageSpec::file_item`] can record something; `None`
+    /// (the default) for any kind.
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
+    /// The node kinds for which [`LanguageSpec::visit`] can record a call or a local;
+    /// `None` (the default) for any kind.
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Whether a function can be found below `node`; the walk skips the subtrees where
     /// none can (expressions, say), which is most of a syntax tree.
     fn may_contain_functions(&self, _node: Node, _src: &str) -> bool {
@@ -616,6 +641,19 @@ pub(crate) fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
         .filter(|c| !c.kind_str().ends_with("comment"))
 }
 
+/// How many [`named`] children `node` has, for a language whose comments all start with
+/// one of the bytes `openers`: without any in the text there is no comment among the
+/// children, and tree-sitter's count is the answer (`named` asks for each child by index,
+/// which tree-sitter finds by walking from the first).
+pub(crate) fn count_named(node: Node, src: &str, openers: &[u8]) -> u32 {
+    let text = src.as_bytes().get(node.byte_range()).unwrap_or_default();
+    if text.iter().any(|b| openers.contains(b)) {
+        named(node).count() as u32
+    } else {
+        node.named_child_count() as u32
+    }
+}
+
 /// `outer{sep}name`, or `name` at top level.
 pub(crate) fn qualify(outer: &str, sep: &str, name: &str) -> String {
     if outer.is_empty() {
@@ -636,6 +674,73 @@ fn join_scopes(scopes: &[(usize, String)], sep: &str) -> String {
     out
 }
 
+/// What the walks need to know of a node kind, read from the spec once per kind and file.
+mod flag {
+    pub const KNOWN: u8 = 1;
+    pub const ATOMIC: u8 = 2;
+    pub const HIDDEN: u8 = 4;
+    pub const FUNCTION: u8 = 8;
+    pub const SCOPE: u8 = 16;
+    pub const FILE_ITEM: u8 = 32;
+    pub const VISIT: u8 = 64;
+}
+
+/// [`flag`]s by kind id, filled in as kinds are met.
+struct KindFlags<'s> {
+    spec: &'s dyn LanguageSpec,
+    grammar: &'static grammar::Grammar,
+    /// By kind id; the last entry is `ERROR`'s (`u16::MAX`). 0: not read yet.
+    flags: Vec<u8>,
+}
+
+impl<'s> KindFlags<'s> {
+    fn new(spec: &'s dyn LanguageSpec, grammar: &'static grammar::Grammar) -> Self {
+        KindFlags {
+            spec,
+            grammar,
+            flags: vec![0; grammar.kind_count() + 1],
+        }
+    }
+
+    #[inline]
+    fn get(&mut self, id: u16) -> u8 {
+        let i = if id == u16::MAX {
+            self.flags.len() - 1
+        } else {
+            usize::from(id)
+        };
+        match self.flags.get(i) {
+            Some(&f) if f != 0 => f,
+            Some(_) => {
+                let f = self.read(id);
+                self.flags[i] = f;
+                f
+            }
+            None => self.read(id),
+        }
+    }
+
+    fn read(&self, id: u16) -> u8 {
+        let name = self.grammar.name(id);
+        let listed = |kinds: Option<&[&str]>| kinds.is_none_or(|k| k.contains(&name));
+        let spec = self.spec;
+        let mut f = flag::KNOWN;
+        for (yes, bit) in [
+            (spec.atomic_token(name), flag::ATOMIC),
+            (spec.hidden_leaf(name), flag::HIDDEN),
+            (listed(spec.function_kinds()), flag::FUNCTION),
+            (listed(spec.scope_kinds()), flag::SCOPE),
+            (listed(spec.file_item_kinds()), flag::FILE_ITEM),
+            (listed(spec.visit_kinds()), flag::VISIT),
+        ] {
+            if yes {
+                f |= bit;
+            }
+        }
+        f
+    }
+}
+
 /// Walks the tree once, without recursion, keeping a stack of enclosing scope names and
 /// of ancestor nodes. A function inside an ERROR node, or with an error inside it, is
 /// dropped: in a tree, those are the only ways a function can overlap an error.
@@ -648,14 +753,26 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
     let mut ancestors: Vec<Node> = Vec::new();
     let mut in_error = 0usize; // ERROR ancestors of the current node
     let mut cursor = tree.walk();
+    // One cursor for every function's own walk: a new one allocates its stack each time.
+    let mut function_cursor = tree.walk();
+    let mut kinds = KindFlags::new(spec, grammar::of(tree.root_node()));
     'walk: loop {
         let node = cursor.node();
         let depth = ancestors.len();
-        if in_error == 0 {
+        let id = node.kind_id();
+        let flags = kinds.get(id);
+        // `Node::is_error`, without asking tree-sitter again.
+        let is_error = id == u16::MAX;
+        if in_error == 0 && flags & flag::FILE_ITEM != 0 {
             let scope = || join_scopes(&scopes, spec.separator());
             spec.file_item(node, &scope, src, &mut out.info);
         }
-        if let Some((kind, name)) = spec.function(node, &ancestors, src) {
+        let function = if flags & flag::FUNCTION != 0 {
+            spec.function(node, &ancestors, src)
+        } else {
+            None
+        };
+        if let Some((kind, name)) = function {
             // An error that does not touch the name or parameters (in C, mostly a macro that
             // tree-sitter cannot parse, such as `va_arg(ap, char *)` or `LUA_API void f()`)
             // leaves the name and span reliable: the function is kept and flagged. Inside an
@@ -684,19 +801,23 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                         scope,
                     },
                     src,
+                    &mut function_cursor,
+                    &mut kinds,
                 );
                 f.syntax_error = body_only;
                 out.functions.push(f);
             }
             scopes.push((depth, name));
-        } else if let Some(scope) = spec.scope(node, &ancestors, src) {
-            scopes.push((depth, scope));
+        } else if flags & flag::SCOPE != 0 {
+            if let Some(scope) = spec.scope(node, &ancestors, src) {
+                scopes.push((depth, scope));
+            }
         }
-        let descend = node.is_error()
+        let descend = is_error
             || (out.has_errors && node.has_error())
             || spec.may_contain_functions(node, src);
         if descend && cursor.goto_first_child() {
-            in_error += usize::from(node.is_error());
+            in_error += usize::from(is_error);
             ancestors.push(node);
             continue;
         }
@@ -712,20 +833,27 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                 break 'walk;
             }
             if let Some(parent) = ancestors.pop() {
-                in_error -= usize::from(parent.is_error());
+                in_error -= usize::from(parent.kind_id() == u16::MAX);
             }
         }
     }
     out
 }
 
-fn build(spec: &dyn LanguageSpec, f: Found, src: &str) -> Function {
+fn build<'t>(
+    spec: &dyn LanguageSpec,
+    f: Found<'t>,
+    src: &str,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    kinds: &mut KindFlags,
+) -> Function {
     let node = f.node;
     let range = node.byte_range();
     let doc = spec.docstring(node, src);
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
-    let walked = walk_function(spec, node, src, skip);
+    cursor.reset(node);
+    let walked = walk_function(spec, cursor, src, skip, kinds);
     let signature = src[range.start..body_start].trim_end();
     let start_line = node.start_position().row as u32 + 1;
     Function {
@@ -759,13 +887,19 @@ struct Walked {
 /// `tokenize_code`, string literals as single tokens, the `skip` node, the docstring, left
 /// out), the call sites and the typed local declarations. Calls and locals inside a nested
 /// function that is extracted on its own are left to that function.
-fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<usize>) -> Walked {
+fn walk_function<'t>(
+    spec: &dyn LanguageSpec,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    src: &str,
+    skip: Option<usize>,
+    kinds: &mut KindFlags,
+) -> Walked {
+    let node = cursor.node();
     // Token text is at most the function's text; the spare room is given back at the end.
     let mut out = Walked {
         tokens: Tokens::with_capacity(node.byte_range().len()),
         ..Default::default()
     };
-    let mut cursor = node.walk();
     // Depth (in the cursor's descent) of the nested function being passed, if any.
     let mut depth = 0usize;
     let mut nested_at: Option<usize> = None;
@@ -773,33 +907,43 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     // The nodes above the cursor, from the function down: `function` gets them as its
     // ancestors (cheaper than `Node::parent`, which descends from the root every time).
     let mut parents: Vec<Node> = Vec::new();
-    let g = grammar::of(node);
+    let g = kinds.grammar;
     'walk: loop {
         let n = cursor.node();
-        let kind = g.kind(n);
-        let atomic = n.child_count() == 0 || spec.atomic_token(kind);
+        let id = n.kind_id();
+        let flags = kinds.get(id);
+        let atomic = flags & flag::ATOMIC != 0;
         let skipped = Some(n.id()) == skip;
-        if !skipped && atomic && !spec.hidden_leaf(kind) {
-            let text = &src[n.byte_range()];
-            if !text.is_empty() {
-                out.tokens.push(text);
-            }
+        let token = !skipped && flags & flag::HIDDEN == 0;
+        if token && atomic {
+            push_token(&mut out.tokens, n, src);
         }
         if nested_at.is_none() && !skipped {
-            if depth > 0 && nested && spec.function(n, &parents, src).is_some() {
+            if depth > 0
+                && nested
+                && flags & flag::FUNCTION != 0
+                && spec.function(n, &parents, src).is_some()
+            {
                 nested_at = Some(depth);
-            } else if n.is_named() {
+            } else if flags & flag::VISIT != 0 && n.is_named() {
                 let place = Place {
                     parent: parents.last().map(|p| g.kind(*p)),
-                    cursor: &cursor,
+                    cursor: &*cursor,
                 };
+                let kind = g.name(id);
                 spec.visit(n, kind, src, place, &mut out.calls, &mut out.locals);
             }
         }
-        if !skipped && !atomic && cursor.goto_first_child() {
-            depth += 1;
-            parents.push(n);
-            continue;
+        if !skipped && !atomic {
+            if cursor.goto_first_child() {
+                depth += 1;
+                parents.push(n);
+                continue;
+            }
+            // A leaf (no child to go to: cheaper than asking for the child count first).
+            if token {
+                push_token(&mut out.tokens, n, src);
+            }
         }
         loop {
             if nested_at == Some(depth) {
@@ -824,6 +968,14 @@ fn walk_function(spec: &dyn LanguageSpec, node: Node, src: &str, skip: Option<us
     out.calls.shrink_to_fit();
     out.locals.shrink_to_fit();
     out
+}
+
+/// Appends the text of the leaf or atomic node `n` to `tokens`, unless empty.
+fn push_token(tokens: &mut Tokens, n: Node, src: &str) {
+    let text = &src[n.byte_range()];
+    if !text.is_empty() {
+        tokens.push(text);
+    }
 }
 
 /// The text of `node`.
@@ -888,5 +1040,134 @@ mod tests {
                 "{lang:?}"
             );
         }
+    }
+
+    /// The hooks act on no kind that their spec's kind lists leave out (the walks never
+    /// ask them about those): every node of the languages' test fixtures, hook by hook.
+    #[test]
+    fn kind_lists_cover_what_the_hooks_act_on() {
+        let fixtures: &[(Lang, &str, &str)] = &[
+            (
+                Lang::Java,
+                "Shapes.java",
+                include_str!("../../../tests/fixtures/Shapes.java"),
+            ),
+            (
+                Lang::Go,
+                "shapes.go",
+                include_str!("../../../tests/fixtures/go/shapes.go"),
+            ),
+            (
+                Lang::Go,
+                "main.go",
+                include_str!("../../../tests/fixtures/go/project/main.go"),
+            ),
+            (
+                Lang::Go,
+                "store.go",
+                include_str!("../../../tests/fixtures/go/project/store/store.go"),
+            ),
+            (
+                Lang::Php,
+                "Shapes.php",
+                include_str!("../../../tests/fixtures/php/Shapes.php"),
+            ),
+            (
+                Lang::Php,
+                "User.php",
+                include_str!("../../../tests/fixtures/php/project/src/Models/User.php"),
+            ),
+            (
+                Lang::Php,
+                "Mailer.php",
+                include_str!("../../../tests/fixtures/php/project/src/Services/Mailer.php"),
+            ),
+            (
+                Lang::JavaScript,
+                "forms.js",
+                include_str!("../../../tests/fixtures/javascript/forms.js"),
+            ),
+            (
+                Lang::JavaScript,
+                "cjs.js",
+                include_str!("../../../tests/fixtures/javascript/project/src/cjs.js"),
+            ),
+            (
+                Lang::JavaScript,
+                "main.js",
+                include_str!("../../../tests/fixtures/javascript/project/src/main.js"),
+            ),
+            (
+                Lang::TypeScript,
+                "forms.ts",
+                include_str!("../../../tests/fixtures/javascript/forms.ts"),
+            ),
+            (
+                Lang::TypeScript,
+                "app.ts",
+                include_str!("../../../tests/fixtures/javascript/project/src/app.ts"),
+            ),
+            (
+                Lang::TypeScript,
+                "view.tsx",
+                include_str!("../../../tests/fixtures/javascript/view.tsx"),
+            ),
+        ];
+        // Per hook, how often a listed kind did something: the check below has teeth.
+        let mut acted = [0usize; 4];
+        for (lang, path, src) in fixtures {
+            let spec = lang.spec();
+            let mut x = Extractor::default();
+            let tree = x.parse_path(*lang, path, src).expect("parses");
+            let listed = |kinds: Option<&[&str]>, k: &str| kinds.is_none_or(|ks| ks.contains(&k));
+            let mut cursor = tree.walk();
+            let mut ancestors: Vec<Node> = Vec::new();
+            loop {
+                let n = cursor.node();
+                let k = n.kind_str();
+                let function = spec.function(n, &ancestors, src).is_some();
+                let scope = spec.scope(n, &ancestors, src).is_some();
+                let mut info = FileInfo::default();
+                spec.file_item(n, &|| "S".to_string(), src, &mut info);
+                let item = info != FileInfo::default();
+                let (mut calls, mut locals) = (Vec::new(), Vec::new());
+                let place = Place {
+                    parent: ancestors.last().map(|p| p.kind_str()),
+                    cursor: &cursor,
+                };
+                spec.visit(n, k, src, place, &mut calls, &mut locals);
+                let visit = !calls.is_empty() || !locals.is_empty();
+                for (i, (did, kinds, hook)) in [
+                    (function, spec.function_kinds(), "function"),
+                    (scope, spec.scope_kinds(), "scope"),
+                    (item, spec.file_item_kinds(), "file_item"),
+                    (visit, spec.visit_kinds(), "visit"),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    assert!(kinds.is_some(), "{lang:?} lists no kinds for {hook}");
+                    assert!(
+                        !did || listed(kinds, k),
+                        "{lang:?} {path}: {hook} acts on {k}"
+                    );
+                    acted[i] += usize::from(did);
+                }
+                if cursor.goto_first_child() {
+                    ancestors.push(n);
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break;
+                    }
+                    ancestors.pop();
+                }
+                if ancestors.is_empty() && cursor.node() == tree.root_node() {
+                    break;
+                }
+            }
+        }
+        assert!(acted.iter().all(|&n| n > 10), "{acted:?}");
     }
 }

@@ -11,7 +11,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -51,15 +51,6 @@ fn squashed(s: &str) -> String {
     } else {
         squash(s)
     }
-}
-
-/// The named children of `node` that are not comments, counted with a cursor
-/// (`named_child(i)` walks from the first child each time).
-fn count_named(node: Node) -> u32 {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|c| c.kind_str() != "comment")
-        .count() as u32
 }
 
 /// A type as the resolver names it: `T` or `pkg.T`, without `*`, parentheses or type
@@ -170,6 +161,35 @@ impl LanguageSpec for Go {
             }
             _ => None,
         }
+    }
+
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&["function_declaration", "method_declaration"])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[])
+    }
+
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "package_clause",
+            "import_declaration",
+            "var_declaration",
+            "type_declaration",
+        ])
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "call_expression",
+            "function_declaration",
+            "method_declaration",
+            "range_clause",
+            "parameter_declaration",
+            "var_spec",
+            "short_var_declaration",
+        ])
     }
 
     fn scope(&self, _node: Node, _ancestors: &[Node], _src: &str) -> Option<String> {
@@ -320,7 +340,7 @@ impl LanguageSpec for Go {
         };
         let args = node
             .field("arguments")
-            .map_or(0, count_named);
+            .map_or(0, |a| count_named(a, src, b"/"));
         Some(CallSite {
             text: written,
             name,

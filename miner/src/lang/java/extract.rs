@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -28,6 +28,22 @@ pub(crate) fn type_name(mut ty: Node, src: &str) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Whether `word` occurs in `t` as a word of its own, not within an identifier (`new`, not
+/// `newValue` or `renew`). Java's whitespace is ASCII, so a keyword never touches a
+/// non-ASCII byte, which counts as part of an identifier here.
+fn has_word(t: &str, word: &str) -> bool {
+    let b = t.as_bytes();
+    let ident = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$') || *c >= 0x80;
+    // `contains` first: its search is faster than `match_indices`, and most texts lack
+    // the word altogether.
+    t.contains(word)
+        && t.match_indices(word).any(|(i, _)| {
+            let before = i.checked_sub(1).and_then(|j| b.get(j));
+            let after = b.get(i + word.len());
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
 }
 
 fn has_modifier(node: Node, src: &str, m: &str) -> bool {
@@ -62,6 +78,50 @@ impl LanguageSpec for Java {
             kind,
             text(node.field("name")?, src).to_string(),
         ))
+    }
+
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "method_declaration",
+            "constructor_declaration",
+            "compact_constructor_declaration",
+        ])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "annotation_type_declaration",
+            "enum_constant",
+            "class_body",
+        ])
+    }
+
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "package_declaration",
+            "import_declaration",
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "object_creation_expression",
+        ])
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "method_invocation",
+            "object_creation_expression",
+            "explicit_constructor_invocation",
+            "formal_parameter",
+            "catch_formal_parameter",
+            "enhanced_for_statement",
+            "local_variable_declaration",
+        ])
     }
 
     fn scope(&self, node: Node, ancestors: &[Node], src: &str) -> Option<String> {
@@ -115,7 +175,7 @@ impl LanguageSpec for Java {
                 t.contains('{')
                     && ["new", "class", "interface", "enum", "record"]
                         .iter()
-                        .any(|k| t.contains(k))
+                        .any(|k| has_word(t, k))
             }),
         }
     }
@@ -228,14 +288,17 @@ impl LanguageSpec for Java {
         let line = node.start_position().row as u32 + 1;
         let args = node
             .field("arguments")
-            .map_or(0, |a| named(a).count() as u32);
+            .map_or(0, |a| count_named(a, src, b"/"));
         match kind {
             "method_invocation" => {
                 let name = text(node.field("name")?, src).to_string();
                 let (kind, written) = match node.field("object") {
                     Some(o) => {
                         let recv = squash(text(o, src));
-                        let written = format!("{recv}.{name}");
+                        let mut written = String::with_capacity(recv.len() + 1 + name.len());
+                        written.push_str(&recv);
+                        written.push('.');
+                        written.push_str(&name);
                         (CallKind::Member(recv), written)
                     }
                     None => (CallKind::Plain, name.clone()),
@@ -383,5 +446,22 @@ fn collect_fields(body: Node, src: &str, out: &mut Vec<(String, String)>) {
                 out.push((text(n, src).to_string(), ty.clone()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_word;
+
+    #[test]
+    fn words_stand_alone() {
+        assert!(has_word("x = new T() {", "new"));
+        assert!(has_word("new T()", "new"));
+        assert!(has_word("local class", "class"));
+        assert!(has_word("@interface A {}", "interface"));
+        assert!(!has_word("newValue(renew)", "new"));
+        assert!(!has_word("getClass().classes", "class"));
+        assert!(!has_word("$new + new_ + énew", "new"));
+        assert!(has_word("renew; new", "new"));
     }
 }

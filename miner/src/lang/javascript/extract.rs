@@ -23,7 +23,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import,
 };
 
@@ -74,6 +74,46 @@ fn key_name(key: Node, src: &str) -> String {
         _ => squash(text(key, src)),
     }
 }
+
+/// The kinds [`function`] can return a function for.
+pub(crate) const FUNCTION_KINDS: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+];
+
+/// The kinds [`scope`] can return a scope for.
+pub(crate) const SCOPE_KINDS: &[&str] = &[
+    "class_declaration",
+    "abstract_class_declaration",
+    "class",
+    "internal_module",
+    "module",
+    "object",
+];
+
+/// The kinds [`file_item`] can record something for.
+pub(crate) const FILE_ITEM_KINDS: &[&str] = &[
+    "import_statement",
+    "export_statement",
+    "variable_declarator",
+    "assignment_expression",
+    "class_declaration",
+    "abstract_class_declaration",
+    "class",
+];
+
+/// The kinds [`call`] and [`locals`] can record something for.
+pub(crate) const VISIT_KINDS: &[&str] = &[
+    "call_expression",
+    "new_expression",
+    "variable_declarator",
+    "required_parameter",
+    "optional_parameter",
+];
 
 pub(crate) fn function(
     node: Node,
@@ -154,11 +194,14 @@ fn class_name(node: Node, parent: Option<Node>, src: &str) -> Option<String> {
 /// `=>` in its text, so a subtree without either holds none (a byte scan is far cheaper
 /// than walking the subtree). Declarations and assignments are entered anyway, for the
 /// exports and classes [`file_item`] records (`module.exports = f`, `class A extends B {}`).
+/// Either way, a subtree is entered only if its text has a word that something found
+/// below needs (see [`may_hold_item`]): most statements of a body are plain calls.
 pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
     if node.child_count() == 0 {
         return false;
     }
-    if matches!(
+    let text = &src[node.byte_range()];
+    let entered = matches!(
         node.kind_str(),
         "expression_statement"
             | "assignment_expression"
@@ -168,11 +211,19 @@ pub(crate) fn may_contain_functions(node: Node, src: &str) -> bool {
             | "class_declaration"
             | "abstract_class_declaration"
             | "class"
-    ) {
-        return true;
-    }
-    let text = &src[node.byte_range()];
-    text.as_bytes().contains(&b'(') || text.contains("=>")
+    );
+    (entered || text.as_bytes().contains(&b'(') || text.contains("=>")) && may_hold_item(text)
+}
+
+/// Whether `text` (a subtree without syntax errors) can hold anything that [`function`],
+/// [`scope`] or [`file_item`] acts on: a function needs `function` or `=>`, a method its
+/// body's `{`; an import `import` or `require`; an export `export` (`exports` too); a class
+/// `class`. Scopes matter only for the functions and classes inside them.
+fn may_hold_item(text: &str) -> bool {
+    text.as_bytes().contains(&b'{')
+        || ["function", "=>", "require", "export", "class", "import"]
+            .iter()
+            .any(|k| text.contains(k))
 }
 
 /// The node whose preceding comments document `node`: its `var` declaration, object `pair`
@@ -796,7 +847,8 @@ pub(crate) fn call(node: Node, kind: &str, src: &str) -> Option<CallSite> {
     let line = node.start_position().row as u32 + 1;
     let args = node
         .field("arguments")
-        .map_or(0, |a| named(a).count() as u32);
+        // `<!--` opens an HTML comment.
+        .map_or(0, |a| count_named(a, src, b"/<"));
     match kind {
         "call_expression" => {
             let f = node.field("function")?;
@@ -941,6 +993,18 @@ macro_rules! ecma_spec {
                 src: &str,
             ) -> Option<String> {
                 $crate::lang::javascript::extract::scope(node, ancestors, src)
+            }
+            fn function_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::FUNCTION_KINDS)
+            }
+            fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::SCOPE_KINDS)
+            }
+            fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::FILE_ITEM_KINDS)
+            }
+            fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+                Some($crate::lang::javascript::extract::VISIT_KINDS)
             }
             fn may_contain_functions(&self, node: tree_sitter::Node, src: &str) -> bool {
                 $crate::lang::javascript::extract::may_contain_functions(node, src)

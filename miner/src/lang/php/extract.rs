@@ -14,7 +14,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -155,6 +155,47 @@ impl LanguageSpec for Php {
         Some((kind, name))
     }
 
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&["method_declaration", "function_definition"])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "class_declaration",
+            "interface_declaration",
+            "trait_declaration",
+            "enum_declaration",
+            "anonymous_class",
+        ])
+    }
+
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "namespace_definition",
+            "namespace_use_declaration",
+            "class_declaration",
+            "interface_declaration",
+            "trait_declaration",
+            "enum_declaration",
+            "anonymous_class",
+        ])
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "function_call_expression",
+            "member_call_expression",
+            "nullsafe_member_call_expression",
+            "scoped_call_expression",
+            "object_creation_expression",
+            "catch_clause",
+            "simple_parameter",
+            "variadic_parameter",
+            "property_promotion_parameter",
+            "assignment_expression",
+        ])
+    }
+
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
         let k = kinds();
         let id = node.kind_id();
@@ -288,7 +329,7 @@ impl LanguageSpec for Php {
         let args_of = |n: Node| {
             n.field("arguments")
                 .or_else(|| named(n).find(|c| c.kind_str() == "arguments"))
-                .map_or(0, |a| named(a).count() as u32)
+                .map_or(0, |a| count_named(a, src, b"/#"))
         };
         match kind {
             "function_call_expression" => {
