@@ -105,6 +105,8 @@ pub struct Edge {
     /// The macro call itself is an edge of category `macro`; each call in its expansion
     /// is an edge of its own, at the same line.
     pub via_macro: Option<String>,
+    /// Found only by a value-flow analysis (Python), not by the names at the call site.
+    pub via_flow: bool,
 }
 
 /// Counts of one repository's resolution, per language.
@@ -118,6 +120,32 @@ pub struct ResolveCounts {
     pub ambiguous: usize,
     #[serde(deserialize_with = "crate::intern::de_map")]
     pub by_category: BTreeMap<&'static str, usize>,
+    /// Edges found only by value flow (Python), and how far that analysis went: its graph
+    /// nodes and worklist steps, values dropped at the per-node bound, repositories stopped
+    /// by the step bound (`lang/python/flow.rs`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub value_flow: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_nodes: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_steps: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_truncated: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_step_limit: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How far a resolver's value-flow analysis went on one repository.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FlowCounts {
+    pub flow_nodes: usize,
+    pub flow_steps: usize,
+    pub flow_truncated: usize,
+    pub flow_step_limit: usize,
 }
 
 impl ResolveCounts {
@@ -129,6 +157,11 @@ impl ResolveCounts {
         for (k, v) in &o.by_category {
             *self.by_category.entry(k).or_default() += v;
         }
+        self.value_flow += o.value_flow;
+        self.flow_nodes += o.flow_nodes;
+        self.flow_steps += o.flow_steps;
+        self.flow_truncated += o.flow_truncated;
+        self.flow_step_limit += o.flow_step_limit;
     }
 
     fn count(&mut self, e: &Edge) {
@@ -137,6 +170,7 @@ impl ResolveCounts {
         self.to_repository += usize::from(e.callee.is_some());
         self.ambiguous += usize::from(e.candidates > 1);
         *self.by_category.entry(e.category.as_str()).or_default() += 1;
+        self.value_flow += usize::from(e.via_flow);
     }
 }
 
@@ -150,6 +184,18 @@ pub trait Resolver {
     /// calls its expansion makes, each with its target.
     fn expand(&self, _caller: FnRef, _macro_name: &str) -> Vec<(String, Target)> {
         Vec::new()
+    }
+
+    /// Functions of the repository that a value-flow analysis finds the call site may
+    /// reach (Python); each one that the name-based answer is not becomes an edge of its
+    /// own, marked [`Edge::via_flow`].
+    fn flow_targets(&self, _caller: FnRef, _call: &CallSite) -> Vec<FnRef> {
+        Vec::new()
+    }
+
+    /// How far the value-flow analysis went (counted in stats.json).
+    fn flow_counts(&self) -> FlowCounts {
+        FlowCounts::default()
     }
 }
 
@@ -214,7 +260,14 @@ pub fn resolve_with(
                 func: gi as u32,
             };
             for call in &f.calls {
-                let target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
+                let mut target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
+                let mut more = resolver.map_or_else(Vec::new, |r| r.flow_targets(caller, call));
+                more.retain(|m| !matches!(target, Target::Function(r, _) if r == *m));
+                // A site the names leave unresolved takes the first function the values reach.
+                let first_by_flow = target == Target::Unresolved && !more.is_empty();
+                if first_by_flow {
+                    target = Target::Function(more.remove(0), 1);
+                }
                 let (callee, candidates, category) = classify(units, fi, target);
                 edges.push(Edge {
                     caller,
@@ -224,7 +277,22 @@ pub fn resolve_with(
                     line: call.line,
                     candidates,
                     via_macro: None,
+                    via_flow: first_by_flow,
                 });
+                for m in more {
+                    let (callee, candidates, category) =
+                        classify(units, fi, Target::Function(m, 1));
+                    edges.push(Edge {
+                        caller,
+                        callee,
+                        name: call.text.clone(),
+                        category,
+                        line: call.line,
+                        candidates,
+                        via_macro: None,
+                        via_flow: true,
+                    });
+                }
                 if let (Target::Macro, Some(r)) = (target, resolver) {
                     for (name, t) in r.expand(caller, &call.name) {
                         let (callee, candidates, category) = classify(units, fi, t);
@@ -236,6 +304,7 @@ pub fn resolve_with(
                             line: call.line,
                             candidates,
                             via_macro: Some(call.name.clone()),
+                            via_flow: false,
                         });
                     }
                 }
@@ -246,6 +315,16 @@ pub fn resolve_with(
     for e in &edges {
         let lang = units[e.caller.file as usize].lang.name();
         counts.entry(lang).or_default().count(e);
+    }
+    for (lang, i) in &by_lang {
+        let f = resolvers[*i].flow_counts();
+        if f.flow_nodes > 0 {
+            let c = counts.entry(lang.name()).or_default();
+            c.flow_nodes += f.flow_nodes;
+            c.flow_steps += f.flow_steps;
+            c.flow_truncated += f.flow_truncated;
+            c.flow_step_limit += f.flow_step_limit;
+        }
     }
     (edges, counts)
 }
