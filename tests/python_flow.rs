@@ -206,7 +206,8 @@ fn decorators_that_register_and_decorators_that_wrap() {
              \x20   def wrapper(*args, **kwargs):\n        return fn(*args, **kwargs)\n\
              \x20   return wrapper\n\n\
              @logged\ndef work(x):\n    return x\n\n\
-             def main():\n    work(1)\n",
+             def main():\n    work(1)\n\n\
+             def setup():\n    @register\n    def local_hook():\n        pass\n",
         )],
     );
     assert_flow(
@@ -214,6 +215,7 @@ fn decorators_that_register_and_decorators_that_wrap() {
         "app.py:fire",
         &[
             ("h", "app.py:hook_a", "same_file", VF),
+            ("h", "app.py:setup.local_hook", "same_file", VF),
             // `register` returns the function itself: the name still calls it
             ("hook_a", "app.py:hook_a", "same_file", NAME),
         ],
@@ -233,6 +235,12 @@ fn decorators_that_register_and_decorators_that_wrap() {
         &g,
         "app.py:logged",
         &[("functools.wraps", "-", "stdlib", NAME)],
+    );
+    // `@register` inside a function calls it there: an edge no call site spells.
+    assert_flow(
+        &g,
+        "app.py:setup",
+        &[("@register", "app.py:register", "same_file", VF)],
     );
 }
 
@@ -321,12 +329,16 @@ fn call_iter_next_and_enter_protocols() {
             "def job():\n    pass\n\n\
              class Runner:\n    def __call__(self):\n        job()\n\n\
              class Pool:\n    def __iter__(self):\n        return iter([job])\n\n\
+             class Countdown:\n\
+             \x20   def __iter__(self):\n        return self\n\n\
+             \x20   def __next__(self):\n        return job\n\n\
              class Ctx:\n\
              \x20   def __enter__(self):\n        return job\n\n\
              \x20   def __exit__(self, *a):\n        return False\n\n\
              def main():\n\
              \x20   r = Runner()\n    r()\n\
              \x20   for j in Pool():\n        j()\n\
+             \x20   for k in Countdown():\n        k()\n\
              \x20   with Ctx() as c:\n        c()\n",
         )],
     );
@@ -338,8 +350,16 @@ fn call_iter_next_and_enter_protocols() {
             ("r", "jobs.py:Runner.__call__", "same_file", VF),
             ("Pool", "-", "same_file", NAME),
             ("j", "jobs.py:job", "same_file", VF),
+            ("Countdown", "-", "same_file", NAME),
+            ("k", "jobs.py:job", "same_file", VF),
             ("Ctx", "-", "same_file", NAME),
             ("c", "jobs.py:job", "same_file", VF),
+            // the calls the statements make, after the call sites, by line
+            ("__iter__", "jobs.py:Pool.__iter__", "same_file", VF),
+            ("__iter__", "jobs.py:Countdown.__iter__", "same_file", VF),
+            ("__next__", "jobs.py:Countdown.__next__", "same_file", VF),
+            ("__enter__", "jobs.py:Ctx.__enter__", "same_file", VF),
+            ("__exit__", "jobs.py:Ctx.__exit__", "same_file", VF),
         ],
     );
 }

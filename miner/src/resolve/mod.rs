@@ -120,7 +120,8 @@ pub struct ResolveCounts {
     pub ambiguous: usize,
     #[serde(deserialize_with = "crate::intern::de_map")]
     pub by_category: BTreeMap<&'static str, usize>,
-    /// Edges found only by value flow (Python), and how far that analysis went: its graph
+    /// Edges found only by value flow (Python; a site's first edge counts among the
+    /// call sites above, its further callees only here), and how far that analysis went: its graph
     /// nodes and worklist steps, values dropped at the per-node bound, repositories stopped
     /// by the step bound (`lang/python/flow.rs`).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -193,6 +194,12 @@ pub trait Resolver {
         Vec::new()
     }
 
+    /// Calls of `caller` that no call site spells, found by value flow (Python: `for`
+    /// calls `__iter__`, `with` calls `__enter__`, `@d` calls `d`): (name, line, callee).
+    fn implicit_calls(&self, _caller: FnRef) -> Vec<(String, u32, FnRef)> {
+        Vec::new()
+    }
+
     /// How far the value-flow analysis went (counted in stats.json).
     fn flow_counts(&self) -> FlowCounts {
         FlowCounts::default()
@@ -236,6 +243,8 @@ pub fn resolve_with(
     let mut families: Vec<&'static str> = Vec::new();
     let mut resolvers: Vec<Box<dyn Resolver + '_>> = Vec::new();
     let mut by_lang: BTreeMap<Lang, usize> = BTreeMap::new();
+    // Edges of implicit calls: counted as value-flow edges, not as call sites.
+    let mut implicit: Vec<usize> = Vec::new();
     for unit in units {
         if by_lang.contains_key(&unit.lang) {
             continue;
@@ -309,12 +318,41 @@ pub fn resolve_with(
                     }
                 }
             }
+            for (name, line, callee) in resolver.map_or_else(Vec::new, |r| r.implicit_calls(caller))
+            {
+                let (callee, candidates, category) =
+                    classify(units, fi, Target::Function(callee, 1));
+                implicit.push(edges.len());
+                edges.push(Edge {
+                    caller,
+                    callee,
+                    name,
+                    category,
+                    line,
+                    candidates,
+                    via_macro: None,
+                    via_flow: true,
+                });
+            }
         }
     }
     let mut counts: BTreeMap<&'static str, ResolveCounts> = BTreeMap::new();
-    for e in &edges {
+    let mut prev: Option<&Edge> = None;
+    let mut implicit = implicit.into_iter().peekable();
+    for (k, e) in edges.iter().enumerate() {
         let lang = units[e.caller.file as usize].lang.name();
-        counts.entry(lang).or_default().count(e);
+        let c = counts.entry(lang).or_default();
+        // A site's further value-flow callees, and implicit calls, are edges, not call sites.
+        let extra = implicit.next_if_eq(&k).is_some()
+            || e.via_flow
+                && prev
+                    .is_some_and(|p| p.caller == e.caller && p.line == e.line && p.name == e.name);
+        if extra {
+            c.value_flow += 1;
+        } else {
+            c.count(e);
+        }
+        prev = Some(e);
     }
     for (lang, i) in &by_lang {
         let f = resolvers[*i].flow_counts();

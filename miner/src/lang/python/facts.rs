@@ -79,6 +79,16 @@ pub enum Stmt {
     For { target: u32, iter: u32 },
     /// `with ctx as target`.
     With { ctx: u32, target: Option<u32> },
+    /// A call that no call site spells, made at `line` of `scope`: `for` over `value`
+    /// (`__iter__`, `__next__`), `with value` (`__enter__`, `__exit__`), or the decorator
+    /// `value` applied by `@` (`text` is the decorator as written).
+    Implicit {
+        scope: u32,
+        line: u32,
+        value: u32,
+        kind: Protocol,
+        text: String,
+    },
     /// A function definition in `scope` (its body's scope is `scope.name`).
     Def {
         scope: u32,
@@ -98,6 +108,14 @@ pub enum Stmt {
     Global { scope: u32, names: Vec<String> },
     /// The module's `__all__` (a list or tuple of string literals).
     All(Vec<String>),
+}
+
+/// What an implicit call does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    For,
+    With,
+    Decorator,
 }
 
 /// The value-flow facts of one file.
@@ -228,6 +246,19 @@ impl Facts {
                     names,
                 },
                 Stmt::All(v) => Stmt::All(v),
+                Stmt::Implicit {
+                    scope,
+                    line,
+                    value,
+                    kind,
+                    text,
+                } => Stmt::Implicit {
+                    scope: s(scope),
+                    line,
+                    value: e(value),
+                    kind,
+                    text,
+                },
             });
         }
     }
@@ -285,6 +316,13 @@ impl Facts {
                 let iter = self.expr(r, sc, src);
                 let target = self.expr(l, sc, src);
                 self.stmts.push(Stmt::For { target, iter });
+                self.stmts.push(Stmt::Implicit {
+                    scope: sc,
+                    line: node.start_position().row as u32 + 1,
+                    value: iter,
+                    kind: Protocol::For,
+                    text: String::new(),
+                });
             }
             "with_statement" => {
                 let sc = self.scope_id(scope);
@@ -304,9 +342,17 @@ impl Facts {
                         let Some(ctx) = ctx else {
                             continue;
                         };
+                        let line = ctx.start_position().row as u32 + 1;
                         let ctx = self.expr(ctx, sc, src);
                         let target = alias.map(|a| self.expr(a, sc, src));
                         self.stmts.push(Stmt::With { ctx, target });
+                        self.stmts.push(Stmt::Implicit {
+                            scope: sc,
+                            line,
+                            value: ctx,
+                            kind: Protocol::With,
+                            text: String::new(),
+                        });
                     }
                 }
             }
@@ -320,11 +366,21 @@ impl Facts {
                     return;
                 };
                 let sc = self.scope_id(scope);
-                let decorators: Vec<u32> = named(node)
-                    .filter(|c| c.kind_str() == "decorator")
-                    .filter_map(|d| named(d).next())
-                    .map(|d| self.expr(d, sc, src))
-                    .collect();
+                let mut decorators = Vec::new();
+                for d in named(node).filter(|c| c.kind_str() == "decorator") {
+                    let Some(x) = named(d).next() else {
+                        continue;
+                    };
+                    let value = self.expr(x, sc, src);
+                    decorators.push(value);
+                    self.stmts.push(Stmt::Implicit {
+                        scope: sc,
+                        line: d.start_position().row as u32 + 1,
+                        value,
+                        kind: Protocol::Decorator,
+                        text: format!("@{}", squash(text(x, src))),
+                    });
+                }
                 self.definition(def, sc, decorators, src);
             }
             "function_definition" | "class_definition" => {

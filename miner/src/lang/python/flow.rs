@@ -18,9 +18,12 @@
 //! The analysis is bounded: at most [`MAX_SET`] values per graph node and [`MAX_STEPS`]
 //! worklist steps; [`FlowStats`] says when a bound was reached.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
-use super::facts::{CallEx, Ex, Facts, Param, Stmt};
+// A fast hasher: the graph's maps are looked up on every step of the solver.
+use foldhash::{HashMap, HashSet};
+
+use super::facts::{CallEx, Ex, Facts, Param, Protocol, Stmt};
 use super::resolve::Index;
 use crate::extract::{CallSite, ClassInfo, Import, Lang};
 use crate::resolve::{FnRef, SourceUnit, Sym};
@@ -78,6 +81,11 @@ enum Cons {
     Container(u32),
     /// `with`: each value's `__enter__` result (or a generator's yield) goes to `.0`.
     Enter(u32),
+    /// An implicit call at site `.0` of each instance's method `.1`; with `.2` (a site),
+    /// also `__next__` of what that method returns.
+    Implicit(u32, u32, u32),
+    /// Each function is a callee of site `.0`.
+    Record(u32),
 }
 
 struct Call {
@@ -129,6 +137,9 @@ struct Callable {
     fn_ref: Option<FnRef>,
     params: Vec<(u32, u32, bool, bool)>,
     ret: u32,
+    /// Parameters returned as they are (`return f`): each call returns its own argument,
+    /// not every argument any call passed (a registering decorator stays precise).
+    ret_params: Vec<usize>,
     binding: Binding,
 }
 
@@ -164,7 +175,10 @@ impl FileScopes {
 /// The analysis' result: for each call site of a function, the functions it reaches.
 #[derive(Default)]
 pub(crate) struct Flow {
-    targets: HashMap<(FnRef, u32, String), Vec<FnRef>>,
+    /// By caller and line: (callee text, functions reached).
+    targets: HashMap<(FnRef, u32), Vec<(String, Vec<FnRef>)>>,
+    /// Per caller: calls no call site spells (method or decorator, line, callee).
+    implicit: HashMap<FnRef, Vec<(String, u32, FnRef)>>,
     /// Decorated functions whose name their decorators bind to other values.
     redirected: HashSet<FnRef>,
     pub stats: FlowStats,
@@ -173,10 +187,16 @@ pub(crate) struct Flow {
 impl Flow {
     /// The functions the call site `call` of `caller` may reach, by value flow.
     pub(crate) fn targets(&self, caller: FnRef, call: &CallSite) -> &[FnRef] {
-        // A borrowed key would need the tuple's String; sites are few per caller.
         self.targets
-            .get(&(caller, call.line, call.text.clone()))
-            .map_or(&[], |v| v.as_slice())
+            .get(&(caller, call.line))
+            .and_then(|v| v.iter().find(|(t, _)| *t == call.text))
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
+
+    /// The calls of `caller` that no call site spells: `__iter__`/`__next__` of a `for`,
+    /// `__enter__`/`__exit__` of a `with`, a decorator applied by `@`.
+    pub(crate) fn implicit(&self, caller: FnRef) -> &[(String, u32, FnRef)] {
+        self.implicit.get(&caller).map_or(&[], |v| v.as_slice())
     }
 
     /// Whether a decorator rebinds the name of `f` to something else.
@@ -229,6 +249,8 @@ struct Analysis<'a, 'u> {
     containers: Vec<ContainerCall>,
     sites: Vec<(FnRef, u32, String)>,
     site_targets: Vec<Vec<FnRef>>,
+    /// The sites of implicit calls (`for`, `with`, `@decorator`).
+    implicit_sites: Vec<usize>,
     /// Decorator applications: (callee node, argument node, result node).
     decorators: Vec<(u32, u32, u32)>,
     fallen_back: HashSet<usize>,
@@ -254,19 +276,19 @@ impl<'a, 'u> Analysis<'a, 'u> {
             .collect();
         let mut scopes = Vec::with_capacity(units.len());
         let mut classes = Vec::new();
-        let mut class_ids = HashMap::new();
+        let mut class_ids = HashMap::default();
         let mut class_scope = Vec::new();
         let mut fn_by_name = Vec::with_capacity(units.len());
         for (fi, u) in units.iter().enumerate() {
             let mut s = FileScopes {
-                ids: HashMap::new(),
+                ids: HashMap::default(),
                 names: Vec::new(),
                 parent: Vec::new(),
                 is_class: Vec::new(),
                 module: 0,
             };
             s.module = s.id("");
-            let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
+            let mut by_name: HashMap<&str, Vec<u32>> = HashMap::default();
             if u.lang == Lang::Python {
                 if let Some(f) = facts[fi] {
                     for sc in &f.scopes {
@@ -296,32 +318,33 @@ impl<'a, 'u> Analysis<'a, 'u> {
             all: vec![None; units.len()],
             facts,
             scopes,
-            names: HashMap::new(),
+            names: HashMap::default(),
             name_str: Vec::new(),
-            vars: HashMap::new(),
-            globals: HashSet::new(),
+            vars: HashMap::default(),
+            globals: HashSet::default(),
             classes,
             class_ids,
             class_scope,
             mro: Vec::new(),
             fn_by_name,
             callables: Vec::new(),
-            callable_of_fn: HashMap::new(),
-            callable_of_scope: HashMap::new(),
+            callable_of_fn: HashMap::default(),
+            callable_of_scope: HashMap::default(),
             objs: Vec::new(),
-            obj_ids: HashMap::new(),
+            obj_ids: HashMap::default(),
             pts: Vec::new(),
             cons: Vec::new(),
-            seen_cons: HashSet::new(),
-            fields: HashMap::new(),
-            implicit: HashMap::new(),
-            forwarded: HashSet::new(),
+            seen_cons: HashSet::default(),
+            fields: HashMap::default(),
+            implicit: HashMap::default(),
+            forwarded: HashSet::default(),
             calls: Vec::new(),
             containers: Vec::new(),
             sites: Vec::new(),
             site_targets: Vec::new(),
+            implicit_sites: Vec::new(),
             decorators: Vec::new(),
-            fallen_back: HashSet::new(),
+            fallen_back: HashSet::default(),
             work: VecDeque::new(),
             stats: FlowStats::default(),
             empty_name: 0,
@@ -609,6 +632,39 @@ impl<'a, 'u> Analysis<'a, 'u> {
         for file in 0..n {
             self.imports(file);
         }
+        // Callables before any call: `super()` and `return` look up the enclosing
+        // function's, and a call may reach a function of a file not yet constrained.
+        for file in 0..n {
+            let Some(f) = self.facts[file as usize] else {
+                continue;
+            };
+            for st in &f.stmts {
+                if let Stmt::Def {
+                    scope,
+                    name,
+                    line,
+                    params,
+                    decorators,
+                } = st
+                {
+                    self.def_callable(file, *scope, name, *line, params, decorators, f);
+                }
+            }
+        }
+        for file in 0..n {
+            let Some(f) = self.facts[file as usize] else {
+                continue;
+            };
+            for st in &f.stmts {
+                if let Stmt::Return { scope, value } = st {
+                    if let Some(k) = self.returned_param(file, f, *scope, *value) {
+                        if let Some(c) = self.callable_of_scope.get(&(file, *scope)).copied() {
+                            self.callables[c as usize].ret_params.push(k);
+                        }
+                    }
+                }
+            }
+        }
         for file in 0..n {
             self.constrain_file(file);
         }
@@ -750,19 +806,6 @@ impl<'a, 'u> Analysis<'a, 'u> {
         let Some(f) = self.facts[file as usize] else {
             return;
         };
-        // Callables first: `super()` and `return` look up the enclosing function's.
-        for st in &f.stmts {
-            if let Stmt::Def {
-                scope,
-                name,
-                line,
-                params,
-                decorators,
-            } = st
-            {
-                self.def_callable(file, *scope, name, *line, params, decorators, f);
-            }
-        }
         let mut at: Vec<u32> = Vec::with_capacity(f.exprs.len());
         for (i, ex) in f.exprs.iter().enumerate() {
             let n = self.expression(file, f, i as u32, ex, &at);
@@ -773,6 +816,9 @@ impl<'a, 'u> Analysis<'a, 'u> {
             match st {
                 Stmt::Assign { target, value } => self.store(file, f, &at, *target, node(*value)),
                 Stmt::Return { scope, value } => {
+                    if self.returned_param(file, f, *scope, *value).is_some() {
+                        continue; // bound per call by `invoke`
+                    }
                     if let Some(c) = self.callable_of_scope.get(&(file, *scope)) {
                         let ret = self.callables[*c as usize].ret;
                         self.copy(node(*value), ret);
@@ -817,6 +863,49 @@ impl<'a, 'u> Analysis<'a, 'u> {
                         let var = self.declare(file, *scope, nid);
                         let o = self.obj(Obj::Class(cid));
                         self.add(var, o);
+                    }
+                }
+                Stmt::Implicit {
+                    scope,
+                    line,
+                    value,
+                    kind,
+                    text,
+                } => {
+                    let site = |a: &mut Self, name: &str| match a.enclosing_fn(file, *scope, *line)
+                    {
+                        Some(caller) => {
+                            a.sites.push((caller, *line, name.to_string()));
+                            a.site_targets.push(Vec::new());
+                            a.implicit_sites.push(a.sites.len() - 1);
+                            (a.sites.len() - 1) as u32
+                        }
+                        None => NONE,
+                    };
+                    let v = node(*value);
+                    match kind {
+                        Protocol::For => {
+                            let (it, next) = (site(self, "__iter__"), site(self, "__next__"));
+                            if it != NONE {
+                                let n = self.name("__iter__");
+                                self.constrain(v, Cons::Implicit(it, n, next));
+                            }
+                        }
+                        Protocol::With => {
+                            for m in ["__enter__", "__exit__"] {
+                                let s = site(self, m);
+                                if s != NONE {
+                                    let n = self.name(m);
+                                    self.constrain(v, Cons::Implicit(s, n, NONE));
+                                }
+                            }
+                        }
+                        Protocol::Decorator => {
+                            let s = site(self, text);
+                            if s != NONE {
+                                self.constrain(v, Cons::Record(s));
+                            }
+                        }
                     }
                 }
                 Stmt::Eval(_) | Stmt::Global { .. } | Stmt::All(_) => {}
@@ -936,6 +1025,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
             fn_ref,
             params: ps,
             ret,
+            ret_params: Vec::new(),
             binding,
         });
         (self.callables.len() - 1) as u32
@@ -952,6 +1042,20 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 self.copy(dn, var);
             }
         }
+    }
+
+    /// The position of the parameter that `return value` in `scope` returns as it is.
+    fn returned_param(&mut self, file: u32, f: &Facts, scope: u32, value: u32) -> Option<usize> {
+        let Some(Ex::Name(sc, n)) = f.exprs.get(value as usize) else {
+            return None;
+        };
+        let c = *self.callable_of_scope.get(&(file, scope))?;
+        let id = self.name(n);
+        let var = self.lookup(file, *sc, id)?;
+        self.callables[c as usize]
+            .params
+            .iter()
+            .position(|p| p.1 == var && !p.2)
     }
 
     /// The graph node of expression `i` (NONE when it carries nothing we follow).
@@ -1007,7 +1111,11 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 let c = self.callable(file, *scope, params, None, Binding::Normal);
                 self.defaults(c, params, at);
                 let ret = self.callables[c as usize].ret;
-                self.copy(node(*body), ret);
+                self.callable_of_scope.insert((file, *scope), c);
+                match self.returned_param(file, f, *scope, *body) {
+                    Some(k) => self.callables[c as usize].ret_params.push(k),
+                    None => self.copy(node(*body), ret),
+                }
                 let d = self.node();
                 let o = self.obj(Obj::Lambda(file, c));
                 self.add(d, o);
@@ -1237,6 +1345,24 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 self.add(dst, o);
             }
             Cons::Container(id) => self.container_call(id, obj),
+            Cons::Implicit(site, name, next) => {
+                let Obj::Inst(cid) = self.objs[obj as usize] else {
+                    return;
+                };
+                if let Some(m) = self.class_attr(cid, name, 0) {
+                    self.constrain(m, Cons::Record(site));
+                }
+                if next != NONE {
+                    if let Some(r) = self.implicit_call(obj, name) {
+                        let n = self.name("__next__");
+                        self.constrain(r, Cons::Implicit(next, n, NONE));
+                    }
+                }
+            }
+            Cons::Record(site) => match self.objs[obj as usize] {
+                Obj::Func(f) | Obj::Bound(f, _) => self.record_site(site, f),
+                _ => {}
+            },
             Cons::Enter(dst) => match self.objs[obj as usize] {
                 Obj::Inst(_) => {
                     let name = self.name("__enter__");
@@ -1462,6 +1588,10 @@ impl<'a, 'u> Analysis<'a, 'u> {
 
     fn record(&mut self, call: u32, f: FnRef) {
         let site = self.calls[call as usize].site;
+        self.record_site(site, f);
+    }
+
+    fn record_site(&mut self, site: u32, f: FnRef) {
         if site == NONE {
             return;
         }
@@ -1496,12 +1626,33 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 _ => break,
             }
         }
-        for (k, a) in kwargs {
-            if let Some((_, p, false, _)) = params.iter().skip(skip).find(|p| p.0 == k) {
-                self.copy(a, *p);
+        for (k, a) in &kwargs {
+            if let Some((_, p, false, _)) = params.iter().skip(skip).find(|p| p.0 == *k) {
+                self.copy(*a, *p);
             }
         }
         self.copy(ret, result);
+        // A returned parameter gives back this call's argument (or the default).
+        let ret_params = self.callables[c as usize].ret_params.clone();
+        for k in ret_params {
+            if k == 0 && recv != NONE {
+                self.add(result, recv);
+                continue;
+            }
+            let by_position = k.checked_sub(skip).and_then(|i| args.get(i)).copied();
+            let by_name = params
+                .get(k)
+                .and_then(|p| kwargs.iter().find(|(n, _)| *n == p.0))
+                .map(|(_, a)| *a);
+            match by_position.or(by_name) {
+                Some(a) => self.copy(a, result),
+                None => {
+                    if let Some((_, p, _, _)) = params.get(k) {
+                        self.copy(*p, result);
+                    }
+                }
+            }
+        }
     }
 
     fn container_call(&mut self, id: u32, obj: u32) {
@@ -1556,21 +1707,43 @@ impl<'a, 'u> Analysis<'a, 'u> {
         any
     }
 
-    fn finish(self) -> Flow {
-        let mut targets: HashMap<(FnRef, u32, String), Vec<FnRef>> = HashMap::new();
-        for (site, t) in self.sites.into_iter().zip(self.site_targets) {
+    fn finish(mut self) -> Flow {
+        let mut implicit: HashMap<FnRef, Vec<(String, u32, FnRef)>> = HashMap::default();
+        for &i in &self.implicit_sites {
+            let (caller, line, text) = &self.sites[i];
+            let mut t = std::mem::take(&mut self.site_targets[i]);
+            t.sort();
+            let at = implicit.entry(*caller).or_default();
+            for f in t {
+                let e = (text.clone(), *line, f);
+                if !at.contains(&e) {
+                    at.push(e);
+                }
+            }
+        }
+        for v in implicit.values_mut() {
+            v.sort_by_key(|(_, line, _)| *line);
+        }
+        let mut targets: HashMap<(FnRef, u32), Vec<(String, Vec<FnRef>)>> = HashMap::default();
+        for ((caller, line, text), t) in self.sites.into_iter().zip(self.site_targets) {
             if t.is_empty() {
                 continue;
             }
-            let e = targets.entry(site).or_default();
+            let at = targets.entry((caller, line)).or_default();
+            let k = match at.iter().position(|(x, _)| *x == text) {
+                Some(k) => k,
+                None => {
+                    at.push((text, Vec::new()));
+                    at.len() - 1
+                }
+            };
+            let e = &mut at[k].1;
             for f in t {
                 if !e.contains(&f) {
                     e.push(f);
                 }
             }
-        }
-        for v in targets.values_mut() {
-            v.sort();
+            e.sort();
         }
         let mut stats = self.stats;
         stats.nodes = self.pts.len();
@@ -1590,6 +1763,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
             .collect();
         Flow {
             targets,
+            implicit,
             redirected,
             stats,
         }

@@ -465,6 +465,10 @@ impl crate::resolve::Resolver for Index<'_> {
         self.flow.targets(caller, call).to_vec()
     }
 
+    fn implicit_calls(&self, caller: FnRef) -> Vec<(String, u32, FnRef)> {
+        self.flow.implicit(caller).to_vec()
+    }
+
     fn flow_counts(&self) -> crate::resolve::FlowCounts {
         let s = &self.flow.stats;
         crate::resolve::FlowCounts {
