@@ -172,11 +172,14 @@ impl FileScopes {
     }
 }
 
+/// The call sites of one caller on one line: (callee text, functions reached).
+type SitesAt = Vec<(String, Vec<FnRef>)>;
+
 /// The analysis' result: for each call site of a function, the functions it reaches.
 #[derive(Default)]
 pub(crate) struct Flow {
     /// By caller and line: (callee text, functions reached).
-    targets: HashMap<(FnRef, u32), Vec<(String, Vec<FnRef>)>>,
+    targets: HashMap<(FnRef, u32), SitesAt>,
     /// Per caller: calls no call site spells (method or decorator, line, callee).
     implicit: HashMap<FnRef, Vec<(String, u32, FnRef)>>,
     /// Decorated functions whose name their decorators bind to other values.
@@ -1724,7 +1727,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
         for v in implicit.values_mut() {
             v.sort_by_key(|(_, line, _)| *line);
         }
-        let mut targets: HashMap<(FnRef, u32), Vec<(String, Vec<FnRef>)>> = HashMap::default();
+        let mut targets: HashMap<(FnRef, u32), SitesAt> = HashMap::default();
         for ((caller, line, text), t) in self.sites.into_iter().zip(self.site_targets) {
             if t.is_empty() {
                 continue;
