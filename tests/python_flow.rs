@@ -434,3 +434,43 @@ fn dynamic_names_stay_unresolved() {
         ],
     );
 }
+
+#[test]
+fn decorators_through_library_helpers_and_unknown_results() {
+    let (g, _) = mine_py(
+        "wrappers",
+        &[(
+            "app.py",
+            "import typing as t\nfrom functools import update_wrapper\n\n\
+             def setupmethod(f):\n\
+             \x20   def wrapper_func(self, *args):\n        return f(self, *args)\n\
+             \x20   return t.cast(F, update_wrapper(wrapper_func, f))\n\n\
+             def opaque(f):\n    return some_lib(f)\n\n\
+             class App:\n\
+             \x20   @setupmethod\n    def route(self, rule):\n        pass\n\n\
+             \x20   @opaque\n    def other(self):\n        pass\n\n\
+             def main():\n    app = App()\n    app.route(\"/\")\n    app.other()\n",
+        )],
+    );
+    // `typing.cast` and `update_wrapper` give back an argument: `route` is the wrapper.
+    // `opaque` returns what a library made of the method: the method is kept.
+    assert_flow(
+        &g,
+        "app.py:main",
+        &[
+            ("App", "-", "same_file", NAME),
+            (
+                "app.route",
+                "app.py:setupmethod.wrapper_func",
+                "same_file",
+                VF,
+            ),
+            ("app.other", "app.py:App.other", "same_file", NAME),
+        ],
+    );
+    assert_flow(
+        &g,
+        "app.py:setupmethod.wrapper_func",
+        &[("f", "app.py:App.route", "same_file", VF)],
+    );
+}

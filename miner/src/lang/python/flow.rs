@@ -33,7 +33,7 @@ pub(crate) const MAX_SET: usize = 64;
 /// Worklist steps per repository.
 pub(crate) const MAX_STEPS: usize = 20_000_000;
 /// Rounds of the decorator fallback (each re-solves).
-const MAX_ROUNDS: usize = 4;
+const MAX_ROUNDS: usize = 8;
 /// Classes followed in one method resolution order.
 const MAX_MRO: usize = 64;
 const NONE: u32 = u32::MAX;
@@ -211,8 +211,10 @@ impl Flow {
         let mut a = Analysis::new(units, index);
         a.setup();
         a.solve();
+        // Decorators outside the repository first: what they leave may fill the results
+        // of the repository's own decorators.
         for _ in 0..MAX_ROUNDS {
-            if !a.decorator_fallback() {
+            if !a.decorator_fallback(false) && !a.decorator_fallback(true) {
                 break;
             }
             a.solve();
@@ -1208,8 +1210,13 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 }
             }
         }
-        if c.text == "functools.partial" && !args.is_empty() {
-            self.copy(args[0], result);
+        // Standard-library helpers that give back one of their arguments.
+        match (c.text.as_str(), args.as_slice()) {
+            ("functools.partial" | "update_wrapper" | "functools.update_wrapper", [f, ..]) => {
+                self.copy(*f, result)
+            }
+            ("cast" | "typing.cast" | "t.cast", [_, x]) => self.copy(*x, result),
+            _ => {}
         }
         if let Some(Ex::Attr(base, m)) = f.exprs.get(c.func as usize) {
             if let Some(op) = container_op(m) {
@@ -1702,9 +1709,10 @@ impl<'a, 'u> Analysis<'a, 'u> {
         }
     }
 
-    /// A decorator whose value holds nothing callable leaves the function it decorates
-    /// (it is outside the repository, or unknown). True when a fallback was added.
-    fn decorator_fallback(&mut self) -> bool {
+    /// A decorator whose value holds nothing callable (it is outside the repository, or
+    /// unknown), or with `empty_results` one whose result holds nothing, leaves the
+    /// function it decorates. True when a fallback was added.
+    fn decorator_fallback(&mut self, empty_results: bool) -> bool {
         let mut any = false;
         for i in 0..self.decorators.len() {
             if self.fallen_back.contains(&i) {
@@ -1717,7 +1725,9 @@ impl<'a, 'u> Analysis<'a, 'u> {
                     Obj::Func(_) | Obj::Bound(..) | Obj::Lambda(..) | Obj::Class(_) | Obj::Inst(_)
                 )
             });
-            if !callable {
+            // A decorator of the repository whose result is unknown (it returns what a
+            // library call made) is taken to keep the function too.
+            if !callable || empty_results && self.pts[result as usize].is_empty() {
                 self.fallen_back.insert(i);
                 self.copy(arg, result);
                 any = true;
