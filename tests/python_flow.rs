@@ -452,19 +452,16 @@ fn decorators_through_library_helpers_and_unknown_results() {
              def main():\n    app = App()\n    app.route(\"/\")\n    app.other()\n",
         )],
     );
-    // `typing.cast` and `update_wrapper` give back an argument: `route` is the wrapper.
-    // `opaque` returns what a library made of the method: the method is kept.
+    // Both decorators return what a library call made of the method (flask's
+    // `setupmethod` returns `t.cast(F, update_wrapper(wrapper_func, f))`): the value is
+    // unknown, so the names keep their methods (following `wrapper_func` instead would
+    // merge the results of every method it wraps into each call).
     assert_flow(
         &g,
         "app.py:main",
         &[
             ("App", "-", "same_file", NAME),
-            (
-                "app.route",
-                "app.py:setupmethod.wrapper_func",
-                "same_file",
-                VF,
-            ),
+            ("app.route", "app.py:App.route", "same_file", NAME),
             ("app.other", "app.py:App.other", "same_file", NAME),
         ],
     );

@@ -1210,13 +1210,12 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 }
             }
         }
-        // Standard-library helpers that give back one of their arguments.
-        match (c.text.as_str(), args.as_slice()) {
-            ("functools.partial" | "update_wrapper" | "functools.update_wrapper", [f, ..]) => {
-                self.copy(*f, result)
-            }
-            ("cast" | "typing.cast" | "t.cast", [_, x]) => self.copy(*x, result),
-            _ => {}
+        // `functools.partial(f, ...)` calls f. (`typing.cast` and `update_wrapper` are
+        // left unknown on purpose: a decorator that returns one wraps every function it
+        // decorates in one shared wrapper, whose results the analysis would merge, so the
+        // decorated names keep their functions instead; see `decorator_fallback`.)
+        if c.text == "functools.partial" && !args.is_empty() {
+            self.copy(args[0], result);
         }
         if let Some(Ex::Attr(base, m)) = f.exprs.get(c.func as usize) {
             if let Some(op) = container_op(m) {
