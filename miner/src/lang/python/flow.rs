@@ -153,21 +153,36 @@ struct FileScopes {
 }
 
 impl FileScopes {
+    /// The id of scope `s`, interning it and its enclosing scopes (a loop over the
+    /// dotted prefixes, outermost first, not recursion).
     fn id(&mut self, s: &str) -> u32 {
         if let Some(i) = self.ids.get(s) {
             return *i;
         }
+        let mut parent = match self.ids.get("") {
+            Some(m) => *m,
+            None => self.push("", NONE),
+        };
+        if s.is_empty() {
+            return parent;
+        }
+        let ends = s.match_indices('.').map(|(k, _)| k).chain(std::iter::once(s.len()));
+        for end in ends {
+            let prefix = &s[..end];
+            parent = match self.ids.get(prefix) {
+                Some(i) => *i,
+                None => self.push(prefix, parent),
+            };
+        }
+        parent
+    }
+
+    fn push(&mut self, s: &str, parent: u32) -> u32 {
         let i = self.names.len() as u32;
         self.ids.insert(s.to_string(), i);
         self.names.push(s.to_string());
-        self.parent.push(NONE);
+        self.parent.push(parent);
         self.is_class.push(false);
-        let parent = match s.rfind('.') {
-            Some(k) => self.id(&s[..k]),
-            None if s.is_empty() => NONE,
-            None => self.id(""),
-        };
-        self.parent[i as usize] = parent;
         i
     }
 }
