@@ -283,7 +283,7 @@ impl Facts {
         match node.kind_str() {
             "expression_statement" => {
                 let sc = self.scope_id(scope);
-                for c in named(node) {
+                for c in kids(node) {
                     self.expression_statement(c, sc, src);
                 }
             }
@@ -303,7 +303,7 @@ impl Facts {
             }
             "raise_statement" | "assert_statement" | "delete_statement" => {
                 let sc = self.scope_id(scope);
-                for c in named(node) {
+                for c in kids(node) {
                     let x = self.expr(c, sc, src);
                     self.stmts.push(Stmt::Eval(x));
                 }
@@ -326,13 +326,13 @@ impl Facts {
             }
             "with_statement" => {
                 let sc = self.scope_id(scope);
-                for clause in named(node).filter(|c| c.kind_str() == "with_clause") {
-                    for item in named(clause).filter(|c| c.kind_str() == "with_item") {
+                for clause in kids(node).filter(|c| c.kind_str() == "with_clause") {
+                    for item in kids(clause).filter(|c| c.kind_str() == "with_item") {
                         let Some(v) = item.field("value") else {
                             continue;
                         };
                         let (ctx, alias) = if v.kind_str() == "as_pattern" {
-                            let alias = named(v)
+                            let alias = kids(v)
                                 .find(|c| c.kind_str() == "as_pattern_target")
                                 .and_then(|t| named(t).next());
                             (named(v).next(), alias)
@@ -358,7 +358,7 @@ impl Facts {
             }
             "global_statement" => {
                 let sc = self.scope_id(scope);
-                let names = named(node).map(|n| text(n, src).to_string()).collect();
+                let names = kids(node).map(|n| text(n, src).to_string()).collect();
                 self.stmts.push(Stmt::Global { scope: sc, names });
             }
             "decorated_definition" => {
@@ -367,7 +367,7 @@ impl Facts {
                 };
                 let sc = self.scope_id(scope);
                 let mut decorators = Vec::new();
-                for d in named(node).filter(|c| c.kind_str() == "decorator") {
+                for d in kids(node).filter(|c| c.kind_str() == "decorator") {
                     let Some(x) = named(d).next() else {
                         continue;
                     };
@@ -452,7 +452,7 @@ impl Facts {
         if text(target, src) != "__all__" || !matches!(value.kind_str(), "list" | "tuple") {
             return;
         }
-        let names = named(value)
+        let names = kids(value)
             .filter(|n| n.kind_str() == "string")
             .filter_map(|n| string_literal(n, src))
             .collect();
@@ -471,7 +471,7 @@ impl Facts {
             });
             // Base-class expressions may call (`class A(make_base()):`).
             if let Some(sup) = def.field("superclasses") {
-                for b in named(sup) {
+                for b in kids(sup) {
                     let x = self.expr(b, sc, src);
                     self.stmts.push(Stmt::Eval(x));
                 }
@@ -495,15 +495,15 @@ impl Facts {
     fn params(&mut self, list: Node, sc: u32, src: &str) -> Vec<Param> {
         let mut out = Vec::new();
         let mut keyword_only = false;
-        for p in named(list) {
+        for p in kids(list) {
             let (name, default, splat) = match p.kind_str() {
                 "identifier" => (Some(p), None, false),
-                "typed_parameter" => (named(p).find(|c| c.kind_str() == "identifier"), None, false),
+                "typed_parameter" => (kids(p).find(|c| c.kind_str() == "identifier"), None, false),
                 "default_parameter" | "typed_default_parameter" => {
                     (p.field("name"), p.field("value"), false)
                 }
                 "list_splat_pattern" | "dictionary_splat_pattern" => {
-                    (named(p).find(|c| c.kind_str() == "identifier"), None, true)
+                    (kids(p).find(|c| c.kind_str() == "identifier"), None, true)
                 }
                 "keyword_separator" => {
                     keyword_only = true;
@@ -569,7 +569,7 @@ impl Facts {
             "call" => {
                 let mut v: Vec<Node> = n.field("function").into_iter().collect();
                 if let Some(a) = n.field("arguments") {
-                    for c in named(a) {
+                    for c in kids(a) {
                         match c.kind_str() {
                             "keyword_argument" => v.extend(c.field("value")),
                             "list_splat" | "dictionary_splat" | "parenthesized_expression" => {
@@ -582,21 +582,21 @@ impl Facts {
                 v
             }
             "list" | "tuple" | "set" | "expression_list" | "pattern_list" | "tuple_pattern"
-            | "list_pattern" => named(n)
+            | "list_pattern" => kids(n)
                 .map(|c| match c.kind_str() {
                     "list_splat" | "list_splat_pattern" => named(c).next().unwrap_or(c),
                     _ => c,
                 })
                 .collect(),
-            "dictionary" => named(n)
+            "dictionary" => kids(n)
                 .filter_map(|p| match p.kind_str() {
                     "pair" => p.field("value"),
                     "dictionary_splat" => named(p).next(),
                     _ => None,
                 })
                 .collect(),
-            "parenthesized_expression" | "await" | "not_operator" => named(n).collect(),
-            "conditional_expression" => named(n).take(3).collect(),
+            "parenthesized_expression" | "await" | "not_operator" => kids(n).collect(),
+            "conditional_expression" => kids(n).take(3).collect(),
             "boolean_operator" => n
                 .field("left")
                 .into_iter()
@@ -606,7 +606,7 @@ impl Facts {
             "list_comprehension" | "set_comprehension" | "generator_expression"
             | "dictionary_comprehension" => {
                 // Iteration first: the loop variables are bound for the body.
-                for clause in named(n).filter(|c| c.kind_str() == "for_in_clause") {
+                for clause in kids(n).filter(|c| c.kind_str() == "for_in_clause") {
                     let (Some(l), Some(r)) = (clause.field("left"), clause.field("right")) else {
                         continue;
                     };
@@ -659,7 +659,7 @@ impl Facts {
             },
             "call" => self.call(n, sc, ops, src),
             "dictionary" => {
-                let keys = named(n).filter_map(|p| match p.kind_str() {
+                let keys = kids(n).filter_map(|p| match p.kind_str() {
                     "pair" => Some(p.field("key").and_then(|k| match k.kind_str() {
                         "string" => string_literal(k, src).map(|s| format!("s:{s}")),
                         "integer" => Some(format!("i:{}", text(k, src))),
@@ -671,7 +671,7 @@ impl Facts {
                 Ex::Keyed(keys.zip(ops.iter().copied()).collect())
             }
             "list" | "tuple" | "expression_list"
-                if !named(n).any(|c| c.kind_str() == "list_splat") =>
+                if !kids(n).any(|c| c.kind_str() == "list_splat") =>
             {
                 Ex::Keyed(
                     ops.iter()
@@ -737,7 +737,7 @@ impl Facts {
         let mut args = Vec::new();
         let mut kwargs = Vec::new();
         if let Some(a) = n.field("arguments") {
-            for c in named(a) {
+            for c in kids(a) {
                 match c.kind_str() {
                     "keyword_argument" => {
                         let name = c.field("name").map(|k| text(k, src).to_string());
@@ -769,12 +769,23 @@ impl Facts {
 
 /// The value of a plain string literal (no f-string, no concatenation).
 fn string_literal(n: Node, src: &str) -> Option<String> {
-    if named(n).any(|c| c.kind_str() == "interpolation") {
+    if kids(n).any(|c| c.kind_str() == "interpolation") {
         return None;
     }
-    let content: String = named(n)
+    let content: String = kids(n)
         .filter(|c| c.kind_str() == "string_content")
         .map(|c| text(c, src))
         .collect();
     Some(content)
+}
+
+/// The named children of `n` that are not comments, in one pass of a cursor (indexing
+/// children one by one costs the index each time: quadratic in a list of a million items).
+fn kids<'t>(n: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
+    let mut cursor = n.walk();
+    let v: Vec<Node<'t>> = n
+        .named_children(&mut cursor)
+        .filter(|k| !k.kind_str().ends_with("comment"))
+        .collect();
+    v.into_iter()
 }
