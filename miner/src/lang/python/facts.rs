@@ -125,6 +125,9 @@ pub struct Facts {
     pub scopes: Vec<String>,
     pub exprs: Vec<Ex>,
     pub stmts: Vec<Stmt>,
+    /// The start byte of the definition a `decorated_definition` just recorded (the walk
+    /// visits it next; `Node::parent` would search from the root for every definition).
+    decorated_at: Option<usize>,
 }
 
 /// The node kinds of the file walk that [`Facts::statement`] reads.
@@ -365,6 +368,7 @@ impl Facts {
                 let Some(def) = node.field("definition") else {
                     return;
                 };
+                self.decorated_at = Some(def.start_byte());
                 let sc = self.scope_id(scope);
                 let mut decorators = Vec::new();
                 for d in kids(node).filter(|c| c.kind_str() == "decorator") {
@@ -384,10 +388,7 @@ impl Facts {
                 self.definition(def, sc, decorators, src);
             }
             "function_definition" | "class_definition" => {
-                if node
-                    .parent()
-                    .is_some_and(|p| p.kind_str() == "decorated_definition")
-                {
+                if self.decorated_at.take() == Some(node.start_byte()) {
                     return; // recorded with its decorators
                 }
                 let sc = self.scope_id(scope);
