@@ -356,6 +356,7 @@ pub fn build(
         line: i64::from(e.line),
         candidates: i64::from(e.candidates),
         via_macro: e.via_macro,
+        via: e.via_flow.then_some("value_flow"),
     });
     graph.edges = encode::<EdgesTable>(rows, ENCODE_BATCH_ROWS)?;
 

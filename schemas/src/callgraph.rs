@@ -235,6 +235,8 @@ static EDGES: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("line", DataType::Int64, false),
         Field::new("candidates", DataType::Int64, false),
         Field::new("via_macro", DataType::Utf8, true),
+        // `value_flow` for an edge only Python's value-flow analysis found; null otherwise.
+        Field::new("via", DataType::Utf8, true),
     ]))
 });
 
@@ -257,6 +259,8 @@ pub struct EdgeRow {
     pub candidates: i64,
     /// The macro whose expansion makes this call (C, C++), if any.
     pub via_macro: Option<String>,
+    /// `value_flow` when only a value-flow analysis found the callee (Python); else null.
+    pub via: Option<&'static str>,
 }
 
 #[derive(Default)]
@@ -269,6 +273,7 @@ pub struct EdgesTable {
     line: Int64Builder,
     candidates: Int64Builder,
     via_macro: StringBuilder,
+    via: StringBuilder,
     rows: usize,
     bytes: usize,
 }
@@ -289,6 +294,7 @@ impl Table for EdgesTable {
         self.line.append_value(r.line);
         self.candidates.append_value(r.candidates);
         self.via_macro.append_option(r.via_macro.as_deref());
+        self.via.append_option(r.via);
         self.bytes += r.callee_name.len() + 48;
         self.rows += 1;
     }
@@ -311,6 +317,7 @@ impl Table for EdgesTable {
             Arc::new(self.line.finish()),
             Arc::new(self.candidates.finish()),
             Arc::new(self.via_macro.finish()),
+            Arc::new(self.via.finish()),
         ];
         self.rows = 0;
         self.bytes = 0;

@@ -25,6 +25,7 @@ for e in rows("edges"):
         "category": e["category"],
         "line": e["line"],
         "via_macro": e["via_macro"],
+        "via": e.get("via"),
         "candidates": e["candidates"],
     })
 print(json.dumps({"nodes": nodes, "edges": edges}))

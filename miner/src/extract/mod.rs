@@ -136,6 +136,8 @@ pub struct FileInfo {
     /// Functions declared without a body (C, C++ prototypes): name, and whether the
     /// declaration says `static` (which makes a later definition file-local too).
     pub prototypes: Vec<(String, bool)>,
+    /// Python: what the value-flow analysis reads (`lang/python/facts.rs`).
+    pub python_flow: Option<Box<crate::lang::python::Facts>>,
 }
 
 /// What kind of callable a function record is.
@@ -591,6 +593,11 @@ impl FileInfo {
         self.classes.extend(later.classes);
         self.using_namespaces.extend(later.using_namespaces);
         self.prototypes.extend(later.prototypes);
+        match (&mut self.python_flow, later.python_flow) {
+            (Some(f), Some(l)) => f.append(*l),
+            (f @ None, l) => *f = l,
+            _ => {}
+        }
     }
 }
 

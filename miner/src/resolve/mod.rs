@@ -108,6 +108,8 @@ pub struct Edge {
     /// The file the call reaches, when it is code of the repository (also for a class
     /// without a function node, which has no callee).
     pub target_file: Option<u32>,
+    /// Found only by a value-flow analysis (Python), not by the names at the call site.
+    pub via_flow: bool,
 }
 
 /// Counts of one repository's resolution, per language.
@@ -121,6 +123,33 @@ pub struct ResolveCounts {
     pub ambiguous: usize,
     #[serde(deserialize_with = "crate::intern::de_map")]
     pub by_category: BTreeMap<&'static str, usize>,
+    /// Edges found only by value flow (Python; a site's first edge counts among the
+    /// call sites above, its further callees only here), and how far that analysis went: its graph
+    /// nodes and worklist steps, values dropped at the per-node bound, repositories stopped
+    /// by the step bound (`lang/python/flow.rs`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub value_flow: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_nodes: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_steps: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_truncated: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flow_step_limit: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How far a resolver's value-flow analysis went on one repository.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FlowCounts {
+    pub flow_nodes: usize,
+    pub flow_steps: usize,
+    pub flow_truncated: usize,
+    pub flow_step_limit: usize,
 }
 
 impl ResolveCounts {
@@ -132,6 +161,11 @@ impl ResolveCounts {
         for (k, v) in &o.by_category {
             *self.by_category.entry(k).or_default() += v;
         }
+        self.value_flow += o.value_flow;
+        self.flow_nodes += o.flow_nodes;
+        self.flow_steps += o.flow_steps;
+        self.flow_truncated += o.flow_truncated;
+        self.flow_step_limit += o.flow_step_limit;
     }
 
     fn count(&mut self, e: &Edge) {
@@ -140,6 +174,7 @@ impl ResolveCounts {
         self.to_repository += usize::from(e.callee.is_some());
         self.ambiguous += usize::from(e.candidates > 1);
         *self.by_category.entry(e.category.as_str()).or_default() += 1;
+        self.value_flow += usize::from(e.via_flow);
     }
 }
 
@@ -153,6 +188,24 @@ pub trait Resolver {
     /// calls its expansion makes, each with its target.
     fn expand(&self, _caller: FnRef, _macro_name: &str) -> Vec<(String, Target)> {
         Vec::new()
+    }
+
+    /// Functions of the repository that a value-flow analysis finds the call site may
+    /// reach (Python); each one that the name-based answer is not becomes an edge of its
+    /// own, marked [`Edge::via_flow`].
+    fn flow_targets(&self, _caller: FnRef, _call: &CallSite) -> Vec<FnRef> {
+        Vec::new()
+    }
+
+    /// Calls of `caller` that no call site spells, found by value flow (Python: `for`
+    /// calls `__iter__`, `with` calls `__enter__`, `@d` calls `d`): (name, line, callee).
+    fn implicit_calls(&self, _caller: FnRef) -> Vec<(String, u32, FnRef)> {
+        Vec::new()
+    }
+
+    /// How far the value-flow analysis went (counted in stats.json).
+    fn flow_counts(&self) -> FlowCounts {
+        FlowCounts::default()
     }
 }
 
@@ -190,6 +243,8 @@ pub fn resolve_with(
         .sum();
     let mut edges = Vec::with_capacity(sites);
     let (resolvers, by_lang) = resolvers(units, files);
+    // Edges of implicit calls: counted as value-flow edges, not as call sites.
+    let mut implicit: Vec<usize> = Vec::new();
     for (fi, unit) in units.iter().enumerate() {
         let resolver = by_lang.get(&unit.lang).map(|&i| &resolvers[i]);
         for (gi, f) in unit.functions.iter().enumerate() {
@@ -198,7 +253,14 @@ pub fn resolve_with(
                 func: gi as u32,
             };
             for call in &f.calls {
-                let target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
+                let mut target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
+                let mut more = resolver.map_or_else(Vec::new, |r| r.flow_targets(caller, call));
+                more.retain(|m| !matches!(target, Target::Function(r, _) if r == *m));
+                // A site the names leave unresolved takes the first function the values reach.
+                let first_by_flow = target == Target::Unresolved && !more.is_empty();
+                if first_by_flow {
+                    target = Target::Function(more.remove(0), 1);
+                }
                 let (callee, candidates, category) = classify(units, fi, target);
                 edges.push(Edge {
                     caller,
@@ -209,7 +271,23 @@ pub fn resolve_with(
                     candidates,
                     via_macro: None,
                     target_file: target_file(target),
+                    via_flow: first_by_flow,
                 });
+                for m in more {
+                    let (callee, candidates, category) =
+                        classify(units, fi, Target::Function(m, 1));
+                    edges.push(Edge {
+                        caller,
+                        callee,
+                        name: call.text.clone(),
+                        category,
+                        line: call.line,
+                        candidates,
+                        via_macro: None,
+                        target_file: Some(m.file),
+                        via_flow: true,
+                    });
+                }
                 if let (Target::Macro, Some(r)) = (target, resolver) {
                     for (name, t) in r.expand(caller, &call.name) {
                         let (callee, candidates, category) = classify(units, fi, t);
@@ -222,16 +300,57 @@ pub fn resolve_with(
                             candidates,
                             via_macro: Some(call.name.clone()),
                             target_file: target_file(t),
+                            via_flow: false,
                         });
                     }
                 }
             }
+            for (name, line, callee) in resolver.map_or_else(Vec::new, |r| r.implicit_calls(caller))
+            {
+                let (callee, candidates, category) =
+                    classify(units, fi, Target::Function(callee, 1));
+                implicit.push(edges.len());
+                edges.push(Edge {
+                    caller,
+                    callee,
+                    name,
+                    category,
+                    line,
+                    candidates,
+                    via_macro: None,
+                    target_file: callee.map(|c| c.file),
+                    via_flow: true,
+                });
+            }
         }
     }
     let mut counts: BTreeMap<&'static str, ResolveCounts> = BTreeMap::new();
-    for e in &edges {
+    let mut prev: Option<&Edge> = None;
+    let mut implicit = implicit.into_iter().peekable();
+    for (k, e) in edges.iter().enumerate() {
         let lang = units[e.caller.file as usize].lang.name();
-        counts.entry(lang).or_default().count(e);
+        let c = counts.entry(lang).or_default();
+        // A site's further value-flow callees, and implicit calls, are edges, not call sites.
+        let extra = implicit.next_if_eq(&k).is_some()
+            || e.via_flow
+                && prev
+                    .is_some_and(|p| p.caller == e.caller && p.line == e.line && p.name == e.name);
+        if extra {
+            c.value_flow += 1;
+        } else {
+            c.count(e);
+        }
+        prev = Some(e);
+    }
+    for (lang, i) in &by_lang {
+        let f = resolvers[*i].flow_counts();
+        if f.flow_nodes > 0 {
+            let c = counts.entry(lang.name()).or_default();
+            c.flow_nodes += f.flow_nodes;
+            c.flow_steps += f.flow_steps;
+            c.flow_truncated += f.flow_truncated;
+            c.flow_step_limit += f.flow_step_limit;
+        }
     }
     (edges, counts)
 }

@@ -113,7 +113,13 @@ impl LanguageSpec for Python {
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
-        match node.kind_str() {
+        let kind = node.kind_str();
+        if super::facts::is_statement(kind) {
+            info.python_flow
+                .get_or_insert_with(Default::default)
+                .statement(node, &scope(), src);
+        }
+        match kind {
             "import_statement" => {
                 let mut cursor = node.walk();
                 for n in node.children_by_field_name("name", &mut cursor) {

@@ -3,8 +3,12 @@
 //! (`stdlib.rs`: `sys.stdlib_module_names` and the builtins).
 
 mod extract;
+mod facts;
+mod flow;
 mod resolve;
 pub(crate) mod stdlib;
+
+pub use facts::Facts;
 
 use codemine_filters::dedup::literal::Spelling;
 

@@ -34,9 +34,11 @@ pub(crate) struct Index<'u> {
     classes: Vec<HashMap<&'u str, &'u ClassInfo>>,
     /// Per file: names bound by imports.
     bindings: Vec<HashMap<&'u str, &'u Import>>,
+    /// What the value-flow analysis adds to the names.
+    flow: super::flow::Flow,
 }
 
-fn module_of(path: &str) -> Option<(String, bool)> {
+pub(super) fn module_of(path: &str) -> Option<(String, bool)> {
     let stem = path.strip_suffix(".py")?;
     let (module, is_init) = match stem.strip_suffix("/__init__") {
         Some(pkg) => (pkg.to_string(), true),
@@ -106,7 +108,7 @@ impl<'u> Index<'u> {
             classes.push(c);
             bindings.push(b);
         }
-        Self {
+        let mut index = Self {
             units,
             modules,
             suffixes,
@@ -114,12 +116,15 @@ impl<'u> Index<'u> {
             defs,
             classes,
             bindings,
-        }
+            flow: Default::default(),
+        };
+        index.flow = super::flow::Flow::build(units, &index);
+        index
     }
 
     /// The file of an absolute module name: an exact match, else the shortest path whose
     /// module name ends with it.
-    fn module(&self, name: &str) -> Option<u32> {
+    pub(super) fn module(&self, name: &str) -> Option<u32> {
         if let Some(f) = self.modules.get(name) {
             return Some(*f);
         }
@@ -134,7 +139,7 @@ impl<'u> Index<'u> {
     }
 
     /// The absolute module name an import refers to from `file`.
-    fn absolute(&self, file: u32, imp_module: &str, level: u32) -> String {
+    pub(super) fn absolute(&self, file: u32, imp_module: &str, level: u32) -> String {
         if level == 0 {
             return imp_module.to_string();
         }
@@ -165,7 +170,7 @@ impl<'u> Index<'u> {
     }
 
     /// What an import binding denotes.
-    fn import_sym(&self, file: u32, imp: &Import, hops: usize) -> Option<Sym<'u>> {
+    pub(super) fn import_sym(&self, file: u32, imp: &Import, hops: usize) -> Option<Sym<'u>> {
         let module = self.absolute(file, &imp.module, imp.level);
         match &imp.name {
             None => Some(self.module_sym(&module, imp.level > 0)),
@@ -288,7 +293,7 @@ impl<'u> Index<'u> {
     }
 
     /// The class a base-class expression names, seen from the file of `class`.
-    fn base(&self, file: u32, class: &ClassInfo, base: &str) -> Option<Sym<'u>> {
+    pub(super) fn base(&self, file: u32, class: &ClassInfo, base: &str) -> Option<Sym<'u>> {
         if base == "object" {
             return Some(Sym::Stdlib);
         }
@@ -444,6 +449,33 @@ impl<'u> Index<'u> {
 
 impl crate::resolve::Resolver for Index<'_> {
     fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
-        self.resolve_call(caller, call)
+        let t = self.resolve_call(caller, call);
+        // A decorated name bound to what its decorator returned: the value flow answers.
+        match t {
+            Target::Function(r, _)
+                if self.flow.redirected(r) && !self.flow.targets(caller, call).is_empty() =>
+            {
+                Target::Unresolved
+            }
+            t => t,
+        }
+    }
+
+    fn flow_targets(&self, caller: FnRef, call: &CallSite) -> Vec<FnRef> {
+        self.flow.targets(caller, call).to_vec()
+    }
+
+    fn implicit_calls(&self, caller: FnRef) -> Vec<(String, u32, FnRef)> {
+        self.flow.implicit(caller).to_vec()
+    }
+
+    fn flow_counts(&self) -> crate::resolve::FlowCounts {
+        let s = &self.flow.stats;
+        crate::resolve::FlowCounts {
+            flow_nodes: s.nodes,
+            flow_steps: s.steps,
+            flow_truncated: s.truncated,
+            flow_step_limit: usize::from(s.step_limit),
+        }
     }
 }
