@@ -170,12 +170,19 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
 
     let t = Instant::now();
     let project_files = read_project_files(&snap);
-    let (edges, counts) = resolve::resolve_with(&units, &project_files);
-    let line_uses = opts.repo_completion.as_ref().map(|_| {
-        let probes = crate::repo_completion::probes(&units, &texts);
-        let reached = resolve::resolve_probes(&units, &project_files, &probes.sites);
-        crate::repo_completion::uses(&units, &edges, &probes, &reached)
-    });
+    // With repository-level completion, the imported names its lines mention are resolved
+    // by the same resolvers as the calls.
+    let probes = match &opts.repo_completion {
+        Some(_) => crate::repo_completion::probes(&units, &texts),
+        None => Default::default(),
+    };
+    let (edges, counts, reached) =
+        resolve::resolve_with_probes(&units, &project_files, &probes.sites);
+    let line_uses = opts
+        .repo_completion
+        .as_ref()
+        .map(|_| crate::repo_completion::uses(&units, &edges, &probes, &reached));
+    drop((probes, reached));
     drop(project_files);
     free_resolution_inputs(&mut units);
     let mut graph = match callgraph::build(&name, &units, edges) {

@@ -234,6 +234,23 @@ pub fn resolve_with(
     units: &[SourceUnit],
     files: &[(String, String)],
 ) -> (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>) {
+    let (edges, counts, _) = resolve_with_probes(units, files, &[]);
+    (edges, counts)
+}
+
+/// What the resolvers reach from a repository's call sites.
+pub type Resolved = (Vec<Edge>, BTreeMap<&'static str, ResolveCounts>, Vec<Reach>);
+
+/// [`resolve_with`], and with the same resolvers (built once: Python's value flow is
+/// solved when its resolver is built) names that are not call sites, resolved as if they
+/// were (`probes`: the function they are in and a call site made of the name), for the
+/// uses of a line that no call shows (a function passed as a value, a class named in an
+/// annotation). Probes expand no macro and add no edge.
+pub fn resolve_with_probes(
+    units: &[SourceUnit],
+    files: &[(String, String)],
+    probes: &[(FnRef, CallSite)],
+) -> Resolved {
     // One edge per call site (macro expansions add a few): sized once, as a file of many
     // functions makes this one of the largest vectors of a run.
     let sites: usize = units
@@ -352,7 +369,24 @@ pub fn resolve_with(
             c.flow_step_limit += f.flow_step_limit;
         }
     }
-    (edges, counts)
+    let reached = probes
+        .iter()
+        .map(|(caller, call)| {
+            let fi = caller.file as usize;
+            let resolver = units
+                .get(fi)
+                .and_then(|u| by_lang.get(&u.lang))
+                .map(|&i| &resolvers[i]);
+            let target = resolver.map_or(Target::Unresolved, |r| r.resolve(*caller, call));
+            let (callee, _, category) = classify(units, fi, target);
+            Reach {
+                callee,
+                file: target_file(target),
+                category,
+            }
+        })
+        .collect();
+    (edges, counts, reached)
 }
 
 type Resolvers<'u> = (Vec<Box<dyn Resolver + 'u>>, BTreeMap<Lang, usize>);
@@ -388,38 +422,6 @@ pub struct Reach {
     pub callee: Option<FnRef>,
     pub file: Option<u32>,
     pub category: Category,
-}
-
-/// Resolves names that are not call sites as if they were (`probes`: the function they
-/// are in and a call site made of the name), for the uses of a line that no call shows
-/// (a function passed as a value, a class named in an annotation). Macros are not
-/// expanded.
-pub fn resolve_probes(
-    units: &[SourceUnit],
-    files: &[(String, String)],
-    probes: &[(FnRef, CallSite)],
-) -> Vec<Reach> {
-    if probes.is_empty() {
-        return Vec::new();
-    }
-    let (resolvers, by_lang) = resolvers(units, files);
-    probes
-        .iter()
-        .map(|(caller, call)| {
-            let fi = caller.file as usize;
-            let resolver = units
-                .get(fi)
-                .and_then(|u| by_lang.get(&u.lang))
-                .map(|&i| &resolvers[i]);
-            let target = resolver.map_or(Target::Unresolved, |r| r.resolve(*caller, call));
-            let (callee, _, category) = classify(units, fi, target);
-            Reach {
-                callee,
-                file: target_file(target),
-                category,
-            }
-        })
-        .collect()
 }
 
 fn target_file(target: Target) -> Option<u32> {
