@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use harness::*;
 use serde_json::Value;
 
-const UTIL_PY: &str = "def helper(x):\n    return x + 1\n\n\ndef other(y):\n    return y * 2\n\n\nclass Config:\n    debug = False\n\n\ndef wide(\n    a,\n    b,\n):\n    return a\n";
+const UTIL_PY: &str = "def helper(x):\n    return x + 1\n\n\ndef other(y):\n    return y * 2\n\n\nclass Config:\n    debug = False\n\n\ndef wide(\n    a,\n    b,\n):\n    return a\n\n\nTIMEOUT = 30\n";
 
 const MAIN_PY: &str = r#"import os
-from pkg.util import helper, other, Config
+from pkg.util import helper, other, Config, TIMEOUT
 import requests
 
 
@@ -28,6 +28,7 @@ def run(a, obj):
     k = Config()
     if isinstance(k, Config):
         return list(map(helper, [h]))
+    t = TIMEOUT + 1
     return h
 
 
@@ -293,8 +294,17 @@ fn python_lines_get_their_kind_and_gold_context() {
             vec![helper],
         ),
     );
-    want.insert(("pkg/main.py", 18), ("in_file", "return h", vec![]));
-    want.insert(("pkg/main.py", 22), ("in_file", "return z", vec![]));
+    // A module-level value of another file, named without a call.
+    want.insert(
+        ("pkg/main.py", 18),
+        (
+            "cross_file_first",
+            "t = TIMEOUT + 1",
+            vec![("pkg/util.py", "TIMEOUT", 20, 20)],
+        ),
+    );
+    want.insert(("pkg/main.py", 19), ("in_file", "return h", vec![]));
+    want.insert(("pkg/main.py", 23), ("in_file", "return z", vec![]));
     check(&rows, &want);
 
     // The text around the cursor: the cursor sits after the line's indentation.
@@ -319,7 +329,7 @@ fn python_lines_get_their_kind_and_gold_context() {
     let s = stats(&m.out);
     let stage = &s["stages"]["repo_completion"];
     assert_eq!(stage["uncertain"], 1);
-    assert_eq!(stage["rows"]["cross_file_first"], 3);
+    assert_eq!(stage["rows"]["cross_file_first"], 4);
     let r = rows.iter().find(|r| r["line"] == 15).unwrap();
     assert_eq!(
         r["gold_context"][0]["code"],
@@ -580,11 +590,11 @@ fn the_draw_follows_kinds_shares_and_seed() {
         })
         .collect();
     got.sort();
-    // main.py has cross-file lines 8, 12 and 15 (first) and 9, 16 and 17 (random); two
+    // main.py has cross-file lines 8, 12, 15 and 18 (first) and 9, 16 and 17 (random); two
     // draws.
     assert_eq!(got.len(), 2);
     assert!(got.iter().all(|(k, l)| match k.as_str() {
-        "cross_file_first" => [8, 12, 15].contains(l),
+        "cross_file_first" => [8, 12, 15, 18].contains(l),
         "cross_file_random" => [9, 16, 17].contains(l),
         _ => false,
     }));

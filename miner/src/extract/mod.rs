@@ -138,6 +138,9 @@ pub struct FileInfo {
     pub prototypes: Vec<(String, bool)>,
     /// Python: what the value-flow analysis reads (`lang/python/facts.rs`).
     pub python_flow: Option<Box<crate::lang::python::Facts>>,
+    /// Names the module binds to a value at its top level (Python `NAME = ...`), with the
+    /// lines of the statement: definitions that are neither functions nor classes.
+    pub constants: Vec<(String, (u32, u32))>,
 }
 
 /// What kind of callable a function record is.
@@ -593,6 +596,7 @@ impl FileInfo {
         self.classes.extend(later.classes);
         self.using_namespaces.extend(later.using_namespaces);
         self.prototypes.extend(later.prototypes);
+        self.constants.extend(later.constants);
         match (&mut self.python_flow, later.python_flow) {
             (Some(f), Some(l)) => f.append(*l),
             (f @ None, l) => *f = l,

@@ -194,18 +194,26 @@ pub struct Candidate {
     pub cross_file: Vec<Def>,
 }
 
-/// The declaration of class `name` in file `file`, when its lines are known.
-fn class_of<'u>(
+/// The declaration of `name` in file `file`, when its lines are known: a class, else a
+/// module-level value (its name and 1-based first and last line).
+fn declaration_of<'u>(
     units: &'u [SourceUnit],
     file: u32,
     name: &str,
-) -> Option<&'u crate::extract::ClassInfo> {
-    units
-        .get(file as usize)?
-        .info
+) -> Option<(&'u str, (u32, u32))> {
+    let info = &units.get(file as usize)?.info;
+    if let Some(c) = info
         .classes
         .iter()
         .find(|c| last_name(&c.name) == name && c.lines.0 > 0)
+    {
+        return Some((&c.name, c.lines));
+    }
+    info.constants
+        .iter()
+        .rev()
+        .find(|(c, lines)| c == name && lines.0 > 0)
+        .map(|(c, lines)| (c.as_str(), *lines))
 }
 
 /// Byte offsets of the starts of a text's lines (line `n` starts at `starts[n - 1]`).
@@ -269,7 +277,7 @@ pub fn candidates(
         counts.lines += 1;
         let u = u.cloned().unwrap_or_default();
         let unknown_class = u.cross_file.iter().any(|d| match d {
-            Def::Class(f, name) => class_of(units, *f, name).is_none(),
+            Def::Declared(f, name) => declaration_of(units, *f, name).is_none(),
             Def::Function(_) => false,
         });
         if u.uncertain || unknown_class {
@@ -399,19 +407,17 @@ pub fn row(
                     code: f.code.clone(),
                 })
             }
-            Def::Class(file, name) => {
-                let c = class_of(units, *file, name)?;
+            Def::Declared(file, name) => {
+                let (name, lines) = declaration_of(units, *file, name)?;
                 let text = texts.get(*file as usize)?.as_deref()?;
                 let starts = line_starts(text);
-                let s = *starts.get(c.lines.0 as usize - 1)?;
-                let e = starts
-                    .get(c.lines.1 as usize)
-                    .map_or(text.len(), |&e| e - 1);
+                let s = *starts.get(lines.0 as usize - 1)?;
+                let e = starts.get(lines.1 as usize).map_or(text.len(), |&e| e - 1);
                 Some(GoldItem {
                     path: units.get(*file as usize)?.path.clone(),
-                    name: c.name.clone(),
-                    start_line: c.lines.0,
-                    end_line: c.lines.1,
+                    name: name.to_string(),
+                    start_line: lines.0,
+                    end_line: lines.1,
                     code: text.get(s..e)?.to_string(),
                 })
             }

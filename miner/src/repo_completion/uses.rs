@@ -13,9 +13,9 @@ use crate::resolve::{Category, Edge, FnRef, Reach, SourceUnit};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Def {
     Function(FnRef),
-    /// A class (struct, interface, ...) of that file, by its name as the line writes it;
-    /// a class without a function node reached by a call or a name.
-    Class(u32, String),
+    /// A class (struct, interface, ...) or a module-level value of that file, by its name
+    /// as the line writes it: what a call or a name reaches there without a function node.
+    Declared(u32, String),
 }
 
 /// What a line uses, from the resolved calls on it and the imported names it mentions.
@@ -47,7 +47,7 @@ impl LineUses {
             (_, _, Some(f)) if f as usize != file => {
                 let def = match reach.callee {
                     Some(c) => Def::Function(c),
-                    None => Def::Class(f, last_name(name).to_string()),
+                    None => Def::Declared(f, last_name(name).to_string()),
                 };
                 if !self.cross_file.contains(&def) {
                     self.cross_file.push(def);

@@ -184,6 +184,13 @@ pub trait Resolver {
     /// What the call site `call` of the function `caller` reaches.
     fn resolve(&self, caller: FnRef, call: &CallSite) -> Target;
 
+    /// What a name that a line mentions without calling it reaches: as a call would, or a
+    /// module-level value of the repository ([`Target::RepoFile`] of its file) where the
+    /// language records them (Python's `FileInfo::constants`).
+    fn resolve_name(&self, caller: FnRef, call: &CallSite) -> Target {
+        self.resolve(caller, call)
+    }
+
     /// For a call to a macro (what [`Resolver::resolve`] called [`Target::Macro`]): the
     /// calls its expansion makes, each with its target.
     fn expand(&self, _caller: FnRef, _macro_name: &str) -> Vec<(String, Target)> {
@@ -377,7 +384,7 @@ pub fn resolve_with_probes(
                 .get(fi)
                 .and_then(|u| by_lang.get(&u.lang))
                 .map(|&i| &resolvers[i]);
-            let target = resolver.map_or(Target::Unresolved, |r| r.resolve(*caller, call));
+            let target = resolver.map_or(Target::Unresolved, |r| r.resolve_name(*caller, call));
             let (callee, _, category) = classify(units, fi, target);
             Reach {
                 callee,

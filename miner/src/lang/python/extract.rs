@@ -120,6 +120,19 @@ impl LanguageSpec for Python {
                 .statement(node, &scope(), src);
         }
         match kind {
+            // `NAME = value` at the top level of the module (also inside a module-level `if`
+            // or `try`), outside any function or class.
+            "expression_statement" => {
+                let left = named(node)
+                    .next()
+                    .filter(|a| a.kind_str() == "assignment")
+                    .and_then(|a| a.field("left"))
+                    .filter(|l| l.kind_str() == "identifier");
+                if let Some(left) = left.filter(|_| scope().is_empty()) {
+                    info.constants
+                        .push((text(left, src).to_string(), crate::extract::lines_of(node)));
+                }
+            }
             "import_statement" => {
                 let mut cursor = node.walk();
                 for n in node.children_by_field_name("name", &mut cursor) {

@@ -447,7 +447,60 @@ impl<'u> Index<'u> {
     }
 }
 
+impl Index<'_> {
+    /// The file whose module-level `name = ...` a name of `caller` denotes: the caller's
+    /// own module, a name imported from a module of the repository, or `module.name` for
+    /// an imported module `recv`.
+    fn constant(&self, caller: FnRef, recv: Option<&str>, name: &str) -> Option<u32> {
+        let file = caller.file;
+        let has = |f: u32, n: &str| {
+            self.units[f as usize]
+                .info
+                .constants
+                .iter()
+                .any(|(c, _)| c == n)
+        };
+        let imported = |imp: &Import| {
+            let module = self.absolute(file, &imp.module, imp.level);
+            self.module(&module)
+        };
+        match recv {
+            None => {
+                if let Some(imp) = self.bindings[file as usize].get(name) {
+                    let m = imported(imp)?;
+                    let n = imp.name.as_deref()?;
+                    return has(m, n).then_some(m);
+                }
+                has(file, name).then_some(file)
+            }
+            Some(r) => {
+                let imp = self.bindings[file as usize].get(r)?;
+                if imp.name.is_some() {
+                    return None;
+                }
+                let m = imported(imp)?;
+                has(m, name).then_some(m)
+            }
+        }
+    }
+}
+
 impl crate::resolve::Resolver for Index<'_> {
+    fn resolve_name(&self, caller: FnRef, call: &CallSite) -> Target {
+        match self.resolve(caller, call) {
+            Target::Unresolved => {
+                let recv = match &call.kind {
+                    CallKind::Plain => None,
+                    CallKind::Member(r) => Some(r.as_str()),
+                    _ => return Target::Unresolved,
+                };
+                self.constant(caller, recv, &call.name)
+                    .map_or(Target::Unresolved, Target::RepoFile)
+            }
+            t => t,
+        }
+    }
+
     fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
         let t = self.resolve_call(caller, call);
         // A decorated name bound to what its decorator returned: the value flow answers.
