@@ -114,10 +114,14 @@ impl LanguageSpec for Python {
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
         let kind = node.kind_str();
+        // The scope's name is built once per statement (it is a fresh string).
+        let mut at_top = None;
         if super::facts::is_statement(kind) {
+            let s = scope();
+            at_top = Some(s.is_empty());
             info.python_flow
                 .get_or_insert_with(Default::default)
-                .statement(node, &scope(), src);
+                .statement(node, &s, src);
         }
         match kind {
             // `NAME = value` at the top level of the module (also inside a module-level `if`
@@ -128,7 +132,7 @@ impl LanguageSpec for Python {
                     .filter(|a| a.kind_str() == "assignment")
                     .and_then(|a| a.field("left"))
                     .filter(|l| l.kind_str() == "identifier");
-                if let Some(left) = left.filter(|_| scope().is_empty()) {
+                if let Some(left) = left.filter(|_| at_top.unwrap_or_else(|| scope().is_empty())) {
                     info.constants
                         .push((text(left, src).to_string(), crate::extract::lines_of(node)));
                 }
