@@ -74,7 +74,7 @@ public class Main {
 }
 "#;
 
-const UTIL_GO: &str = "package util\n\n// Twice doubles.\nfunc Twice(x int) int {\n\treturn x * 2\n}\n\ntype Point struct {\n\tX int\n}\n";
+const UTIL_GO: &str = "package util\n\n// Twice doubles.\nfunc Twice(x int) int {\n\treturn x * 2\n}\n\ntype Point struct {\n\tX int\n}\n\nconst Scale = 60\n";
 const MAIN_GO: &str = r#"package main
 
 import (
@@ -87,7 +87,8 @@ func run(a int) int {
 	p := util.Point{X: b}
 	fmt.Println(b)
 	f := util.Twice
-	return f(p.X)
+	s := util.Scale * b
+	return f(p.X) + s
 }
 "#;
 
@@ -425,7 +426,16 @@ fn go_lines_get_their_kind_and_gold_context() {
         ("main.go", 12),
         ("cross_file_random", "f := util.Twice", vec![twice]),
     );
-    // Line 13 calls a local function value: uncertain, left out.
+    // A package-level constant of another package, named without a call.
+    want.insert(
+        ("main.go", 13),
+        (
+            "cross_file_first",
+            "s := util.Scale * b",
+            vec![("util/util.go", "Scale", 12, 12)],
+        ),
+    );
+    // Line 14 calls a local function value: uncertain, left out.
     check(&rows, &want);
 }
 

@@ -175,6 +175,7 @@ impl LanguageSpec for Go {
         Some(&[
             "package_clause",
             "import_declaration",
+            "const_declaration",
             "var_declaration",
             "type_declaration",
         ])
@@ -292,11 +293,26 @@ impl LanguageSpec for Go {
                 let mut vars = ClassInfo::default();
                 for spec in specs {
                     self.locals(spec, "var_spec", src, &mut vars.fields);
+                    value_names(spec, src, &mut info.constants);
                 }
                 // An expression's type would need the package's own context: left out.
                 vars.fields.retain(|(_, t)| !t.starts_with('='));
                 if !vars.fields.is_empty() {
                     info.classes.push(vars);
+                }
+            }
+            // Package-level constants: definitions a line may name (`pkg.Timeout`).
+            "const_declaration" => {
+                for c in named(node) {
+                    match c.kind_str() {
+                        "const_spec" => value_names(c, src, &mut info.constants),
+                        "const_spec_list" => {
+                            for s in named(c).filter(|s| s.kind_str() == "const_spec") {
+                                value_names(s, src, &mut info.constants);
+                            }
+                        }
+                        _ => {}
+                    }
                 }
             }
             "type_declaration" => {
@@ -498,6 +514,16 @@ fn type_members(ty: Node, src: &str, class: &mut ClassInfo) {
             if let Some(t) = type_name(ty, src) {
                 class.bases.push(t);
             }
+        }
+    }
+}
+
+/// The names a `const_spec` or `var_spec` declares, each with the spec's lines.
+fn value_names(spec: Node, src: &str, out: &mut Vec<(String, (u32, u32))>) {
+    let mut cursor = spec.walk();
+    for n in spec.children_by_field_name("name", &mut cursor) {
+        if n.kind_str() == "identifier" {
+            out.push((text(n, src).to_string(), crate::extract::lines_of(spec)));
         }
     }
 }

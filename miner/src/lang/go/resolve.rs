@@ -136,6 +136,8 @@ pub(crate) struct Index<'u> {
     /// Per file: import bindings (name to package) and dot-imported packages.
     bindings: Vec<HashMap<String, Pkg<'u>>>,
     dots: Vec<Vec<Pkg<'u>>>,
+    /// Package-level constants and variables by (directory, name): the first file by path.
+    values: HashMap<(&'u str, &'u str), u32>,
 }
 
 /// The package name Go code uses for an import path it does not declare here: the last
@@ -198,6 +200,7 @@ impl<'u> Index<'u> {
         let mut methods: HashMap<(&str, &str, &str), Vec<FnRef>> = HashMap::new();
         let mut types: HashMap<(&str, &str), (u32, &ClassInfo)> = HashMap::new();
         let mut vars: HashMap<(&str, &str), (u32, &str)> = HashMap::new();
+        let mut values: HashMap<(&str, &str), u32> = HashMap::new();
         let mut dirs: HashSet<&str> = HashSet::new();
         // Package names declared per directory, test packages (`x_test`) aside.
         let mut names: HashMap<&str, &str> = HashMap::new();
@@ -228,6 +231,9 @@ impl<'u> Index<'u> {
                         .or_default()
                         .push(r);
                 }
+            }
+            for (name, _) in &u.info.constants {
+                values.entry((dir, name.as_str())).or_insert(fi as u32);
             }
             for c in &u.info.classes {
                 if c.name.is_empty() {
@@ -308,6 +314,7 @@ impl<'u> Index<'u> {
             vars,
             bindings,
             dots,
+            values,
         }
     }
 
@@ -593,6 +600,26 @@ fn infer_module(
 }
 
 impl crate::resolve::Resolver for Index<'_> {
+    /// A name a line mentions without calling it may also be a package-level constant or
+    /// variable: of the caller's package, or `pkg.Name` of an imported one.
+    fn resolve_name(&self, caller: FnRef, call: &CallSite) -> Target {
+        match self.resolve(caller, call) {
+            Target::Unresolved => {
+                let dir = match &call.kind {
+                    CallKind::Plain => Some(self.dir(caller.file)),
+                    CallKind::Member(recv) => match self.bindings[caller.file as usize].get(recv) {
+                        Some(Pkg::Repo(d)) => Some(*d),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                dir.and_then(|d| self.values.get(&(d, call.name.as_str())))
+                    .map_or(Target::Unresolved, |&f| Target::RepoFile(f))
+            }
+            t => t,
+        }
+    }
+
     fn resolve(&self, caller: FnRef, call: &CallSite) -> Target {
         match &call.kind {
             CallKind::Plain => {
