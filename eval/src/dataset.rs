@@ -594,6 +594,21 @@ pub struct Predictions {
     pub lines: Vec<usize>,
 }
 
+/// The JSON values of a JSON-lines predictions file, with their line numbers; blank lines
+/// skipped.
+fn json_lines(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, Error> {
+    let mut out = Vec::new();
+    for (n, line) in text_lines(path)? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v =
+            serde_json::from_str(&line).map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
+        out.push((n, v));
+    }
+    Ok(out)
+}
+
 /// The id of a predictions file's JSON line: a string, or an integer written as one.
 fn json_id(v: &serde_json::Value, id_field: &str, path: &Path, n: usize) -> Result<String, Error> {
     match v.get(id_field) {
@@ -692,12 +707,7 @@ pub fn read_predictions(
             }
         }
         "jsonl" | "json" | "ndjson" => {
-            for (n, line) in text_lines(path)? {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let v: serde_json::Value = serde_json::from_str(&line)
-                    .map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
+            for (n, v) in json_lines(path)? {
                 let id = json_id(&v, id_field, path, n)?;
                 let text = match v.get(text_field) {
                     Some(serde_json::Value::String(s)) => s.clone(),
@@ -919,12 +929,7 @@ pub fn read_retrieved(
             }
         }
         "jsonl" | "json" | "ndjson" => {
-            for (n, line) in text_lines(path)? {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let v: serde_json::Value = serde_json::from_str(&line)
-                    .map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
+            for (n, v) in json_lines(path)? {
                 let id = json_id(&v, id_field, path, n)?;
                 let items = match v.get(field) {
                     Some(serde_json::Value::Array(a)) => a,

@@ -576,31 +576,12 @@ impl Scorer for IdentifierMetric {
                 batch.languages.len()
             )));
         }
-        let mut langs = Vec::with_capacity(n);
-        let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
-        for l in batch.languages {
-            match l.as_deref().map(str::parse::<Lang>) {
-                Some(Ok(lang)) => langs.push(lang),
-                Some(Err(_)) => {
-                    *unsupported
-                        .entry(format!("`{}`", l.as_deref().unwrap_or_default()))
-                        .or_default() += 1
-                }
-                None => *unsupported.entry("no language".into()).or_default() += 1,
-            }
-        }
-        if !unsupported.is_empty() {
-            let bad: usize = unsupported.values().sum();
-            let what: Vec<String> = unsupported
-                .iter()
-                .map(|(l, c)| format!("{c} {l}"))
-                .collect();
-            return Err(Error::Data(format!(
-                "{} removes the keywords of python, java, c, cpp, go, javascript, typescript, php and ruby, but {bad} of {n} examples are none of them ({}); give the language with --language",
+        let langs: Vec<Lang> = parse_languages(batch.languages).map_err(|(bad, what)| {
+            Error::Data(format!(
+                "{} removes the keywords of python, java, c, cpp, go, javascript, typescript, php and ruby, but {bad} of {n} examples are none of them ({what}); give the language with --language",
                 self.name(),
-                what.join(", ")
-            )));
-        }
+            ))
+        })?;
         let f1 = self.f1;
         let per_example = batch
             .predictions
@@ -947,6 +928,35 @@ fn fingerprint(batch: &Batch<'_>) -> u64 {
 }
 
 /// Every example's CodeBLEU statistics, each parsed with its own language's grammar.
+/// Every example's language parsed as `L`; else how many are not one and which they are
+/// (`2 \`rust\`, 1 no language`), for a metric's error message.
+fn parse_languages<L: std::str::FromStr>(
+    languages: &[Option<String>],
+) -> Result<Vec<L>, (usize, String)> {
+    let mut out = Vec::with_capacity(languages.len());
+    let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
+    for l in languages {
+        match l.as_deref().map(str::parse::<L>) {
+            Some(Ok(lang)) => out.push(lang),
+            Some(Err(_)) => {
+                *unsupported
+                    .entry(format!("`{}`", l.as_deref().unwrap_or_default()))
+                    .or_default() += 1
+            }
+            None => *unsupported.entry("no language".into()).or_default() += 1,
+        }
+    }
+    if unsupported.is_empty() {
+        return Ok(out);
+    }
+    let bad = unsupported.values().sum();
+    let what: Vec<String> = unsupported
+        .iter()
+        .map(|(l, c)| format!("{c} {l}"))
+        .collect();
+    Err((bad, what.join(", ")))
+}
+
 fn codebleu_batch(batch: &Batch<'_>) -> Result<Vec<CodeBleuStats>, Error> {
     let n = batch.predictions.len();
     if batch.references.len() != n || batch.languages.len() != n {
@@ -956,32 +966,17 @@ fn codebleu_batch(batch: &Batch<'_>) -> Result<Vec<CodeBleuStats>, Error> {
             batch.languages.len()
         )));
     }
+    let langs: Vec<Language> = parse_languages(batch.languages).map_err(|(bad, what)| {
+        Error::Data(format!(
+            "codebleu scores python, java, c and cpp, but {bad} of {n} examples are not one of them ({what}); give the language with --language, or leave the codebleu metrics out",
+        ))
+    })?;
     let mut by_language: Vec<(Language, Vec<usize>)> = Vec::new();
-    let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, l) in batch.languages.iter().enumerate() {
-        match l.as_deref().map(str::parse::<Language>) {
-            Some(Ok(lang)) => match by_language.iter_mut().find(|(k, _)| *k == lang) {
-                Some((_, rows)) => rows.push(i),
-                None => by_language.push((lang, vec![i])),
-            },
-            Some(Err(_)) => {
-                *unsupported
-                    .entry(format!("`{}`", l.as_deref().unwrap_or_default()))
-                    .or_default() += 1
-            }
-            None => *unsupported.entry("no language".into()).or_default() += 1,
+    for (i, lang) in langs.into_iter().enumerate() {
+        match by_language.iter_mut().find(|(k, _)| *k == lang) {
+            Some((_, rows)) => rows.push(i),
+            None => by_language.push((lang, vec![i])),
         }
-    }
-    if !unsupported.is_empty() {
-        let bad: usize = unsupported.values().sum();
-        let what: Vec<String> = unsupported
-            .iter()
-            .map(|(l, c)| format!("{c} {l}"))
-            .collect();
-        return Err(Error::Data(format!(
-            "codebleu scores python, java, c and cpp, but {bad} of {n} examples are not one of them ({}); give the language with --language, or leave the codebleu metrics out",
-            what.join(", ")
-        )));
     }
     let mut out = vec![CodeBleuStats::default(); n];
     for (lang, rows) in by_language {
