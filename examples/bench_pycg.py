@@ -8,18 +8,19 @@ its call graph read back, mapped to PyCG's names and compared edge by edge.
 
 Mapping (documented in BENCHMARKS.md):
   - a codemine node `pkg/mod.py:Class.method` is `pkg.mod.Class.method` (`__init__.py` is the
-    package); only edges to functions of the case count (PyCG's `<builtin>.*` and names of
-    modules outside the case are left out on both sides);
-  - lambdas are not call-graph nodes in codemine (calls in a lambda belong to the function
-    that holds it): in the ground truth, `X.<lambdaN>` is folded into `X` (its out-edges become
-    X's, edges into it are dropped);
-  - module-level code is no node either: the ground truth's edges whose caller is a module
-    (`main`, `pkg.mod`) can never be found. They are reported apart ("all edges"); the
-    headline figures are over the edges whose caller is a function ("function callers").
+    package), its `<module>` node is the module `pkg.mod`, and its lambda nodes
+    (`scope.<lambda>`, `scope.<lambda>#2` for a second one on the same line) are PyCG's
+    `scope.<lambdaN>`, numbered per scope in source order as PyCG numbers them; only edges
+    to functions and lambdas of the case count (PyCG's `<builtin>.*` and names of modules
+    outside the case are left out on both sides);
+  - codemine binaries from before module and lambda nodes (issue 20) give neither: for them,
+    and with `--fold`, lambdas are folded into the node that holds them and module callers are
+    left out, as the first version of this driver did.
 
 Usage (needs pyarrow; the PyCG repository fetched, e.g. /work/.mirror/vitsalis+PyCG/repo):
   python examples/bench_pycg.py --pycg /path/to/PyCG/git-dir \
-      --codemine target/release/codemine [--before /path/to/main/codemine] [--show-misses]
+      --codemine target/release/codemine [--before /path/to/main/codemine [--fold-before]]
+      [--show-misses]
 Nothing of PyCG is committed: the snippets are read from its git directory at run time.
 """
 import argparse, collections, glob, json, os, re, shutil, subprocess, sys, tempfile
@@ -63,33 +64,57 @@ def mine(binary, case_dir, tmp):
     rows = lambda p: [x for f in sorted(glob.glob(f"{out}/callgraph/{p}-*.parquet"))
                       for x in pq.read_table(f).to_pylist()]
     nodes = {n["id"]: n for n in rows("nodes")}
-    name = lambda n: ".".join(p for p in (module_of(n["path"]), n["qualified_name"]) if p)
+    names = pycg_names(nodes.values())
     edges = set()
     for e in rows("edges"):
         if e["callee_id"] is None:
             continue
-        edges.add((name(nodes[e["caller_id"]]), name(nodes[e["callee_id"]])))
+        edges.add((names[e["caller_id"]], names[e["callee_id"]]))
     shutil.rmtree(tmp)
     return edges
 
 
 LAMBDA = re.compile(r"\.<lambda\d*>")
+OURS = re.compile(r"<lambda>(?:#(\d+))?$")
 
 
-def truth(case_dir):
+def pycg_names(nodes):
+    """PyCG's name of every codemine node, by id."""
+    out, lambdas = {}, collections.defaultdict(list)
+    for n in nodes:
+        module = module_of(n["path"])
+        q = n["qualified_name"]
+        if n.get("kind") == "module":
+            out[n["id"]] = module
+            continue
+        m = OURS.search(q)
+        if n.get("kind") == "lambda" and m:
+            scope = q[: m.start()].rstrip(".")
+            lambdas[(module, scope)].append((n["start_line"], int(m.group(1) or 1), n["id"]))
+            continue
+        out[n["id"]] = ".".join(p for p in (module, q) if p)
+    # (A lambda in a lambda keeps codemine's spelling of its outer scope.)
+    for (module, scope), ls in lambdas.items():
+        for k, (_, _, i) in enumerate(sorted(ls), 1):
+            out[i] = ".".join(p for p in (module, scope, f"<lambda{k}>") if p)
+    return out
+
+
+def truth(case_dir, fold):
+    """The case's edges into its own functions and lambdas: all, and those whose caller is a
+    function or lambda (not a module). With `fold`, lambdas are folded into their holder."""
     cg = json.load(open(os.path.join(case_dir, "callgraph.json")))
     modules = {module_of(os.path.relpath(p, case_dir))
                for p in glob.glob(os.path.join(case_dir, "**", "*.py"), recursive=True)}
-    # Functions of the case: under one of its modules, not builtins, not lambdas.
-    defined = {k for k in cg if k not in modules and "<lambda" not in k
+    defined = {k for k in cg if k not in modules
                and any(k.startswith(m + ".") for m in modules)}
-    fold = lambda n: LAMBDA.split(n)[0] if "<lambda" in n else n
+    name = (lambda n: LAMBDA.split(n)[0] if "<lambda" in n else n) if fold else (lambda n: n)
     all_edges, fn_edges = set(), set()
     for caller, callees in cg.items():
-        c = fold(caller)
+        c = name(caller)
         for d in callees:
-            if "<lambda" in d or d not in defined:
-                continue  # into a lambda, a builtin or outside the case
+            if d not in defined or fold and "<lambda" in d:
+                continue  # a builtin, outside the case, or (folded) into a lambda
             all_edges.add((c, d))
             if c not in modules:
                 fn_edges.add((c, d))
@@ -102,40 +127,40 @@ def score(tp, fp, fn):
     return p, r
 
 
-def run(binary, root, show):
-    per = collections.defaultdict(lambda: [0, 0, 0, 0])  # tp, fp, fn (function callers), fn all
+def run(binary, root, show, fold):
+    # Per category: tp, fp, fn over all edges, then over edges whose caller is no module.
+    per = collections.defaultdict(lambda: [0] * 6)
     misses = []
     for cg in sorted(glob.glob(os.path.join(root, "*", "*", "callgraph.json"))):
         case = os.path.dirname(cg)
         cat = os.path.basename(os.path.dirname(case))
-        all_t, fn_t, modules = truth(case)
+        all_t, fn_t, modules = truth(case, fold)
         got = mine(binary, case, tempfile.mkdtemp(prefix="pycg-case-"))
-        got = {(a, b) for a, b in got if a not in modules}
+        if fold:
+            got = {(LAMBDA.split(a)[0], b) for a, b in got if "<lambda" not in b}
+        fn_got = {(a, b) for a, b in got if a not in modules}
         s = per[cat]
-        s[0] += len(got & fn_t)
-        s[1] += len(got - fn_t)
-        s[2] += len(fn_t - got)
-        s[3] += len(all_t - got)
-        if show and (got != fn_t):
-            misses.append((os.path.relpath(case, root), sorted(fn_t - got), sorted(got - fn_t)))
+        for k, (g, t) in enumerate(((got, all_t), (fn_got, fn_t))):
+            s[3 * k] += len(g & t)
+            s[3 * k + 1] += len(g - t)
+            s[3 * k + 2] += len(t - g)
+        if show and got != all_t:
+            misses.append((os.path.relpath(case, root), sorted(all_t - got), sorted(got - all_t)))
     return per, misses
 
 
 def table(per):
-    lines = ["| category | edges (fn callers) | precision | recall | recall of all edges |",
-             "|---|---:|---:|---:|---:|"]
-    tot = [0, 0, 0, 0]
+    lines = ["| category | edges | precision | recall | edges, function callers | precision | recall |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    tot = [0] * 6
+    row = lambda s: (s[0] + s[2], *score(*s[0:3]), s[3] + s[5], *score(*s[3:6]))
     for cat in sorted(per):
-        tp, fp, fn, fn_all = per[cat]
         tot = [a + b for a, b in zip(tot, per[cat])]
-        p, r = score(tp, fp, fn)
-        ra = tp / (tp + fn_all) if tp + fn_all else 1.0
-        lines.append(f"| {cat} | {tp + fn} | {p:.3f} | {r:.3f} | {ra:.3f} |")
-    tp, fp, fn, fn_all = tot
-    p, r = score(tp, fp, fn)
-    ra = tp / (tp + fn_all) if tp + fn_all else 1.0
-    lines.append(f"| **all** | {tp + fn} | **{p:.3f}** | **{r:.3f}** | {ra:.3f} |")
-    return "\n".join(lines), (p, r, ra)
+        n, p, r, fn_n, fp_, fr = row(per[cat])
+        lines.append(f"| {cat} | {n} | {p:.3f} | {r:.3f} | {fn_n} | {fp_:.3f} | {fr:.3f} |")
+    n, p, r, fn_n, fp_, fr = row(tot)
+    lines.append(f"| **all** | {n} | **{p:.3f}** | **{r:.3f}** | {fn_n} | {fp_:.3f} | {fr:.3f} |")
+    return "\n".join(lines), (p, r)
 
 
 def main():
@@ -144,14 +169,18 @@ def main():
     ap.add_argument("--codemine", default="target/release/codemine")
     ap.add_argument("--before", help="another codemine binary to compare (e.g. main's)")
     ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--fold-before", action="store_true",
+                    help="the --before binary has no module or lambda nodes: fold its lambdas "
+                         "and the truth's, as this driver's first version did")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="bench-pycg-")
     root = snippets(a.pycg, os.path.join(tmp, "snippets"))
     for label, binary in (("before", a.before), ("after", a.codemine)):
         if not binary:
             continue
-        per, misses = run(binary, root, a.show_misses)
-        text, (p, r, ra) = table(per)
+        fold = label == "before" and a.fold_before
+        per, misses = run(binary, root, a.show_misses, fold)
+        text, _ = table(per)
         print(f"## {label}: {binary}\n\n{text}\n")
         for case, fn, fp in misses:
             print(f"{case}: missed {fn} wrong {fp}")

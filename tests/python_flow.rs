@@ -245,7 +245,7 @@ fn decorators_that_register_and_decorators_that_wrap() {
 }
 
 #[test]
-fn lambdas_are_values_but_not_nodes() {
+fn lambdas_are_nodes_with_their_own_calls() {
     let (g, _) = mine_py(
         "lambdas",
         &[(
@@ -255,21 +255,150 @@ fn lambdas_are_values_but_not_nodes() {
              \x20   f = lambda: helper()\n\
              \x20   f()\n\
              \x20   g = lambda x: x\n\
-             \x20   g(helper)()\n",
+             \x20   g(helper)()\n\
+             \x20   return [h() for h in (lambda: helper, lambda: use)]\n",
         )],
     );
     assert_flow(
         &g,
         "main.py:use",
         &[
-            // the lambda's own call belongs to the function that holds it
-            ("helper", "main.py:helper", "same_file", NAME),
-            // a lambda is no call-graph node (issue 20: left out)
-            ("f", "-", "unresolved", NAME),
+            // a lambda is a node: `f` holds it, calling `f` calls the lambda
+            ("f", "main.py:use.<lambda>", "same_file", VF),
             // what the lambda returns is followed
             ("g(helper)", "main.py:helper", "same_file", VF),
-            ("g", "-", "unresolved", NAME),
+            ("g", "main.py:use.<lambda>", "same_file", VF),
+            // two lambdas on one line: the second is `<lambda>#2`
+            ("h", "main.py:use.<lambda>", "same_file", VF),
+            ("h", "main.py:use.<lambda>#2", "same_file", VF),
         ],
+    );
+    // The lambda's own call is the lambda's, not `use`'s.
+    assert_flow(
+        &g,
+        "main.py:use.<lambda>",
+        &[("helper", "main.py:helper", "same_file", NAME)],
+    );
+    // Nodes of kind `lambda`, one per lambda, with their lines; never CSN rows.
+    let mut lambdas: Vec<(String, i64, i64)> = g["code_nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] == "lambda")
+        .map(|n| {
+            (
+                n["qualified_name"].as_str().unwrap().to_string(),
+                n["start_line"].as_i64().unwrap(),
+                n["end_line"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    lambdas.sort();
+    assert_eq!(
+        lambdas,
+        [
+            ("use.<lambda>".to_string(), 5, 5),
+            ("use.<lambda>".to_string(), 7, 7),
+            ("use.<lambda>".to_string(), 9, 9),
+            ("use.<lambda>#2".to_string(), 9, 9),
+        ]
+    );
+    assert!(g["code_nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["name"] == "<lambda>" || n["name"] == "<module>"));
+}
+
+#[test]
+fn module_level_code_is_a_node_with_its_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("modules"));
+    r.write(
+        "util.py",
+        "def setup():\n    pass\n\n\
+         def make():\n    return setup\n\n\
+         class Greeter:\n    def hello(self):\n        pass\n",
+    );
+    r.write(
+        "main.py",
+        "import util\nfrom util import Greeter\n\n\n\
+         def run():\n    pass\n\n\n\
+         CALLBACKS = {\"go\": run}\n\
+         util.setup()\n\
+         g = Greeter()\n\
+         g.hello()\n\
+         CALLBACKS[\"go\"]()\n\n\n\
+         class App:\n    handler = util.make()\n\n    def start(self):\n        self.handler()\n\n\n\
+         if __name__ == \"__main__\":\n\
+         \x20   app = App()\n\
+         \x20   app.start()\n\
+         \x20   fire = lambda: run()\n\
+         \x20   fire()\n",
+    );
+    r.commit("modules");
+    let out = mine_into(&r.path, tmp.path(), &[]);
+    let g = read_graph(&out);
+    assert_flow(
+        &g,
+        "main.py:<module>",
+        &[
+            ("util.setup", "util.py:setup", "same_package", NAME),
+            // a class without `__init__`: code of the repository, no function node
+            ("Greeter", "-", "same_package", NAME),
+            ("g.hello", "util.py:Greeter.hello", "same_package", VF),
+            ("CALLBACKS[\"go\"]", "main.py:run", "same_file", VF),
+            // a class body runs when the module does
+            ("util.make", "util.py:make", "same_package", NAME),
+            ("App", "-", "same_file", NAME),
+            ("app.start", "main.py:App.start", "same_file", VF),
+            ("fire", "main.py:<lambda>", "same_file", VF),
+        ],
+    );
+    assert_flow(
+        &g,
+        "main.py:<lambda>",
+        &[("run", "main.py:run", "same_file", NAME)],
+    );
+    // What the class body stored is what the method calls.
+    assert_flow(
+        &g,
+        "main.py:App.start",
+        &[("self.handler", "util.py:setup", "same_package", VF)],
+    );
+    // One module node per Python file, spanning it; no module calls, no edges.
+    let mut modules: Vec<(String, i64, i64)> = g["code_nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] == "module")
+        .map(|n| {
+            (
+                n["path"].as_str().unwrap().to_string(),
+                n["start_line"].as_i64().unwrap(),
+                n["end_line"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    modules.sort();
+    assert_eq!(
+        modules,
+        [
+            ("main.py".to_string(), 1, 27),
+            ("util.py".to_string(), 1, 9)
+        ]
+    );
+    assert_flow(&g, "util.py:<module>", &[]);
+    // The functions' tables are the functions': no module or lambda rows.
+    let csn = shard_rows(&out.join("csn"));
+    assert!(csn
+        .iter()
+        .all(|r| !r["func_name"].as_str().unwrap().contains('<')));
+    let yabloco = shard_rows(&out.join("yabloco"));
+    assert_eq!(
+        yabloco.len(),
+        5,
+        "setup, make, Greeter.hello, run, App.start"
     );
 }
 

@@ -13,7 +13,7 @@
 //!   joined by blank lines (the layout of the benchmark's context builder; a multi-line
 //!   docstring continues with `//` on each line).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -66,6 +66,9 @@ pub fn check_template(t: &str) -> Result<(), String> {
 #[derive(Default)]
 pub struct Graph {
     pub nodes: Vec<NodeRow>,
+    /// The rows of the nodes that are no functions (`SourceUnit::extra`: module code,
+    /// lambdas), named already; written after the functions' rows, in no other table.
+    pub extra_nodes: Vec<NodeRow>,
     edges: Vec<RecordBatch>,
     edge_count: usize,
     /// The repository functions each node depends on, in first-call order: node `k`'s
@@ -139,6 +142,7 @@ impl Graph {
             nodes.extend(encode::<NodesTable>(named, ENCODE_BATCH_ROWS)?);
         }
         nodes.reverse();
+        nodes.extend(encode::<NodesTable>(self.extra_nodes, ENCODE_BATCH_ROWS)?);
         Ok(SealedGraph {
             facts,
             nodes,
@@ -238,17 +242,20 @@ pub fn build(
         .map(|u| {
             u.functions
                 .iter()
+                .chain(&u.extra)
                 .map(|f| function_id(repo, &u.path, &f.qualified_name, f.start_line))
                 .collect()
         })
         .collect();
     let id = |r: FnRef| ids[r.file as usize][r.func as usize];
+    let is_extra = |r: FnRef| units[r.file as usize].is_extra(r.func);
 
     // Exact sizes: a file of many small functions makes these the largest vectors of a
     // run, and growth by doubling would leave up to half of each unused.
     let n: usize = units.iter().map(|u| u.functions.len()).sum();
     let mut graph = Graph {
         nodes: Vec::new(),
+        extra_nodes: Vec::new(),
         edges: Vec::new(),
         edge_count: edges.len(),
         context: Vec::new(),
@@ -259,7 +266,7 @@ pub fn build(
 
     // The edges of each caller, in node order: `resolve` emits them so.
     debug_assert!(edges.windows(2).all(|w| w[0].caller <= w[1].caller));
-    let groups = || edges.chunk_by(|a, b| a.caller == b.caller);
+    let groups = Groups::new(units, &edges);
     // Distinct callers of every function: each caller counts once per callee.
     let first: Vec<usize> = units
         .iter()
@@ -272,11 +279,21 @@ pub fn build(
     let index = |r: FnRef| first[r.file as usize] + r.func as usize;
     let mut calls_num = vec![0u32; n];
     let mut callees: HashSet<FnRef> = HashSet::new();
-    for group in groups() {
+    let mut mine: Vec<&Edge> = Vec::new();
+    let mut callers: Vec<FnRef> = groups
+        .own
+        .keys()
+        .chain(groups.hosted.keys())
+        .copied()
+        .collect();
+    callers.sort_unstable();
+    callers.dedup();
+    for me in callers {
+        groups.function_edges(me, &mut mine);
         callees.clear();
-        for e in group {
+        for e in &mine {
             if let (true, Some(c)) = (e.category.is_dependency(), e.callee) {
-                if callees.insert(c) {
+                if !is_extra(c) && callees.insert(c) {
                     calls_num[index(c)] = calls_num[index(c)].saturating_add(1);
                 }
             }
@@ -284,7 +301,6 @@ pub fn build(
     }
 
     // Each function's distinct dependencies, its counts and its context.
-    let mut groups = groups().peekable();
     let mut seen: HashSet<Dep> = HashSet::new();
     let mut my_deps: Vec<(Dep, Category)> = Vec::new();
     for (fi, u) in units.iter().enumerate() {
@@ -293,32 +309,8 @@ pub fn build(
                 file: fi as u32,
                 func: gi as u32,
             };
-            // Distinct dependencies, in first-call order.
-            seen.clear();
-            my_deps.clear();
-            let mine = match groups.peek() {
-                Some(g) if g.first().is_some_and(|e| e.caller == me) => groups.next(),
-                _ => None,
-            };
-            for e in mine.into_iter().flatten() {
-                if !e.category.is_dependency() {
-                    continue;
-                }
-                let dep = match e.callee {
-                    Some(c) => Dep::Function(c),
-                    None => Dep::Outside(e.category, e.name.as_str()),
-                };
-                if seen.insert(dep) {
-                    my_deps.push((dep, e.category));
-                }
-            }
-            let mut counts = [0u32; 5];
-            for (_, cat) in &my_deps {
-                if let Some(i) = COUNTED.iter().position(|c| c == cat) {
-                    counts[i] += 1;
-                }
-            }
-            let [same_file, same_package, project, stdlib, external] = counts;
+            groups.function_edges(me, &mut mine);
+            let counts = dependencies(&mine, is_extra, &mut seen, &mut my_deps);
             graph
                 .context
                 .extend(my_deps.iter().filter_map(|(d, _)| match d {
@@ -327,26 +319,52 @@ pub fn build(
                     _ => None,
                 }));
             graph.context_end.push(graph.context.len());
-            graph.counts.push([
-                calls_num[index(me)],
-                counts.iter().sum(),
-                same_file,
-                same_package,
-                project,
-                stdlib,
-                external,
-                f.end_line - f.start_line,
-                f.start_line,
-            ]);
+            graph
+                .counts
+                .push(node_counts(calls_num[index(me)], counts, f));
             graph.refs.push(me);
         }
     }
     graph.context.shrink_to_fit();
+
+    // The extra nodes (module code, lambdas): their own calls, and the distinct nodes
+    // calling each.
+    let mut extra_callers: HashMap<FnRef, u32> = HashMap::new();
+    for g in &groups.groups {
+        callees.clear();
+        for e in g.iter() {
+            if let Some(c) = e.callee.filter(|c| is_extra(*c)) {
+                if callees.insert(c) {
+                    *extra_callers.entry(c).or_default() += 1;
+                }
+            }
+        }
+    }
+    let repository: Arc<str> = Arc::from(repo);
+    for (fi, u) in units.iter().enumerate() {
+        let path: Arc<str> = Arc::from(u.path.as_str());
+        for (k, f) in u.extra.iter().enumerate() {
+            let me = FnRef {
+                file: fi as u32,
+                func: (u.functions.len() + k) as u32,
+            };
+            mine.clear();
+            if let Some(&g) = groups.extra.get(&me) {
+                mine.extend(groups.groups[g].iter());
+            }
+            let counts = dependencies(&mine, is_extra, &mut seen, &mut my_deps);
+            let counts = node_counts(extra_callers.get(&me).copied().unwrap_or(0), counts, f);
+            let mut row = node_row(id(me), &repository, &path, u.lang, f, &counts);
+            row.name.clone_from(&f.name);
+            row.qualified_name.clone_from(&f.qualified_name);
+            graph.extra_nodes.push(row);
+        }
+    }
     drop(groups);
     drop(seen);
     drop(my_deps);
+    drop(mine);
 
-    let repository: Arc<str> = Arc::from(repo);
     let rows = edges.into_iter().map(|e| EdgeRow {
         repository: Arc::clone(&repository),
         caller_id: id(e.caller),
@@ -366,43 +384,191 @@ pub fn build(
     for u in units {
         let path: Arc<str> = Arc::from(u.path.as_str());
         for f in &u.functions {
-            let counts = &graph.counts[k];
-            graph.nodes.push(NodeRow {
-                id: ids[graph.refs[k].file as usize][graph.refs[k].func as usize],
-                repository: Arc::clone(&repository),
-                path: Arc::clone(&path),
-                name: String::new(),
-                qualified_name: String::new(),
-                language: u.lang.name(),
-                kind: match f.kind {
-                    FunctionKind::Function => "function",
-                    FunctionKind::Method => "method",
-                    FunctionKind::Constructor => "constructor",
-                },
-                start_line: i64::from(f.start_line),
-                end_line: i64::from(f.end_line),
-                docstring: None,
-                code_length: i64::from(counts[7]),
-                last_commit: None,
-                last_commit_sha: None,
-                last_commit_bounded: None,
-                test_cov_hits: None,
-                covered_lines: None,
-                coverable_lines: None,
-                calls_num: i64::from(counts[0]),
-                dep_num: i64::from(counts[1]),
-                category: category_of(counts),
-                syntax_error: f.syntax_error,
-                dropped_by: None,
-                cluster_id: None,
-                duplicate_of: None,
-                license: None,
-                contaminated_by: None,
-            });
+            let r = graph.refs[k];
+            graph.nodes.push(node_row(
+                id(r),
+                &repository,
+                &path,
+                u.lang,
+                f,
+                &graph.counts[k],
+            ));
             k += 1;
         }
     }
     Ok(graph)
+}
+
+/// The edges of each caller (`groups`, in node order), and which group is whose.
+struct Groups<'e> {
+    groups: Vec<&'e [Edge]>,
+    /// A function's own group.
+    own: HashMap<FnRef, usize>,
+    /// An extra node's group.
+    extra: HashMap<FnRef, usize>,
+    /// The groups of the lambdas written in a function.
+    hosted: HashMap<FnRef, Vec<usize>>,
+}
+
+impl<'e> Groups<'e> {
+    fn new(units: &[SourceUnit], edges: &'e [Edge]) -> Self {
+        let mut g = Groups {
+            groups: edges.chunk_by(|a, b| a.caller == b.caller).collect(),
+            own: HashMap::new(),
+            extra: HashMap::new(),
+            hosted: HashMap::new(),
+        };
+        for (k, group) in g.groups.iter().enumerate() {
+            let caller = group[0].caller;
+            if !units[caller.file as usize].is_extra(caller.func) {
+                g.own.insert(caller, k);
+                continue;
+            }
+            g.extra.insert(caller, k);
+            // YABLoCo's counts and context are of functions: a lambda's calls count for
+            // the function written around it (its code holds them, as it did before
+            // lambdas were nodes), the module's for none.
+            if let Some(h) = host(units, caller) {
+                g.hosted.entry(h).or_default().push(k);
+            }
+        }
+        g
+    }
+
+    /// A function's edges for YABLoCo: its own, with its lambdas' merged in.
+    fn function_edges(&self, me: FnRef, out: &mut Vec<&'e Edge>) {
+        out.clear();
+        let own: &[Edge] = self.own.get(&me).map_or(&[], |&k| self.groups[k]);
+        let Some(ls) = self.hosted.get(&me) else {
+            out.extend(own.iter());
+            return;
+        };
+        let lambdas = || ls.iter().flat_map(|&k| self.groups[k].iter());
+        // The lambdas' call sites go where the walk met them: after the function's call
+        // sites of the same line and before its later ones (a lambda's calls follow the
+        // call it is passed to); implicit calls stay last, as `resolve` puts them.
+        let mut sites: Vec<&Edge> = lambdas().filter(|e| !e.implicit).collect();
+        sites.sort_by_key(|e| e.line);
+        let mut sites = sites.into_iter().peekable();
+        for e in own.iter().filter(|e| !e.implicit) {
+            while let Some(l) = sites.next_if(|l| l.line < e.line) {
+                out.push(l);
+            }
+            out.push(e);
+        }
+        out.extend(sites);
+        out.extend(own.iter().filter(|e| e.implicit));
+        out.extend(lambdas().filter(|e| e.implicit));
+    }
+}
+
+/// The function written around lambda node `r` (the innermost whose text holds it), for
+/// YABLoCo's counts; none for the module node or a lambda outside functions.
+fn host(units: &[SourceUnit], r: FnRef) -> Option<FnRef> {
+    let u = &units[r.file as usize];
+    let f = u.node(r.func);
+    if f.kind != FunctionKind::Lambda {
+        return None;
+    }
+    let b = &f.byte_range;
+    u.functions
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.byte_range.start <= b.start && b.end <= g.byte_range.end)
+        .max_by_key(|(_, g)| g.byte_range.start)
+        .map(|(k, _)| FnRef {
+            file: r.file,
+            func: k as u32,
+        })
+}
+
+/// The distinct dependencies of a node's edges, in first-call order (into `deps`), and
+/// their counts per counted category. An edge into a lambda or module node is no
+/// dependency (as a call through a variable, it was unresolved before they were nodes).
+fn dependencies<'e>(
+    edges: &[&'e Edge],
+    is_extra: impl Fn(FnRef) -> bool,
+    seen: &mut HashSet<Dep<'e>>,
+    deps: &mut Vec<(Dep<'e>, Category)>,
+) -> [u32; 5] {
+    seen.clear();
+    deps.clear();
+    for e in edges {
+        if !e.category.is_dependency() || e.callee.is_some_and(&is_extra) {
+            continue;
+        }
+        let dep = match e.callee {
+            Some(c) => Dep::Function(c),
+            None => Dep::Outside(e.category, e.name.as_str()),
+        };
+        if seen.insert(dep) {
+            deps.push((dep, e.category));
+        }
+    }
+    let mut counts = [0u32; 5];
+    for (_, cat) in deps.iter() {
+        if let Some(i) = COUNTED.iter().position(|c| c == cat) {
+            counts[i] += 1;
+        }
+    }
+    counts
+}
+
+/// A node's YABLoCo `meta` counts: calls_num, dep_num, the five categories, body length,
+/// start line.
+fn node_counts(calls_num: u32, counts: [u32; 5], f: &Function) -> [u32; 9] {
+    let [same_file, same_package, project, stdlib, external] = counts;
+    [
+        calls_num,
+        counts.iter().sum(),
+        same_file,
+        same_package,
+        project,
+        stdlib,
+        external,
+        f.end_line - f.start_line,
+        f.start_line,
+    ]
+}
+
+/// A node row without its name, qualified name and docstring (see [`Graph::seal`]); the
+/// enrich and filter steps set the rest.
+fn node_row(
+    id: u64,
+    repository: &Arc<str>,
+    path: &Arc<str>,
+    lang: Lang,
+    f: &Function,
+    counts: &[u32; 9],
+) -> NodeRow {
+    NodeRow {
+        id,
+        repository: Arc::clone(repository),
+        path: Arc::clone(path),
+        name: String::new(),
+        qualified_name: String::new(),
+        language: lang.name(),
+        kind: f.kind.as_str(),
+        start_line: i64::from(f.start_line),
+        end_line: i64::from(f.end_line),
+        docstring: None,
+        code_length: i64::from(counts[7]),
+        last_commit: None,
+        last_commit_sha: None,
+        last_commit_bounded: None,
+        test_cov_hits: None,
+        covered_lines: None,
+        coverable_lines: None,
+        calls_num: i64::from(counts[0]),
+        dep_num: i64::from(counts[1]),
+        category: category_of(counts),
+        syntax_error: f.syntax_error,
+        dropped_by: None,
+        cluster_id: None,
+        duplicate_of: None,
+        license: None,
+        contaminated_by: None,
+    }
 }
 
 /// What every YABLoCo row of a repository shares.

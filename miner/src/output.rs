@@ -17,17 +17,20 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = tmp_name(path);
+    // The process id keeps writers of one file apart: the ranks of a sharded run all
+    // write `staging/dedup-params.json`, and a shared temporary name let one rank's rename
+    // take the file another was about to rename.
+    let tmp = tmp_name(path, &format!(".{}", std::process::id()));
     fs::write(&tmp, bytes).map_err(io(&tmp))?;
     fs::rename(&tmp, path).map_err(io(path))
 }
 
-fn tmp_name(path: &Path) -> PathBuf {
+fn tmp_name(path: &Path, tag: &str) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp"))
+    path.with_file_name(format!(".{name}{tag}.tmp"))
 }
 
 /// failures.jsonl, streamed as the run goes and renamed into place at the end.
@@ -42,7 +45,7 @@ impl FailureLog {
     pub fn create(out_dir: &Path) -> Result<Self, Error> {
         fs::create_dir_all(out_dir).map_err(io(out_dir))?;
         let dest = out_dir.join("failures.jsonl");
-        let tmp = tmp_name(&dest);
+        let tmp = tmp_name(&dest, "");
         let file = File::create(&tmp).map_err(io(&tmp))?;
         Ok(Self {
             tmp,

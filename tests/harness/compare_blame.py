@@ -32,7 +32,10 @@ if not os.path.isabs(shallow_file):
     shallow_file = os.path.join(args.repo, shallow_file)
 cut = set(open(shallow_file).read().split()) if os.path.exists(shallow_file) else set()
 by_path = collections.defaultdict(list)
+# Module code and lambdas are call-graph nodes without dates (README, "Python value flow").
 for n in nodes:
+    if n.get("kind") in ("module", "lambda"):
+        continue
     by_path[(n["repository"], n["path"])].append(n)
 
 

@@ -80,6 +80,8 @@ def main():
                 pairs.append([a, b, j, False])
     nodes = {}
     for r in rows(dd, "callgraph/nodes-*.parquet"):
+        if r["kind"] in ("module", "lambda"):
+            continue  # module code and lambdas: nodes, not functions
         lc = r["last_commit"]
         nodes[key(r["repository"], r["path"], r["qualified_name"])] = {
             "id": r["id"],

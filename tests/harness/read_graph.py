@@ -1,6 +1,8 @@
 # Independent reader for codemine's call graph (pyarrow): joins callgraph/edges-*.parquet to
 # callgraph/nodes-*.parquet and prints JSON {"nodes": [...], "edges": [...]}, where each edge
 # names its caller and callee as "path:qualified_name" (callee null when outside the repo).
+# "nodes" are the functions (kinds function, method, constructor); "code_nodes" the nodes of
+# Python module code and lambdas (kinds module, lambda), which edges name as well.
 import glob, json, os, sys
 import pyarrow.parquet as pq
 
@@ -28,4 +30,6 @@ for e in rows("edges"):
         "via": e.get("via"),
         "candidates": e["candidates"],
     })
-print(json.dumps({"nodes": nodes, "edges": edges}))
+code = ("module", "lambda")
+print(json.dumps({"nodes": [n for n in nodes if n["kind"] not in code],
+                  "code_nodes": [n for n in nodes if n["kind"] in code], "edges": edges}))

@@ -150,6 +150,24 @@ pub enum FunctionKind {
     Function,
     Method,
     Constructor,
+    /// A lambda: a call-graph node, never a function row (Python, `<lambda>`).
+    Lambda,
+    /// A module's top-level code: a call-graph node, never a function row (Python,
+    /// `<module>`).
+    Module,
+}
+
+impl FunctionKind {
+    /// The name the call-graph `nodes` table's `kind` column gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FunctionKind::Function => "function",
+            FunctionKind::Method => "method",
+            FunctionKind::Constructor => "constructor",
+            FunctionKind::Lambda => "lambda",
+            FunctionKind::Module => "module",
+        }
+    }
 }
 
 /// A docstring found for a function: its cleaned text, and the node holding it when that

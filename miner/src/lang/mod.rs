@@ -94,6 +94,18 @@ pub trait Language: LanguageSpec {
     fn docstring_summary<'a>(&self, docstring: &'a str) -> &'a str {
         crate::extract::tokens::docstring_summary(docstring)
     }
+
+    /// The call-graph nodes of an extracted file that are no functions (Python: its
+    /// module's top-level code and its lambdas), with their calls; a call that such a node
+    /// makes inside a function leaves that function's calls. None by default.
+    fn code_nodes(
+        &self,
+        _functions: &mut [crate::extract::Function],
+        _info: &crate::extract::FileInfo,
+        _src: &str,
+    ) -> Vec<crate::extract::Function> {
+        Vec::new()
+    }
 }
 
 /// Declares the languages: `Variant => module::Definition`. Generates the [`Lang`] enum,

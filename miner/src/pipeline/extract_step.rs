@@ -120,6 +120,7 @@ pub(super) fn extract_files(
                     lang: file.lang,
                     info: p.info,
                     functions: p.functions,
+                    extra: p.extra,
                 });
             }
             Err((kind, reason)) => {
@@ -140,6 +141,8 @@ type FileResult = Result<Parsed, (&'static str, String)>;
 struct Parsed {
     bytes: u64,
     functions: Vec<Function>,
+    /// Call-graph nodes that are no functions ([`SourceUnit::extra`]).
+    extra: Vec<Function>,
     info: FileInfo,
     dropped_syntax_error: usize,
     has_errors: bool,
@@ -187,10 +190,15 @@ fn parse_text(
 ) -> FileResult {
     let size = text.len() as u64;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let out = ex
+    let mut out = ex
         .extract_path(file.lang, &file.path, text)
         .map_err(|e| ("parse_error", e.to_string()))?;
+    let extra = file
+        .lang
+        .def()
+        .code_nodes(&mut out.functions, &out.info, text);
     Ok(Parsed {
+        extra,
         license: super::licenses::for_file(licenses, &file.path, text),
         bytes: size,
         functions: out.functions,

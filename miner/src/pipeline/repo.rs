@@ -196,6 +196,17 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     for (node, l) in graph.nodes.iter_mut().zip(per_node) {
         node.license.clone_from(l);
     }
+    let per_extra = units
+        .iter()
+        .zip(&unit_licenses)
+        .flat_map(|(u, l)| std::iter::repeat_n(l, u.extra.len()));
+    for (node, l) in graph.extra_nodes.iter_mut().zip(per_extra) {
+        node.license.clone_from(l);
+    }
+    // Their rows are made: the extra nodes are not needed again.
+    for u in &mut units {
+        u.extra = Vec::new();
+    }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
@@ -516,7 +527,10 @@ fn for_each_view(
             name: &f.name,
             qualified_name: &f.qualified_name,
             kind: match f.kind {
-                FunctionKind::Function => Kind::Function,
+                // Lambdas and modules are call-graph nodes only (`SourceUnit::extra`).
+                FunctionKind::Function | FunctionKind::Lambda | FunctionKind::Module => {
+                    Kind::Function
+                }
                 FunctionKind::Method => Kind::Method,
                 FunctionKind::Constructor => Kind::Constructor,
             },

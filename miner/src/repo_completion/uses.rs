@@ -77,17 +77,39 @@ pub type Uses = Vec<BTreeMap<u32, LineUses>>;
 /// its probes ([`probes`] and what the resolvers said of them).
 pub fn uses(units: &[SourceUnit], edges: &[Edge], probes: &Probes, reached: &[Reach]) -> Uses {
     let mut out: Uses = vec![BTreeMap::new(); units.len()];
-    for e in edges {
-        let file = e.caller.file as usize;
-        if let Some(map) = out.get_mut(file) {
+    let to_extra = |e: &Edge| {
+        e.callee.is_some_and(|c| {
+            units
+                .get(c.file as usize)
+                .is_some_and(|u| u.is_extra(c.func))
+        })
+    };
+    // One call site's edges are adjacent. A lambda is no definition to show: the site's
+    // edges into lambda nodes are left out, and a site that reaches only lambdas is as
+    // unresolved here as it was before lambdas were nodes.
+    let sites = edges.chunk_by(|a, b| (a.caller, a.line, &a.name) == (b.caller, b.line, &b.name));
+    for site in sites {
+        let file = site[0].caller.file as usize;
+        let Some(map) = out.get_mut(file) else {
+            continue;
+        };
+        let uses = map.entry(site[0].line).or_default();
+        if site.iter().all(to_extra) {
+            let unresolved = Reach {
+                callee: None,
+                file: None,
+                category: Category::Unresolved,
+            };
+            uses.add(file, &site[0].name, unresolved, true);
+            continue;
+        }
+        for e in site.iter().filter(|e| !to_extra(e)) {
             let reach = Reach {
                 callee: e.callee,
                 file: e.target_file,
                 category: e.category,
             };
-            map.entry(e.line)
-                .or_default()
-                .add(file, &e.name, reach, true);
+            uses.add(file, &e.name, reach, true);
         }
     }
     // The probes of one name (as a plain name, as a constructor) are adjacent: an imported

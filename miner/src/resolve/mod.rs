@@ -69,6 +69,35 @@ pub struct SourceUnit {
     pub lang: Lang,
     pub info: FileInfo,
     pub functions: Vec<Function>,
+    /// Call-graph nodes that are no function rows: a Python module's top-level code and
+    /// its lambdas ([`crate::lang::Language::code_nodes`]). A [`FnRef`] whose `func` is
+    /// `functions.len() + k` is `extra[k]`.
+    pub extra: Vec<Function>,
+}
+
+impl SourceUnit {
+    /// The function or extra node `func` ([`SourceUnit::extra`]).
+    pub fn node(&self, func: u32) -> &Function {
+        let k = func as usize;
+        match self.functions.get(k) {
+            Some(f) => f,
+            None => &self.extra[k - self.functions.len()],
+        }
+    }
+
+    /// Whether `func` is one of [`SourceUnit::extra`]'s nodes rather than a function.
+    pub fn is_extra(&self, func: u32) -> bool {
+        func as usize >= self.functions.len()
+    }
+
+    /// Functions, then extra nodes, each with its index.
+    pub fn nodes(&self) -> impl Iterator<Item = (u32, &Function)> {
+        self.functions
+            .iter()
+            .chain(&self.extra)
+            .enumerate()
+            .map(|(k, f)| (k as u32, f))
+    }
 }
 
 /// A function of the repository: indices into the units and their functions.
@@ -110,6 +139,9 @@ pub struct Edge {
     pub target_file: Option<u32>,
     /// Found only by a value-flow analysis (Python), not by the names at the call site.
     pub via_flow: bool,
+    /// A call that no call site spells ([`Resolver::implicit_calls`]); a caller's come
+    /// after its call sites' edges.
+    pub implicit: bool,
 }
 
 /// Counts of one repository's resolution, per language.
@@ -262,7 +294,7 @@ pub fn resolve_with_probes(
     // functions makes this one of the largest vectors of a run.
     let sites: usize = units
         .iter()
-        .flat_map(|u| &u.functions)
+        .flat_map(|u| u.functions.iter().chain(&u.extra))
         .map(|f| f.calls.len())
         .sum();
     let mut edges = Vec::with_capacity(sites);
@@ -271,10 +303,10 @@ pub fn resolve_with_probes(
     let mut implicit: Vec<usize> = Vec::new();
     for (fi, unit) in units.iter().enumerate() {
         let resolver = by_lang.get(&unit.lang).map(|&i| &resolvers[i]);
-        for (gi, f) in unit.functions.iter().enumerate() {
+        for (gi, f) in unit.nodes() {
             let caller = FnRef {
                 file: fi as u32,
-                func: gi as u32,
+                func: gi,
             };
             for call in &f.calls {
                 let mut target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
@@ -296,6 +328,7 @@ pub fn resolve_with_probes(
                     via_macro: None,
                     target_file: target_file(target),
                     via_flow: first_by_flow,
+                    implicit: false,
                 });
                 for m in more {
                     let (callee, candidates, category) =
@@ -310,6 +343,7 @@ pub fn resolve_with_probes(
                         via_macro: None,
                         target_file: Some(m.file),
                         via_flow: true,
+                        implicit: false,
                     });
                 }
                 if let (Target::Macro, Some(r)) = (target, resolver) {
@@ -325,6 +359,7 @@ pub fn resolve_with_probes(
                             via_macro: Some(call.name.clone()),
                             target_file: target_file(t),
                             via_flow: false,
+                            implicit: false,
                         });
                     }
                 }
@@ -344,6 +379,7 @@ pub fn resolve_with_probes(
                     via_macro: None,
                     target_file: callee.map(|c| c.file),
                     via_flow: true,
+                    implicit: true,
                 });
             }
         }
@@ -499,13 +535,13 @@ pub(crate) fn pick(units: &[SourceUnit], mut cands: Vec<FnRef>) -> Option<Target
     cands.sort_by(|a, b| {
         let fa = &units[a.file as usize];
         let fb = &units[b.file as usize];
-        (fa.path.as_str(), fa.functions[a.func as usize].start_line)
-            .cmp(&(fb.path.as_str(), fb.functions[b.func as usize].start_line))
+        (fa.path.as_str(), fa.node(a.func).start_line)
+            .cmp(&(fb.path.as_str(), fb.node(b.func).start_line))
     });
     cands.dedup();
     Some(Target::Function(cands[0], cands.len() as u32))
 }
 
 pub(crate) fn func(units: &[SourceUnit], r: FnRef) -> &Function {
-    &units[r.file as usize].functions[r.func as usize]
+    units[r.file as usize].node(r.func)
 }

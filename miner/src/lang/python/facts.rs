@@ -53,6 +53,8 @@ pub struct CallEx {
     /// As the extracted call site has them: 1-based line and callee text.
     pub line: u32,
     pub text: String,
+    /// Where the call is (call sites of module code and lambdas are put in source order).
+    pub bytes: std::ops::Range<usize>,
 }
 
 /// A parameter of a function or lambda.
@@ -110,6 +112,15 @@ pub enum Stmt {
     All(Vec<String>),
 }
 
+/// Where a lambda is: its scope (an index into [`Facts::scopes`]), 1-based lines and bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LambdaSpan {
+    pub scope: u32,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub bytes: std::ops::Range<usize>,
+}
+
 /// What an implicit call does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
@@ -125,6 +136,9 @@ pub struct Facts {
     pub scopes: Vec<String>,
     pub exprs: Vec<Ex>,
     pub stmts: Vec<Stmt>,
+    /// Every lambda of the file, in the order the walk met them: each is a call-graph node
+    /// of its own (`nodes.rs`).
+    pub lambdas: Vec<LambdaSpan>,
     /// The start byte of the definition a `decorated_definition` just recorded (the walk
     /// visits it next; `Node::parent` would search from the root for every definition).
     decorated_at: Option<usize>,
@@ -161,6 +175,11 @@ impl Facts {
         let base = self.exprs.len() as u32;
         let s = |i: u32| scopes.get(i as usize).copied().unwrap_or(0);
         let e = |i: u32| i + base;
+        self.lambdas
+            .extend(later.lambdas.into_iter().map(|l| LambdaSpan {
+                scope: s(l.scope),
+                ..l
+            }));
         for ex in later.exprs {
             self.exprs.push(match ex {
                 Ex::Name(sc, n) => Ex::Name(s(sc), n),
@@ -712,6 +731,12 @@ impl Facts {
                     Some(p) => self.params(p, sc, src),
                     None => Vec::new(),
                 };
+                self.lambdas.push(LambdaSpan {
+                    scope: inner,
+                    start_line: p.row as u32 + 1,
+                    end_line: n.end_position().row as u32 + 1,
+                    bytes: n.byte_range(),
+                });
                 match first {
                     Some(body) => Ex::Lambda {
                         scope: inner,
@@ -763,6 +788,7 @@ impl Facts {
             kwargs,
             scope: sc,
             line: n.start_position().row as u32 + 1,
+            bytes: n.start_byte()..n.end_byte(),
             text: squash(text(f, src)),
         }))
     }

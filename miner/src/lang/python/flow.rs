@@ -24,6 +24,7 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashSet};
 
 use super::facts::{CallEx, Ex, Facts, Param, Protocol, Stmt};
+use super::nodes;
 use super::resolve::Index;
 use crate::extract::{CallSite, ClassInfo, Import, Lang};
 use crate::resolve::{FnRef, SourceUnit, Sym};
@@ -257,6 +258,8 @@ struct Analysis<'a, 'u> {
     callables: Vec<Callable>,
     callable_of_fn: HashMap<FnRef, u32>,
     callable_of_scope: HashMap<(u32, u32), u32>,
+    /// The call-graph node of each lambda, by (file, scope) (`nodes.rs`).
+    lambda_nodes: HashMap<(u32, u32), FnRef>,
     objs: Vec<Obj>,
     obj_ids: HashMap<Obj, u32>,
     pts: Vec<Vec<u32>>,
@@ -348,7 +351,19 @@ impl<'a, 'u> Analysis<'a, 'u> {
             scopes.push(s);
             fn_by_name.push(by_name);
         }
+        let mut lambda_nodes = HashMap::default();
+        for (fi, u) in units.iter().enumerate() {
+            let (Some(f), true) = (facts[fi], nodes::has_nodes(u)) else {
+                continue;
+            };
+            for (i, l) in f.lambdas.iter().enumerate() {
+                let func = (u.functions.len() + nodes::lambda(i)) as u32;
+                let file = fi as u32;
+                lambda_nodes.insert((file, l.scope), FnRef { file, func });
+            }
+        }
         let mut a = Analysis {
+            lambda_nodes,
             units,
             index,
             all: vec![None; units.len()],
@@ -604,18 +619,24 @@ impl<'a, 'u> Analysis<'a, 'u> {
         None
     }
 
+    /// The call-graph node that makes a call of `scope` at `line`: its lambda, the
+    /// function the scope (or the scope of the class it is in) names, else the module
+    /// (`nodes.rs` decides the same way).
     fn enclosing_fn(&self, file: u32, scope: u32, line: u32) -> Option<FnRef> {
+        if let Some(r) = self.lambda_nodes.get(&(file, scope)) {
+            return Some(*r);
+        }
         let s = &self.scopes[file as usize];
         let mut cur = scope;
-        while cur != NONE && s.names[cur as usize]
-            .rsplit('.')
-            .next()
-            .is_some_and(|l| l.starts_with("<lambda@"))
-        {
+        while cur != NONE && cur != s.module && s.is_class[cur as usize] {
             cur = s.parent[cur as usize];
         }
-        if cur == NONE || cur == s.module || s.is_class[cur as usize] {
-            return None;
+        if cur == NONE || cur == s.module {
+            let u = &self.units[file as usize];
+            return nodes::has_nodes(u).then(|| FnRef {
+                file,
+                func: (u.functions.len() + nodes::MODULE) as u32,
+            });
         }
         let fns = self.fn_by_name[file as usize].get(s.names[cur as usize].as_str())?;
         let funcs = &self.units[file as usize].functions;
@@ -1144,7 +1165,8 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 params,
                 body,
             } => {
-                let c = self.callable(file, *scope, params, None, Binding::Normal);
+                let lambda_node = self.lambda_nodes.get(&(file, *scope)).copied();
+                let c = self.callable(file, *scope, params, lambda_node, Binding::Normal);
                 self.defaults(c, params, at);
                 let ret = self.callables[c as usize].ret;
                 self.callable_of_scope.insert((file, *scope), c);
@@ -1844,21 +1866,25 @@ mod tests {
     use crate::resolve::{resolve, SourceUnit};
 
     fn edges(x: &mut Extractor, src: &str) -> Vec<(String, Option<String>, bool)> {
-        let out = x.extract(Lang::Python, src).expect("parses");
+        let mut out = x.extract(Lang::Python, src).expect("parses");
+        let extra = Lang::Python
+            .def()
+            .code_nodes(&mut out.functions, &out.info, src);
         let units = vec![SourceUnit {
             path: "m.py".into(),
             lang: Lang::Python,
             info: out.info,
             functions: out.functions,
+            extra,
         }];
         let (edges, _) = resolve(&units);
         edges
             .iter()
             .map(|e| {
-                let caller = &units[0].functions[e.caller.func as usize].qualified_name;
+                let caller = &units[0].node(e.caller.func).qualified_name;
                 let callee = e
                     .callee
-                    .map(|c| units[0].functions[c.func as usize].qualified_name.clone());
+                    .map(|c| units[0].node(c.func).qualified_name.clone());
                 (format!("{caller}:{}", e.name), callee, e.via_flow)
             })
             .collect()

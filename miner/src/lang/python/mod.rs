@@ -1,10 +1,12 @@
 //! Python: extraction (`extract.rs`, CodeSearchNet's rules), name resolution through
 //! imports, classes and constructor-typed locals (`resolve.rs`), and the standard library
-//! (`stdlib.rs`: `sys.stdlib_module_names` and the builtins).
+//! (`stdlib.rs`: `sys.stdlib_module_names` and the builtins), value flow (`facts.rs`,
+//! `flow.rs`), and the call-graph nodes of module code and lambdas (`nodes.rs`).
 
 mod extract;
 mod facts;
 mod flow;
+mod nodes;
 mod resolve;
 pub(crate) mod stdlib;
 
@@ -42,5 +44,13 @@ impl Language for Python {
     }
     fn braced_body(&self) -> bool {
         false
+    }
+    fn code_nodes(
+        &self,
+        functions: &mut [crate::extract::Function],
+        info: &crate::extract::FileInfo,
+        src: &str,
+    ) -> Vec<crate::extract::Function> {
+        nodes::code_nodes(functions, info, src)
     }
 }

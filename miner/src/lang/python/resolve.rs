@@ -225,7 +225,7 @@ impl<'u> Index<'u> {
     /// A name as the function `caller` sees it.
     fn lookup(&self, caller: FnRef, name: &str) -> Option<Sym<'u>> {
         let u = &self.units[caller.file as usize];
-        let f = &u.functions[caller.func as usize];
+        let f = u.node(caller.func);
         // Functions nested in the caller or in its enclosing functions, and classes of
         // enclosing scopes.
         let mut scope = f.qualified_name.as_str();
@@ -349,7 +349,7 @@ impl<'u> Index<'u> {
 
     /// The class enclosing the function `caller` (for `self`, `cls`, `super()`).
     fn own_class(&self, caller: FnRef) -> Option<&'u ClassInfo> {
-        let f = &self.units[caller.file as usize].functions[caller.func as usize];
+        let f = self.units[caller.file as usize].node(caller.func);
         let classes = &self.classes[caller.file as usize];
         let mut scope = f.scope.as_str();
         loop {
@@ -408,7 +408,7 @@ impl<'u> Index<'u> {
                 None => Target::Unresolved,
             };
         }
-        let f = &self.units[caller.file as usize].functions[caller.func as usize];
+        let f = self.units[caller.file as usize].node(caller.func);
         let first = recv.split('.').next().unwrap_or(recv);
         // A local variable whose class is known.
         if !recv.contains('.') {
