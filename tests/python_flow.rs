@@ -48,6 +48,25 @@ fn assert_flow(g: &Value, caller: &str, want: &[Want]) {
     assert_eq!(got, want, "edges of {caller}");
 }
 
+/// The module or lambda nodes of `kind` as (`field`, start line, end line), sorted.
+fn code_nodes(g: &Value, kind: &str, field: &str) -> Vec<(String, i64, i64)> {
+    let mut out: Vec<(String, i64, i64)> = g["code_nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] == kind)
+        .map(|n| {
+            (
+                n[field].as_str().unwrap().to_string(),
+                n["start_line"].as_i64().unwrap(),
+                n["end_line"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 const VF: bool = true;
 const NAME: bool = false;
 
@@ -280,22 +299,8 @@ fn lambdas_are_nodes_with_their_own_calls() {
         &[("helper", "main.py:helper", "same_file", NAME)],
     );
     // Nodes of kind `lambda`, one per lambda, with their lines; never CSN rows.
-    let mut lambdas: Vec<(String, i64, i64)> = g["code_nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["kind"] == "lambda")
-        .map(|n| {
-            (
-                n["qualified_name"].as_str().unwrap().to_string(),
-                n["start_line"].as_i64().unwrap(),
-                n["end_line"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    lambdas.sort();
     assert_eq!(
-        lambdas,
+        code_nodes(&g, "lambda", "qualified_name"),
         [
             ("use.<lambda>".to_string(), 5, 5),
             ("use.<lambda>".to_string(), 7, 7),
@@ -367,22 +372,8 @@ fn module_level_code_is_a_node_with_its_calls() {
         &[("self.handler", "util.py:setup", "same_package", VF)],
     );
     // One module node per Python file, spanning it; no module calls, no edges.
-    let mut modules: Vec<(String, i64, i64)> = g["code_nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["kind"] == "module")
-        .map(|n| {
-            (
-                n["path"].as_str().unwrap().to_string(),
-                n["start_line"].as_i64().unwrap(),
-                n["end_line"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    modules.sort();
     assert_eq!(
-        modules,
+        code_nodes(&g, "module", "path"),
         [
             ("main.py".to_string(), 1, 27),
             ("util.py".to_string(), 1, 9)

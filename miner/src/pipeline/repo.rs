@@ -189,19 +189,21 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         Ok(g) => g,
         Err(e) => return encode_failed(stats, &e),
     };
-    let per_node = units
-        .iter()
-        .zip(&unit_licenses)
-        .flat_map(|(u, l)| std::iter::repeat_n(l, u.functions.len()));
-    for (node, l) in graph.nodes.iter_mut().zip(per_node) {
-        node.license.clone_from(l);
-    }
-    let per_extra = units
-        .iter()
-        .zip(&unit_licenses)
-        .flat_map(|(u, l)| std::iter::repeat_n(l, u.extra.len()));
-    for (node, l) in graph.extra_nodes.iter_mut().zip(per_extra) {
-        node.license.clone_from(l);
+    // Every node has its file's license: functions', then the extra nodes' rows.
+    for (rows, extra) in [(&mut graph.nodes, false), (&mut graph.extra_nodes, true)] {
+        let per_node = units.iter().zip(&unit_licenses).flat_map(|(u, l)| {
+            std::iter::repeat_n(
+                l,
+                if extra {
+                    u.extra.len()
+                } else {
+                    u.functions.len()
+                },
+            )
+        });
+        for (node, l) in rows.iter_mut().zip(per_node) {
+            node.license.clone_from(l);
+        }
     }
     // Their rows are made: the extra nodes are not needed again.
     for u in &mut units {
