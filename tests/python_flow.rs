@@ -394,6 +394,75 @@ fn module_level_code_is_a_node_with_its_calls() {
 }
 
 #[test]
+fn builtins_that_call_the_functions_they_are_given() {
+    let (g, _) = mine_py(
+        "builtins",
+        &[
+            (
+                "main.py",
+                "class Item:\n    def size(self):\n        return 1\n\n\
+             def double(x):\n    return x * 2\n\n\
+             def keep(x):\n    return True\n\n\
+             def make(x):\n    def inner():\n        pass\n    return inner\n\n\
+             def main():\n\
+             \x20   xs = [Item(), Item()]\n\
+             \x20   list(map(double, [1, 2]))\n\
+             \x20   list(filter(keep, [1, 2]))\n\
+             \x20   sorted(xs, key=lambda i: i.size())\n\
+             \x20   xs.sort(key=Item.size)\n\
+             \x20   max(1, 2, key=double)\n\
+             \x20   for r in map(make, [1]):\n\
+             \x20       r()\n",
+            ),
+            (
+                // the repository's own `map` is no builtin: it never calls what it is given
+                "own.py",
+                "def map(f, xs):\n    return []\n\n\
+             def cb():\n    pass\n\n\
+             def use():\n    map(cb, [1])\n",
+            ),
+        ],
+    );
+    assert_flow(
+        &g,
+        "own.py:use",
+        &[("map", "own.py:map", "same_file", NAME)],
+    );
+    assert_flow(
+        &g,
+        "main.py:main",
+        &[
+            // the call sites, as the names resolve them
+            ("Item", "-", "same_file", NAME),
+            ("Item", "-", "same_file", NAME),
+            ("list", "-", "stdlib", NAME),
+            ("map", "-", "stdlib", NAME),
+            ("list", "-", "stdlib", NAME),
+            ("filter", "-", "stdlib", NAME),
+            ("sorted", "-", "stdlib", NAME),
+            ("xs.sort", "-", "unresolved", NAME),
+            ("max", "-", "stdlib", NAME),
+            ("map", "-", "stdlib", NAME),
+            // what `map` returns are `make`'s results
+            ("r", "main.py:make.inner", "same_file", VF),
+            // the calls the builtins make, named as the builtin
+            ("map", "main.py:double", "same_file", VF),
+            ("filter", "main.py:keep", "same_file", VF),
+            ("sorted", "main.py:main.<lambda>", "same_file", VF),
+            ("xs.sort", "main.py:Item.size", "same_file", VF),
+            ("max", "main.py:double", "same_file", VF),
+            ("map", "main.py:make", "same_file", VF),
+        ],
+    );
+    // The key function is called with the entries: `i` is an Item.
+    assert_flow(
+        &g,
+        "main.py:main.<lambda>",
+        &[("i.size", "main.py:Item.size", "same_file", VF)],
+    );
+}
+
+#[test]
 fn c3_method_resolution_order_and_super() {
     let (g, _) = mine_py(
         "mro",

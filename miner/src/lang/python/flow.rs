@@ -1265,6 +1265,9 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 self.constrain(node(*base), Cons::Container(id));
             }
         }
+        if let Some((callback, inputs, returns)) = self.callback_of(file, f, c, at) {
+            self.builtin_callback(file, c, callback, &inputs, returns.then_some(result));
+        }
         let sc = c.scope;
         let site = match self.enclosing_fn(file, sc, c.line) {
             Some(caller) => {
@@ -1288,6 +1291,94 @@ impl<'a, 'u> Analysis<'a, 'u> {
         });
         self.constrain(callee, Cons::Call(id));
         result
+    }
+
+    /// A builtin that calls a function it is given, with the entries of iterables:
+    /// `map(f, xs, ...)` (one entry of each; what `f` returns are the entries of the
+    /// result), `filter(f, xs)`, `sorted(xs, key=f)`, `min`/`max(xs, key=f)` (or of several
+    /// arguments) and `xs.sort(key=f)`. Gives the function's node, one node per parameter
+    /// holding what it is called with, and whether the call returns the function's results.
+    fn callback_of(
+        &mut self,
+        file: u32,
+        f: &Facts,
+        c: &CallEx,
+        at: &[u32],
+    ) -> Option<(u32, Vec<Vec<u32>>, bool)> {
+        let node = |x: &u32| at.get(*x as usize).copied().unwrap_or(NONE);
+        let key = c.kwargs.iter().find(|(k, _)| k == "key").map(|(_, v)| node(v));
+        let each = |xs: &[u32]| xs.iter().map(|x| vec![node(x)]).collect::<Vec<_>>();
+        match f.exprs.get(c.func as usize)? {
+            Ex::Name(sc, n) => {
+                let id = self.name(n);
+                if self.lookup(file, *sc, id).is_some() {
+                    return None; // the repository's own `map`
+                }
+                match (n.as_str(), c.args.split_first()) {
+                    ("map", Some((g, xs))) if !xs.is_empty() => Some((node(g), each(xs), true)),
+                    ("filter", Some((g, xs))) if xs.len() == 1 => {
+                        Some((node(g), each(xs), false))
+                    }
+                    ("sorted" | "min" | "max", Some(_)) if c.args.len() == 1 => {
+                        Some((key?, each(&c.args), false))
+                    }
+                    // `min(a, b, key=f)`: the arguments themselves, not their entries.
+                    ("min" | "max", Some(_)) => {
+                        Some((key?, vec![c.args.iter().map(node).collect()], false))
+                    }
+                    _ => None,
+                }
+            }
+            Ex::Attr(base, m) if m == "sort" => Some((key?, each(&[*base]), false)),
+            _ => None,
+        }
+    }
+
+    /// The call a builtin makes of `callback` ([`Analysis::callback_of`]): an implicit call
+    /// at the builtin's site, each parameter given the entries of its input (an input of
+    /// several nodes: their values themselves); with `result`, the callback's results are
+    /// the entries of the builtin's result.
+    fn builtin_callback(
+        &mut self,
+        file: u32,
+        c: &CallEx,
+        callback: u32,
+        inputs: &[Vec<u32>],
+        result: Option<u32>,
+    ) {
+        let mut args = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            let arg = self.node();
+            match input.as_slice() {
+                [one] => self.constrain(*one, Cons::Load(self.all_name, arg)),
+                several => several.iter().for_each(|x| self.copy(*x, arg)),
+            }
+            args.push(arg);
+        }
+        let site = match self.enclosing_fn(file, c.scope, c.line) {
+            Some(caller) => {
+                self.sites.push((caller, c.line, c.text.clone()));
+                self.site_targets.push(Vec::new());
+                self.implicit_sites.push(self.sites.len() - 1);
+                (self.sites.len() - 1) as u32
+            }
+            None => NONE,
+        };
+        let returned = self.node();
+        let id = self.calls.len() as u32;
+        self.calls.push(Call {
+            args,
+            kwargs: Vec::new(),
+            result: returned,
+            site,
+        });
+        self.constrain(callback, Cons::Call(id));
+        if let Some(r) = result {
+            let o = self.obj(Obj::Coll(file, c.func));
+            self.add(r, o);
+            let entries = self.field(o, self.empty_name);
+            self.copy(returned, entries);
+        }
     }
 
     /// Stores the value of node `src` into target expression `t` (a name, attribute,
