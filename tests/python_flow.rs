@@ -380,6 +380,15 @@ fn module_level_code_is_a_node_with_its_calls() {
         ]
     );
     assert_flow(&g, "util.py:<module>", &[]);
+    // stats.json counts them, apart from the functions.
+    let s = stats(&out);
+    let py = &s["stages"]["resolve"]["languages"]["python"];
+    assert_eq!(
+        (&py["module_nodes"], &py["lambda_nodes"]),
+        (&2.into(), &1.into()),
+        "{py}"
+    );
+    assert_eq!(s["stages"]["extract"]["functions"], 5);
     // The functions' tables are the functions': no module or lambda rows.
     let csn = shard_rows(&out.join("csn"));
     assert!(csn

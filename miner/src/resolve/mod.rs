@@ -169,6 +169,11 @@ pub struct ResolveCounts {
     pub flow_truncated: usize,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub flow_step_limit: usize,
+    /// Call-graph nodes that are no functions ([`SourceUnit::extra`]): module code, lambdas.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub module_nodes: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lambda_nodes: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -198,6 +203,8 @@ impl ResolveCounts {
         self.flow_steps += o.flow_steps;
         self.flow_truncated += o.flow_truncated;
         self.flow_step_limit += o.flow_step_limit;
+        self.module_nodes += o.module_nodes;
+        self.lambda_nodes += o.lambda_nodes;
     }
 
     fn count(&mut self, e: &Edge) {
@@ -401,6 +408,15 @@ pub fn resolve_with_probes(
             c.count(e);
         }
         prev = Some(e);
+    }
+    for u in units.iter().filter(|u| !u.extra.is_empty()) {
+        let c = counts.entry(u.lang.name()).or_default();
+        for f in &u.extra {
+            match f.kind {
+                crate::extract::FunctionKind::Module => c.module_nodes += 1,
+                _ => c.lambda_nodes += 1,
+            }
+        }
     }
     for (lang, i) in &by_lang {
         let f = resolvers[*i].flow_counts();
