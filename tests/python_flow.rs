@@ -472,6 +472,45 @@ fn builtins_that_call_the_functions_they_are_given() {
 }
 
 #[test]
+fn raising_a_class_runs_its_constructor() {
+    let (g, _) = mine_py(
+        "raise",
+        &[(
+            "main.py",
+            "class AppError(Exception):\n    def __init__(self, msg=\"failed\"):\n        self.msg = msg\n\n\
+             class Plain(Exception):\n    pass\n\n\
+             def fail():\n    raise AppError\n\n\
+             def fail_call():\n    raise AppError(\"x\")\n\n\
+             def reraise(err):\n    raise err\n\n\
+             def main():\n    reraise(AppError())\n    raise Plain from None\n",
+        )],
+    );
+    // `raise AppError` makes an AppError: an edge no call site spells.
+    assert_flow(
+        &g,
+        "main.py:fail",
+        &[("AppError", "main.py:AppError.__init__", "same_file", VF)],
+    );
+    // A raised call is a call site already: no second edge.
+    assert_flow(
+        &g,
+        "main.py:fail_call",
+        &[("AppError", "main.py:AppError.__init__", "same_file", NAME)],
+    );
+    // Raising an instance calls nothing (not its `__call__`, not its class's `__init__`).
+    assert_flow(&g, "main.py:reraise", &[]);
+    // A class without `__init__` of the repository: nothing to call.
+    assert_flow(
+        &g,
+        "main.py:main",
+        &[
+            ("reraise", "main.py:reraise", "same_file", NAME),
+            ("AppError", "main.py:AppError.__init__", "same_file", NAME),
+        ],
+    );
+}
+
+#[test]
 fn c3_method_resolution_order_and_super() {
     let (g, _) = mine_py(
         "mro",

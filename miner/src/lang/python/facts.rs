@@ -82,8 +82,9 @@ pub enum Stmt {
     /// `with ctx as target`.
     With { ctx: u32, target: Option<u32> },
     /// A call that no call site spells, made at `line` of `scope`: `for` over `value`
-    /// (`__iter__`, `__next__`), `with value` (`__enter__`, `__exit__`), or the decorator
-    /// `value` applied by `@` (`text` is the decorator as written).
+    /// (`__iter__`, `__next__`), `with value` (`__enter__`, `__exit__`), the decorator
+    /// `value` applied by `@` (`text` is the decorator as written), or `raise value` of a
+    /// class (`text` is the class as written).
     Implicit {
         scope: u32,
         line: u32,
@@ -127,6 +128,8 @@ pub enum Protocol {
     For,
     With,
     Decorator,
+    /// `raise E`: a class raised bare is instantiated.
+    Raise,
 }
 
 /// The value-flow facts of one file.
@@ -325,9 +328,20 @@ impl Facts {
             }
             "raise_statement" | "assert_statement" | "delete_statement" => {
                 let sc = self.scope_id(scope);
-                for c in kids(node) {
+                for (k, c) in kids(node).enumerate() {
                     let x = self.expr(c, sc, src);
                     self.stmts.push(Stmt::Eval(x));
+                    // `raise E` with a class instantiates it (`raise E()` is a call site).
+                    let bare = matches!(c.kind_str(), "identifier" | "attribute");
+                    if k == 0 && bare && node.kind_str() == "raise_statement" {
+                        self.stmts.push(Stmt::Implicit {
+                            scope: sc,
+                            line: node.start_position().row as u32 + 1,
+                            value: x,
+                            kind: Protocol::Raise,
+                            text: squash(text(c, src)),
+                        });
+                    }
                 }
             }
             "for_statement" => {

@@ -76,6 +76,8 @@ enum Cons {
     Store(u32, u32),
     /// Each value is called by call record `.0`.
     Call(u32),
+    /// Each class is instantiated by call record `.0` (`raise E`); other values are not.
+    Instantiate(u32),
     /// `super()` in a method of class `.0`: each receiver makes a super object in `.1`.
     Super(u32, u32),
     /// A container method call (record `.0`) on each value.
@@ -963,6 +965,18 @@ impl<'a, 'u> Analysis<'a, 'u> {
                                 self.constrain(v, Cons::Record(s));
                             }
                         }
+                        Protocol::Raise => {
+                            let site = site(self, text);
+                            let id = self.calls.len() as u32;
+                            let result = self.node();
+                            self.calls.push(Call {
+                                args: Vec::new(),
+                                kwargs: Vec::new(),
+                                result,
+                                site,
+                            });
+                            self.constrain(v, Cons::Instantiate(id));
+                        }
                     }
                 }
                 Stmt::Eval(_) | Stmt::Global { .. } | Stmt::All(_) => {}
@@ -1493,6 +1507,11 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 }
             }
             Cons::Call(call) => self.call_obj(call, obj),
+            Cons::Instantiate(call) => {
+                if matches!(self.objs[obj as usize], Obj::Class(_)) {
+                    self.call_obj(call, obj)
+                }
+            }
             Cons::Super(cid, dst) => {
                 let o = self.obj(Obj::Super(cid, obj));
                 self.add(dst, o);
