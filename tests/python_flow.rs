@@ -511,6 +511,32 @@ fn raising_a_class_runs_its_constructor() {
 }
 
 #[test]
+fn comprehension_conditions_are_calls_too() {
+    let (g, _) = mine_py(
+        "comprehensions",
+        &[(
+            "main.py",
+            "def small(x):\n    return x < 3\n\n\
+             def pick(xs, pred=small):\n    return [x for x in xs if pred(x)]\n\n\
+             evens = [n for n in range(4) if small(n)]\n",
+        )],
+    );
+    assert_flow(
+        &g,
+        "main.py:pick",
+        &[("pred", "main.py:small", "same_file", VF)],
+    );
+    assert_flow(
+        &g,
+        "main.py:<module>",
+        &[
+            ("range", "-", "stdlib", NAME),
+            ("small", "main.py:small", "same_file", NAME),
+        ],
+    );
+}
+
+#[test]
 fn c3_method_resolution_order_and_super() {
     let (g, _) = mine_py(
         "mro",

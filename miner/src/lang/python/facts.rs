@@ -648,6 +648,13 @@ impl Facts {
                     let target = self.expr(l, sc, src);
                     self.stmts.push(Stmt::For { target, iter });
                 }
+                // Conditions are evaluated for their calls, with the loop variables bound.
+                for clause in kids(n).filter(|c| c.kind_str() == "if_clause") {
+                    for c in kids(clause) {
+                        let x = self.expr(c, sc, src);
+                        self.stmts.push(Stmt::Eval(x));
+                    }
+                }
                 let body = n.field("body");
                 match body {
                     Some(b) if b.kind_str() == "pair" => b.field("value").into_iter().collect(),
