@@ -665,6 +665,37 @@ fn imports_star_all_relative_and_callbacks_across_modules() {
 }
 
 #[test]
+fn values_re_exported_by_a_package_that_only_imports() {
+    let (g, _) = mine_py(
+        "reexport",
+        &[
+            // the package's `__init__.py` has imports and nothing else
+            ("pkg/__init__.py", "from .impl import handler, worker\n"),
+            (
+                "pkg/impl.py",
+                "def run():\n    pass\n\n\
+                 handler = run\n\n\
+                 class Worker:\n    def go(self):\n        pass\n\n\
+                 worker = Worker()\n",
+            ),
+            (
+                "main.py",
+                "from pkg import handler, worker\n\n\
+                 def main():\n    handler()\n    worker.go()\n",
+            ),
+        ],
+    );
+    assert_flow(
+        &g,
+        "main.py:main",
+        &[
+            ("handler", "pkg/impl.py:run", "project", VF),
+            ("worker.go", "pkg/impl.py:Worker.go", "project", VF),
+        ],
+    );
+}
+
+#[test]
 fn dynamic_names_stay_unresolved() {
     let (g, _) = mine_py(
         "dynamic",

@@ -731,9 +731,9 @@ impl<'a, 'u> Analysis<'a, 'u> {
 
     /// Declares every name a file binds (targets, definitions, parameters, imports).
     fn declare_file(&mut self, file: u32) {
-        let Some(f) = self.facts[file as usize] else {
+        if self.units[file as usize].lang != Lang::Python {
             return;
-        };
+        }
         let module = self.scopes[file as usize].module;
         let imports: Vec<&str> = self.units[file as usize]
             .info
@@ -746,6 +746,9 @@ impl<'a, 'u> Analysis<'a, 'u> {
             let id = self.name(b);
             self.declare(file, module, id);
         }
+        let Some(f) = self.facts[file as usize] else {
+            return;
+        };
         for st in &f.stmts {
             match st {
                 Stmt::Assign { target, .. } | Stmt::For { target, .. } => {
@@ -804,7 +807,9 @@ impl<'a, 'u> Analysis<'a, 'u> {
     /// Import bindings: the imported module's variable when the repository has it, else
     /// what the name resolver says the import denotes.
     fn imports(&mut self, file: u32) {
-        if self.facts[file as usize].is_none() {
+        // A file may bind names by its imports alone (a package's `__init__.py` that
+        // re-exports), with no statement the facts record.
+        if self.units[file as usize].lang != Lang::Python {
             return;
         }
         let module_scope = self.scopes[file as usize].module;
