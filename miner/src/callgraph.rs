@@ -21,7 +21,7 @@ use codemine_schemas::callgraph::{EdgeRow, EdgesTable, NodeRow, NodesTable};
 use codemine_schemas::yabloco::{YablocoMeta, YablocoRow};
 use codemine_schemas::{encode, ENCODE_BATCH_ROWS};
 
-use crate::extract::{Function, FunctionKind, Lang};
+use crate::extract::{Function, Lang};
 use crate::function_id;
 use crate::resolve::{Category, Edge, FnRef, SourceUnit};
 
@@ -242,7 +242,7 @@ pub fn build(
         .map(|u| {
             u.functions
                 .iter()
-                .chain(&u.extra)
+                .chain(&u.extra.nodes)
                 .map(|f| function_id(repo, &u.path, &f.qualified_name, f.start_line))
                 .collect()
         })
@@ -343,7 +343,7 @@ pub fn build(
     let repository: Arc<str> = Arc::from(repo);
     for (fi, u) in units.iter().enumerate() {
         let path: Arc<str> = Arc::from(u.path.as_str());
-        for (k, f) in u.extra.iter().enumerate() {
+        for (k, f) in u.extra.nodes.iter().enumerate() {
             let me = FnRef {
                 file: fi as u32,
                 func: (u.functions.len() + k) as u32,
@@ -466,20 +466,9 @@ impl<'e> Groups<'e> {
 /// YABLoCo's counts; none for the module node or a lambda outside functions.
 fn host(units: &[SourceUnit], r: FnRef) -> Option<FnRef> {
     let u = &units[r.file as usize];
-    let f = u.node(r.func);
-    if f.kind != FunctionKind::Lambda {
-        return None;
-    }
-    let b = &f.byte_range;
-    u.functions
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.byte_range.start <= b.start && b.end <= g.byte_range.end)
-        .max_by_key(|(_, g)| g.byte_range.start)
-        .map(|(k, _)| FnRef {
-            file: r.file,
-            func: k as u32,
-        })
+    let k = (r.func as usize).checked_sub(u.functions.len())?;
+    let func = (*u.extra.hosts.get(k)?)?;
+    Some(FnRef { file: r.file, func })
 }
 
 /// The distinct dependencies of a node's edges, in first-call order (into `deps`), and

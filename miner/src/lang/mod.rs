@@ -103,8 +103,8 @@ pub trait Language: LanguageSpec {
         _functions: &mut [crate::extract::Function],
         _info: &crate::extract::FileInfo,
         _src: &str,
-    ) -> Vec<crate::extract::Function> {
-        Vec::new()
+    ) -> crate::resolve::CodeNodes {
+        Default::default()
     }
 }
 

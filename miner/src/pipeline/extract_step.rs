@@ -142,7 +142,7 @@ struct Parsed {
     bytes: u64,
     functions: Vec<Function>,
     /// Call-graph nodes that are no functions ([`SourceUnit::extra`]).
-    extra: Vec<Function>,
+    extra: crate::resolve::CodeNodes,
     info: FileInfo,
     dropped_syntax_error: usize,
     has_errors: bool,

@@ -195,7 +195,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             std::iter::repeat_n(
                 l,
                 if extra {
-                    u.extra.len()
+                    u.extra.nodes.len()
                 } else {
                     u.functions.len()
                 },
@@ -207,7 +207,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     }
     // Their rows are made: the extra nodes are not needed again.
     for u in &mut units {
-        u.extra = Vec::new();
+        u.extra = Default::default();
     }
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();

@@ -71,8 +71,17 @@ pub struct SourceUnit {
     pub functions: Vec<Function>,
     /// Call-graph nodes that are no function rows: a Python module's top-level code and
     /// its lambdas ([`crate::lang::Language::code_nodes`]). A [`FnRef`] whose `func` is
-    /// `functions.len() + k` is `extra[k]`.
-    pub extra: Vec<Function>,
+    /// `functions.len() + k` is `extra.nodes[k]`.
+    pub extra: CodeNodes,
+}
+
+/// The call-graph nodes of a file that are no functions ([`SourceUnit::extra`]).
+#[derive(Debug, Default)]
+pub struct CodeNodes {
+    pub nodes: Vec<Function>,
+    /// Per node, the function written around it (an index into the file's functions): a
+    /// lambda's calls count for that function in YABLoCo's counts.
+    pub hosts: Vec<Option<u32>>,
 }
 
 impl SourceUnit {
@@ -81,7 +90,7 @@ impl SourceUnit {
         let k = func as usize;
         match self.functions.get(k) {
             Some(f) => f,
-            None => &self.extra[k - self.functions.len()],
+            None => &self.extra.nodes[k - self.functions.len()],
         }
     }
 
@@ -94,7 +103,7 @@ impl SourceUnit {
     pub fn nodes(&self) -> impl Iterator<Item = (u32, &Function)> {
         self.functions
             .iter()
-            .chain(&self.extra)
+            .chain(&self.extra.nodes)
             .enumerate()
             .map(|(k, f)| (k as u32, f))
     }
@@ -301,7 +310,7 @@ pub fn resolve_with_probes(
     // functions makes this one of the largest vectors of a run.
     let sites: usize = units
         .iter()
-        .flat_map(|u| u.functions.iter().chain(&u.extra))
+        .flat_map(|u| u.functions.iter().chain(&u.extra.nodes))
         .map(|f| f.calls.len())
         .sum();
     let mut edges = Vec::with_capacity(sites);
@@ -409,9 +418,9 @@ pub fn resolve_with_probes(
         }
         prev = Some(e);
     }
-    for u in units.iter().filter(|u| !u.extra.is_empty()) {
+    for u in units.iter().filter(|u| !u.extra.nodes.is_empty()) {
         let c = counts.entry(u.lang.name()).or_default();
-        for f in &u.extra {
+        for f in &u.extra.nodes {
             match f.kind {
                 crate::extract::FunctionKind::Module => c.module_nodes += 1,
                 _ => c.lambda_nodes += 1,

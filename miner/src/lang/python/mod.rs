@@ -50,7 +50,7 @@ impl Language for Python {
         functions: &mut [crate::extract::Function],
         info: &crate::extract::FileInfo,
         src: &str,
-    ) -> Vec<crate::extract::Function> {
+    ) -> crate::resolve::CodeNodes {
         nodes::code_nodes(functions, info, src)
     }
 }

@@ -7,13 +7,13 @@
 //! of the CodeSearchNet or YABLoCo tables.
 //!
 //! Their order is fixed, because the value-flow analysis (`flow.rs`) finds them by it:
-//! [`SourceUnit::extra`]`[0]` is the module, `[1 + i]` the lambda `Facts::lambdas[i]`.
+//! [`SourceUnit::extra`]`.nodes[0]` is the module, `[1 + i]` the lambda `Facts::lambdas[i]`.
 
 use std::collections::HashSet;
 
-use super::facts::{CallEx, Ex, Facts};
+use super::facts::{CallEx, Ex, Facts, LambdaSpan};
 use crate::extract::{CallKind, CallSite, FileInfo, Function, FunctionKind};
-use crate::resolve::SourceUnit;
+use crate::resolve::{CodeNodes, SourceUnit};
 
 /// The index in [`SourceUnit::extra`] of the module node.
 pub(crate) const MODULE: usize = 0;
@@ -25,7 +25,7 @@ pub(crate) fn lambda(i: usize) -> usize {
 
 /// Whether `unit` has the nodes of this module (a Python file does, always).
 pub(crate) fn has_nodes(unit: &SourceUnit) -> bool {
-    !unit.extra.is_empty()
+    !unit.extra.nodes.is_empty()
 }
 
 /// What owns a call: a function (it is in that function's calls already), a lambda
@@ -38,15 +38,19 @@ enum Owner {
 
 /// The module node and a node per lambda; the calls in lambdas leave the innermost function
 /// whose text holds the lambda (the walk gave them to it).
-pub(crate) fn code_nodes(functions: &mut [Function], info: &FileInfo, src: &str) -> Vec<Function> {
+pub(crate) fn code_nodes(functions: &mut [Function], info: &FileInfo, src: &str) -> CodeNodes {
     let lines = src.lines().count().max(1) as u32;
-    let mut out = vec![node("<module>", "<module>", "", FunctionKind::Module, 1, lines)];
+    let mut out = CodeNodes {
+        nodes: vec![node("<module>", "<module>", "", FunctionKind::Module, 1, lines)],
+        hosts: vec![None],
+    };
     let Some(facts) = info.python_flow.as_deref() else {
         return out;
     };
     let classes: HashSet<&str> = info.classes.iter().map(|c| c.name.as_str()).collect();
     let mut lambda_of_scope = vec![None; facts.scopes.len()];
     let mut names: HashSet<(String, u32)> = HashSet::new();
+    out.hosts.extend(hosts(functions, &facts.lambdas));
     for (i, l) in facts.lambdas.iter().enumerate() {
         if let Some(slot) = lambda_of_scope.get_mut(l.scope as usize) {
             *slot = Some(i);
@@ -69,7 +73,7 @@ pub(crate) fn code_nodes(functions: &mut [Function], info: &FileInfo, src: &str)
             l.end_line,
         );
         f.byte_range = l.bytes.clone();
-        out.push(f);
+        out.nodes.push(f);
     }
     // The facts list a call after its operands; call sites go in source order, a call
     // before the calls in its arguments, as the extractor's walk lists them.
@@ -83,12 +87,42 @@ pub(crate) fn code_nodes(functions: &mut [Function], info: &FileInfo, src: &str)
         }
     }
     calls.sort_by_key(|(c, _)| (c.bytes.start, std::cmp::Reverse(c.bytes.end)));
-    for (c, node) in calls {
+    for (c, k) in calls {
         let site = site(facts, c);
-        if let Some(l) = node.checked_sub(lambda(0)).and_then(|i| facts.lambdas.get(i)) {
-            leave_host(functions, &l.bytes, &site);
+        if let Some(Some(h)) = out.hosts.get(k) {
+            leave(&mut functions[*h as usize], &site);
         }
-        out[node].calls.push(site);
+        out.nodes[k].calls.push(site);
+    }
+    out
+}
+
+/// For each lambda, the innermost function whose text holds it: one sweep over both in
+/// source order with the chain of functions open at each point (their texts nest).
+fn hosts(functions: &[Function], lambdas: &[LambdaSpan]) -> Vec<Option<u32>> {
+    let mut fns: Vec<usize> = (0..functions.len()).collect();
+    fns.sort_by_key(|&k| {
+        let r = &functions[k].byte_range;
+        (r.start, std::cmp::Reverse(r.end))
+    });
+    let mut order: Vec<usize> = (0..lambdas.len()).collect();
+    order.sort_by_key(|&i| lambdas[i].bytes.start);
+    let mut out = vec![None; lambdas.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = fns.iter().peekable();
+    for i in order {
+        let b = &lambdas[i].bytes;
+        while let Some(&k) = next.next_if(|&&k| functions[k].byte_range.start <= b.start) {
+            let start = functions[k].byte_range.start;
+            while open.last().is_some_and(|&t| functions[t].byte_range.end <= start) {
+                open.pop();
+            }
+            open.push(k);
+        }
+        while open.last().is_some_and(|&t| functions[t].byte_range.end < b.end) {
+            open.pop();
+        }
+        out[i] = open.last().map(|&k| k as u32);
     }
     out
 }
@@ -174,21 +208,15 @@ fn site(facts: &Facts, c: &CallEx) -> CallSite {
     }
 }
 
-/// Takes `site` out of the calls of the innermost function whose text holds the lambda at
-/// `bytes` (the last matching call: a lambda's calls come after the call it is passed to).
-fn leave_host(functions: &mut [Function], bytes: &std::ops::Range<usize>, site: &CallSite) {
-    let host = functions
-        .iter_mut()
-        .filter(|f| f.byte_range.start <= bytes.start && bytes.end <= f.byte_range.end)
-        .max_by_key(|f| f.byte_range.start);
-    if let Some(f) = host {
-        if let Some(k) = f
-            .calls
-            .iter()
-            .rposition(|c| c.line == site.line && c.text == site.text)
-        {
-            f.calls.remove(k);
-        }
+/// Takes `site` out of the calls of `host` (the last that matches: a lambda's calls come
+/// after the call it is passed to).
+fn leave(host: &mut Function, site: &CallSite) {
+    if let Some(k) = host
+        .calls
+        .iter()
+        .rposition(|c| c.line == site.line && c.text == site.text)
+    {
+        host.calls.remove(k);
     }
 }
 
@@ -198,7 +226,7 @@ mod tests {
 
     /// (qualified name, kind, lines, calls as `line:text`) of every extra node, and the
     /// calls left to the functions.
-    fn nodes(src: &str) -> (Vec<String>, Vec<String>) {
+    fn nodes(src: &str) -> (Vec<String>, Vec<String>, Vec<Option<u32>>) {
         let mut x = Extractor::default();
         let mut out = x.extract(Lang::Python, src).expect("parses");
         let extra = super::code_nodes(&mut out.functions, &out.info, src);
@@ -218,8 +246,9 @@ mod tests {
             )
         };
         (
-            extra.iter().map(show).collect(),
+            extra.nodes.iter().map(show).collect(),
             out.functions.iter().map(show).collect(),
+            extra.hosts,
         )
     }
 
@@ -230,7 +259,7 @@ mod tests {
                    class C:\n    x = make()\n    def m(self):\n        return run(lambda: go(1))\n\
                    def f(cb=lambda: dflt()):\n    g = lambda a: (h(a), k())\n    return g(2)\n\
                    main(lambda: f(), lambda: f())\n";
-        let (extra, functions) = nodes(src);
+        let (extra, functions, hosts) = nodes(src);
         assert_eq!(
             extra,
             [
@@ -242,6 +271,9 @@ mod tests {
                 "<lambda>#2 lambda 10-10 [10:f]",
             ]
         );
+        // The function written around each (`C.m` is function 0, `f` function 1; a default
+        // value is in the function's text).
+        assert_eq!(hosts, [None, Some(0), Some(1), Some(1), None, None]);
         // The lambdas' calls left the functions they are written in; `g(2)` stays.
         assert_eq!(
             functions,
@@ -255,7 +287,7 @@ mod tests {
         let mut x = Extractor::default();
         let mut out = x.extract(Lang::Python, src).expect("parses");
         let extra = super::code_nodes(&mut out.functions, &out.info, src);
-        let kinds: Vec<(String, String, CallKind, u32)> = extra[0]
+        let kinds: Vec<(String, String, CallKind, u32)> = extra.nodes[0]
             .calls
             .iter()
             .map(|c| (c.text.clone(), c.name.clone(), c.kind.clone(), c.args))
