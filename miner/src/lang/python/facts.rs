@@ -145,6 +145,9 @@ pub struct Facts {
     /// The start byte of the definition a `decorated_definition` just recorded (the walk
     /// visits it next; `Node::parent` would search from the root for every definition).
     decorated_at: Option<usize>,
+    /// Each scope's index in `scopes` (a file of many functions and lambdas has as many
+    /// scopes, and a search through them for every statement grew with their square).
+    scope_ids: std::collections::HashMap<String, u32>,
 }
 
 /// The node kinds of the file walk that [`Facts::statement`] reads.
@@ -289,12 +292,17 @@ impl Facts {
     }
 
     fn scope_id(&mut self, scope: &str) -> u32 {
-        // Few scopes per file, most lookups hit the last one.
-        if let Some(i) = self.scopes.iter().rposition(|s| s == scope) {
-            return i as u32;
+        // Most lookups are of the scope met last.
+        if self.scopes.last().is_some_and(|s| s == scope) {
+            return self.scopes.len() as u32 - 1;
         }
+        if let Some(&i) = self.scope_ids.get(scope) {
+            return i;
+        }
+        let i = self.scopes.len() as u32;
         self.scopes.push(scope.to_string());
-        (self.scopes.len() - 1) as u32
+        self.scope_ids.insert(scope.to_string(), i);
+        i
     }
 
     fn push(&mut self, e: Ex) -> u32 {
