@@ -1284,8 +1284,16 @@ impl<'a, 'u> Analysis<'a, 'u> {
                 self.constrain(node(*base), Cons::Container(id));
             }
         }
-        if let Some((callback, inputs, returns)) = self.callback_of(file, f, c, at) {
-            self.builtin_callback(file, c, callback, &inputs, returns.then_some(result));
+        if let Some((callback, inputs, returns)) = self.callback_of(file, f, c) {
+            // The edge is named as the function is written where it is passed (`helper` of
+            // `map(helper, xs)`, `Item.size`), else as the builtin.
+            let name = dotted(f, callback).unwrap_or_else(|| c.text.clone());
+            let inputs: Vec<Vec<u32>> = inputs
+                .iter()
+                .map(|xs| xs.iter().map(|x| node(*x)).collect())
+                .collect();
+            let returns = returns.then_some(result);
+            self.builtin_callback(file, c, name, node(callback), &inputs, returns);
         }
         let sc = c.scope;
         let site = match self.enclosing_fn(file, sc, c.line) {
@@ -1315,18 +1323,12 @@ impl<'a, 'u> Analysis<'a, 'u> {
     /// A builtin that calls a function it is given, with the entries of iterables:
     /// `map(f, xs, ...)` (one entry of each; what `f` returns are the entries of the
     /// result), `filter(f, xs)`, `sorted(xs, key=f)`, `min`/`max(xs, key=f)` (or of several
-    /// arguments) and `xs.sort(key=f)`. Gives the function's node, one node per parameter
-    /// holding what it is called with, and whether the call returns the function's results.
-    fn callback_of(
-        &mut self,
-        file: u32,
-        f: &Facts,
-        c: &CallEx,
-        at: &[u32],
-    ) -> Option<(u32, Vec<Vec<u32>>, bool)> {
-        let node = |x: &u32| at.get(*x as usize).copied().unwrap_or(NONE);
-        let key = c.kwargs.iter().find(|(k, _)| k == "key").map(|(_, v)| node(v));
-        let each = |xs: &[u32]| xs.iter().map(|x| vec![node(x)]).collect::<Vec<_>>();
+    /// arguments) and `xs.sort(key=f)`. Gives the function's expression, per parameter the
+    /// expressions holding what it is called with, and whether the call returns the
+    /// function's results.
+    fn callback_of(&mut self, file: u32, f: &Facts, c: &CallEx) -> Option<(u32, Vec<Vec<u32>>, bool)> {
+        let key = c.kwargs.iter().find(|(k, _)| k == "key").map(|(_, v)| *v);
+        let each = |xs: &[u32]| xs.iter().map(|x| vec![*x]).collect::<Vec<_>>();
         match f.exprs.get(c.func as usize)? {
             Ex::Name(sc, n) => {
                 let id = self.name(n);
@@ -1334,16 +1336,14 @@ impl<'a, 'u> Analysis<'a, 'u> {
                     return None; // the repository's own `map`
                 }
                 match (n.as_str(), c.args.split_first()) {
-                    ("map", Some((g, xs))) if !xs.is_empty() => Some((node(g), each(xs), true)),
-                    ("filter", Some((g, xs))) if xs.len() == 1 => {
-                        Some((node(g), each(xs), false))
-                    }
+                    ("map", Some((g, xs))) if !xs.is_empty() => Some((*g, each(xs), true)),
+                    ("filter", Some((g, xs))) if xs.len() == 1 => Some((*g, each(xs), false)),
                     ("sorted" | "min" | "max", Some(_)) if c.args.len() == 1 => {
                         Some((key?, each(&c.args), false))
                     }
                     // `min(a, b, key=f)`: the arguments themselves, not their entries.
                     ("min" | "max", Some(_)) => {
-                        Some((key?, vec![c.args.iter().map(node).collect()], false))
+                        Some((key?, vec![c.args.clone()], false))
                     }
                     _ => None,
                 }
@@ -1361,6 +1361,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
         &mut self,
         file: u32,
         c: &CallEx,
+        name: String,
         callback: u32,
         inputs: &[Vec<u32>],
         result: Option<u32>,
@@ -1376,7 +1377,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
         }
         let site = match self.enclosing_fn(file, c.scope, c.line) {
             Some(caller) => {
-                self.sites.push((caller, c.line, c.text.clone()));
+                self.sites.push((caller, c.line, name));
                 self.site_targets.push(Vec::new());
                 self.implicit_sites.push(self.sites.len() - 1);
                 (self.sites.len() - 1) as u32
@@ -1948,6 +1949,27 @@ impl<'a, 'u> Analysis<'a, 'u> {
             stats,
         }
     }
+}
+
+/// A name or attribute chain as written (`helper`, `Item.size`); `None` for other
+/// expressions.
+fn dotted(f: &Facts, mut x: u32) -> Option<String> {
+    let mut parts = Vec::new();
+    loop {
+        match f.exprs.get(x as usize)? {
+            Ex::Name(_, n) => {
+                parts.push(n.as_str());
+                break;
+            }
+            Ex::Attr(base, a) => {
+                parts.push(a.as_str());
+                x = *base;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts.join("."))
 }
 
 /// The name an import binds in its module.
