@@ -5,9 +5,10 @@
 //! tokenizer (`<s>`/`</s>` added, truncation at `model_max_length`), `MPNetModel`, mean
 //! pooling under the attention mask (special tokens included), L2 normalisation.
 //!
-//! Everything runs in Rust on the CPU ([`mpnet`] on candle, the `tokenizers` crate); nothing
-//! is downloaded: a model is a local Hugging Face checkpoint folder (`config.json`,
-//! `tokenizer.json`, `tokenizer_config.json`, `model.safetensors` or `pytorch_model.bin`).
+//! Everything runs in Rust on the CPU ([`mpnet`]: weights read with candle, the forward pass
+//! on `gemm`; the `tokenizers` crate); nothing is downloaded: a model is a local Hugging Face
+//! checkpoint folder (`config.json`, `tokenizer.json`, `tokenizer_config.json`,
+//! `model.safetensors` or `pytorch_model.bin`).
 //!
 //! ```no_run
 //! let side = codemine_side::Side::load("models/side".as_ref())?;
