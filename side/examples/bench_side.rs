@@ -68,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{}",
         serde_json::json!({
-            "impl": "codemine (candle)", "threads": threads, "batch": batch,
+            "impl": "codemine", "threads": threads, "batch": batch,
             "pairs": pairs.len(), "tokens": tokens, "load_s": load, "seconds": secs,
             "pairs_per_s": pairs.len() as f64 / secs, "tokens_per_s": tokens as f64 / secs,
             "peak_mb": peak_mb(), "mean_side": mean,
@@ -77,7 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// candle's matrix products run on rayon: a pool of `threads` bounds them.
+/// The forward passes run side by side on the current rayon pool: `threads` of them.
 fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build()
 }

@@ -5,9 +5,10 @@
 //! tokenizer (`<s>`/`</s>` added, truncation at `model_max_length`), `MPNetModel`, mean
 //! pooling under the attention mask (special tokens included), L2 normalisation.
 //!
-//! Everything runs in Rust on the CPU ([`mpnet`] on candle, the `tokenizers` crate); nothing
-//! is downloaded: a model is a local Hugging Face checkpoint folder (`config.json`,
-//! `tokenizer.json`, `tokenizer_config.json`, `model.safetensors` or `pytorch_model.bin`).
+//! Everything runs in Rust on the CPU ([`mpnet`]: weights read with candle, the forward pass
+//! on `gemm`; the `tokenizers` crate); nothing is downloaded: a model is a local Hugging Face
+//! checkpoint folder (`config.json`, `tokenizer.json`, `tokenizer_config.json`,
+//! `model.safetensors` or `pytorch_model.bin`).
 //!
 //! ```no_run
 //! let side = codemine_side::Side::load("models/side".as_ref())?;
@@ -21,11 +22,14 @@ pub mod mpnet;
 
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
+use rayon::prelude::*;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use mpnet::{mean_pool_normalize, row, Config, MpNet};
+use mpnet::{Config, MpNet, Scratch};
 
 /// What can go wrong loading or running a model; every variant names the file it is about.
 #[derive(Debug, thiserror::Error)]
@@ -49,14 +53,14 @@ pub struct Side {
     model: MpNet,
     tokenizer: Tokenizer,
     max_len: usize,
-    pad_id: u32,
 }
 
-/// Texts per forward pass: batches are grouped by length, so little is padded.
+/// Texts per forward pass at most.
 pub const BATCH: usize = 32;
 
-/// Padded tokens per forward pass at most (but one text): bounds the attention's memory.
-pub const TOKEN_BUDGET: usize = 4096;
+/// Tokens per forward pass at most (but one text): bounds a pass's buffers (about 32 MB
+/// with a base-size model), while keeping its matrix products large enough to be efficient.
+pub const TOKEN_BUDGET: usize = 1024;
 
 impl Side {
     /// Loads a checkpoint folder; missing or malformed files are errors naming the file.
@@ -165,7 +169,6 @@ impl Side {
             model,
             tokenizer,
             max_len,
-            pad_id: cfg.pad_token_id,
         })
     }
 
@@ -182,47 +185,52 @@ impl Side {
             .map_err(|e| SideError::Tokenize(e.to_string()))
     }
 
-    /// The normalised embeddings of `texts`, in order, `batch` texts per pass (grouped by
-    /// length).
+    /// The normalised embeddings of `texts`, in order. Texts are grouped by length into
+    /// passes of at most `batch` texts and [`TOKEN_BUDGET`] tokens (but one text), and the
+    /// passes run side by side on the current rayon pool, one thread each (see [`mpnet`]).
     pub fn embed(&self, texts: &[&str], batch: usize) -> Result<Vec<Vec<f32>>, SideError> {
         let ids: Vec<Vec<u32>> = texts
             .iter()
             .map(|t| self.token_ids(t))
             .collect::<Result<_, _>>()?;
+        // Longest first, so that the last passes to start are the short ones.
         let mut order: Vec<usize> = (0..ids.len()).collect();
-        order.sort_by_key(|&i| (ids[i].len(), i));
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
-        // Batches of at most `batch` texts and about TOKEN_BUDGET tokens: the attention
-        // scores of a batch take batch x heads x len^2 floats, so long texts go fewer at a time.
-        let mut chunks: Vec<&[usize]> = Vec::new();
+        order.sort_by_key(|&i| (std::cmp::Reverse(ids[i].len()), i));
+        let mut passes: Vec<&[usize]> = Vec::new();
         let mut start = 0;
         while start < order.len() {
             let mut end = start;
+            let mut tokens = 0;
             while end < order.len()
                 && end - start < batch.max(1)
-                && (end == start || (end - start + 1) * ids[order[end]].len() <= TOKEN_BUDGET)
+                && (end == start || tokens + ids[order[end]].len() <= TOKEN_BUDGET)
             {
+                tokens += ids[order[end]].len();
                 end += 1;
             }
-            chunks.push(&order[start..end]);
+            passes.push(&order[start..end]);
             start = end;
         }
-        for chunk in chunks {
-            let len = chunk.iter().map(|&i| ids[i].len()).max().unwrap_or(0);
-            let mut padded = Vec::with_capacity(chunk.len());
-            let mut mask = Vec::with_capacity(chunk.len());
-            for &i in chunk {
-                let mut row_ids = ids[i].clone();
-                let mut row_mask = vec![1u32; row_ids.len()];
-                row_ids.resize(len, self.pad_id);
-                row_mask.resize(len, 0);
-                padded.push(row_ids);
-                mask.push(row_mask);
+        let next = AtomicUsize::new(0);
+        let workers = rayon::current_num_threads().clamp(1, passes.len().max(1));
+        let run = |_| -> Result<Vec<(usize, Vec<f32>)>, SideError> {
+            let mut scratch = Scratch::default();
+            let mut done = Vec::new();
+            loop {
+                let p = next.fetch_add(1, Ordering::Relaxed);
+                let Some(pass) = passes.get(p) else {
+                    return Ok(done);
+                };
+                let texts: Vec<&[u32]> = pass.iter().map(|&i| ids[i].as_slice()).collect();
+                let emb = self.model.embed(&texts, &mut scratch)?;
+                done.extend(pass.iter().copied().zip(emb));
             }
-            let states = self.model.forward(&padded, &mask)?;
-            let pooled = mean_pool_normalize(&states, &mask)?;
-            for (k, &i) in chunk.iter().enumerate() {
-                out[i] = row(&pooled, k)?;
+        };
+        let results: Vec<_> = (0..workers).into_par_iter().map(run).collect();
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        for r in results {
+            for (i, e) in r? {
+                out[i] = e;
             }
         }
         Ok(out)
