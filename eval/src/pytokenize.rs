@@ -117,14 +117,47 @@ struct Cont {
     end_pat: EndPat,
 }
 
+/// A token's text as [`tokenize_with`] hands it over: characters of the current line, or
+/// (a string continued over lines) text put together.
+#[derive(Clone, Copy, Debug)]
+pub enum Text<'a> {
+    Chars(&'a [char]),
+    Str(&'a str),
+}
+
+impl Text<'_> {
+    /// The text as an owned string.
+    pub fn to_owned_string(self) -> String {
+        match self {
+            Text::Chars(c) => c.iter().collect(),
+            Text::Str(s) => s.to_string(),
+        }
+    }
+}
+
 /// `tokenize.generate_tokens(io.StringIO(source).readline)` (CPython 3.11): every token
 /// but `ENCODING`, or the error it raises.
 pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
     let mut tokens = Vec::new();
+    tokenize_with(source, |kind, text, start, end| {
+        tokens.push(Token {
+            kind,
+            text: text.to_owned_string(),
+            start,
+            end,
+        });
+    })?;
+    Ok(tokens)
+}
+
+/// [`generate_tokens`] without a `String` per token: `sink` gets each token's kind, text,
+/// start and end in order (tokens before an error included).
+pub fn tokenize_with(
+    source: &str,
+    mut sink: impl FnMut(Kind, Text<'_>, (usize, usize), (usize, usize)),
+) -> Result<(), TokenizeError> {
     // StringIO.readline splits after each "\n" only.
-    let mut lines = source
-        .split_inclusive('\n')
-        .map(|l| l.chars().collect::<Vec<char>>());
+    let mut lines = source.split_inclusive('\n');
     let mut lnum = 0usize;
     let mut parenlev: isize = 0;
     let mut continued = false;
@@ -134,15 +167,19 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
     // ends at its first line not ending in a backslash, as an ERRORTOKEN.
     let mut needcont = false;
     let mut indents: Vec<usize> = vec![0];
+    // Two line buffers, reused: the current line and the one before it.
     let mut line: Vec<char> = Vec::new();
-    let mut last_line: Vec<char>;
-    let text = |l: &[char], a: usize, b: usize| -> String {
+    let mut last_line: Vec<char> = Vec::new();
+    fn text(l: &[char], a: usize, b: usize) -> Text<'_> {
         let b = b.min(l.len());
-        l[a.min(b)..b].iter().collect()
-    };
+        Text::Chars(&l[a.min(b)..b])
+    }
     loop {
-        last_line = std::mem::take(&mut line);
-        line = lines.next().unwrap_or_default();
+        std::mem::swap(&mut last_line, &mut line);
+        line.clear();
+        if let Some(l) = lines.next() {
+            line.extend(l.chars());
+        }
         lnum += 1;
         let mut pos = 0usize;
         let max = line.len();
@@ -155,12 +192,7 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                 pos = end;
                 let mut t = std::mem::take(&mut c.text);
                 t.extend(&line[..end]);
-                tokens.push(Token {
-                    kind: Kind::String,
-                    text: t,
-                    start: c.start,
-                    end: (lnum, end),
-                });
+                sink(Kind::String, Text::Str(&t), c.start, (lnum, end));
                 cont = None;
                 needcont = false;
             } else if needcont
@@ -169,12 +201,7 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
             {
                 let mut t = std::mem::take(&mut c.text);
                 t.extend(&line);
-                tokens.push(Token {
-                    kind: Kind::ErrorToken,
-                    text: t,
-                    start: c.start,
-                    end: (lnum, line.len()),
-                });
+                sink(Kind::ErrorToken, Text::Str(&t), c.start, (lnum, line.len()));
                 cont = None;
                 continue;
             } else {
@@ -204,42 +231,27 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                     while end > pos && matches!(line[end - 1], '\r' | '\n') {
                         end -= 1;
                     }
-                    tokens.push(Token {
-                        kind: Kind::Comment,
-                        text: text(&line, pos, end),
-                        start: (lnum, pos),
-                        end: (lnum, end),
-                    });
+                    sink(
+                        Kind::Comment,
+                        text(&line, pos, end),
+                        (lnum, pos),
+                        (lnum, end),
+                    );
                     pos = end;
                 }
-                tokens.push(Token {
-                    kind: Kind::Nl,
-                    text: text(&line, pos, max),
-                    start: (lnum, pos),
-                    end: (lnum, max),
-                });
+                sink(Kind::Nl, text(&line, pos, max), (lnum, pos), (lnum, max));
                 continue;
             }
             if column > *indents.last().unwrap_or(&0) {
                 indents.push(column);
-                tokens.push(Token {
-                    kind: Kind::Indent,
-                    text: text(&line, 0, pos),
-                    start: (lnum, 0),
-                    end: (lnum, pos),
-                });
+                sink(Kind::Indent, text(&line, 0, pos), (lnum, 0), (lnum, pos));
             }
             while column < *indents.last().unwrap_or(&0) {
                 if !indents.contains(&column) {
                     return Err(TokenizeError::Dedent { line: lnum });
                 }
                 indents.pop();
-                tokens.push(Token {
-                    kind: Kind::Dedent,
-                    text: String::new(),
-                    start: (lnum, pos),
-                    end: (lnum, pos),
-                });
+                sink(Kind::Dedent, Text::Str(""), (lnum, pos), (lnum, pos));
             }
         } else {
             if line.is_empty() {
@@ -250,12 +262,12 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
 
         while pos < max {
             let Some((start, end)) = pseudo_token(&line, pos) else {
-                tokens.push(Token {
-                    kind: Kind::ErrorToken,
-                    text: line[pos].to_string(),
-                    start: (lnum, pos),
-                    end: (lnum, pos + 1),
-                });
+                sink(
+                    Kind::ErrorToken,
+                    Text::Chars(&line[pos..pos + 1]),
+                    (lnum, pos),
+                    (lnum, pos + 1),
+                );
                 pos += 1;
                 continue;
             };
@@ -284,15 +296,10 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                 let end_pat = EndPat::Triple(q);
                 if let Some(e) = end_pat.match_at(&line, pos) {
                     pos = e;
-                    tokens.push(Token {
-                        kind: Kind::String,
-                        text: text(&line, start, pos),
-                        start: spos,
-                        end: (lnum, pos),
-                    });
+                    sink(Kind::String, text(&line, start, pos), spos, (lnum, pos));
                 } else {
                     cont = Some(Cont {
-                        text: text(&line, start, max),
+                        text: text(&line, start, max).to_owned_string(),
                         start: spos,
                         end_pat,
                     });
@@ -302,7 +309,7 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
             } else if let Some(q) = single_quote(tok) {
                 if tok.last() == Some(&'\n') {
                     cont = Some(Cont {
-                        text: text(&line, start, max),
+                        text: text(&line, start, max).to_owned_string(),
                         start: spos,
                         end_pat: EndPat::Single(q),
                     });
@@ -324,40 +331,25 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                 }
                 kind = Kind::Op;
             }
-            tokens.push(Token {
-                kind,
-                text: tok.iter().collect(),
-                start: spos,
-                end: epos,
-            });
+            sink(kind, Text::Chars(tok), spos, epos);
         }
     }
     if !last_line.is_empty() && !matches!(last_line.last(), Some('\r' | '\n')) {
         let s: String = last_line.iter().collect();
         if !crate::pytext::py_strip(&s).starts_with('#') {
-            tokens.push(Token {
-                kind: Kind::Newline,
-                text: String::new(),
-                start: (lnum - 1, last_line.len()),
-                end: (lnum - 1, last_line.len() + 1),
-            });
+            sink(
+                Kind::Newline,
+                Text::Str(""),
+                (lnum - 1, last_line.len()),
+                (lnum - 1, last_line.len() + 1),
+            );
         }
     }
     for _ in 1..indents.len() {
-        tokens.push(Token {
-            kind: Kind::Dedent,
-            text: String::new(),
-            start: (lnum, 0),
-            end: (lnum, 0),
-        });
+        sink(Kind::Dedent, Text::Str(""), (lnum, 0), (lnum, 0));
     }
-    tokens.push(Token {
-        kind: Kind::EndMarker,
-        text: String::new(),
-        start: (lnum, 0),
-        end: (lnum, 0),
-    });
-    Ok(tokens)
+    sink(Kind::EndMarker, Text::Str(""), (lnum, 0), (lnum, 0));
+    Ok(())
 }
 
 /// Whether `p` is one of `tokenize`'s string prefixes (`b r u f br fr` in any order and case).

@@ -122,7 +122,7 @@ const OPERATORS: [&[&str]; 4] = [
 ];
 
 /// `IDENT_START_CATEGORIES` and `IDENT_PART_CATEGORIES` (`unicodedata.category`).
-static KEYWORD_SET: LazyLock<std::collections::HashSet<&'static str>> =
+static KEYWORD_SET: LazyLock<foldhash::HashSet<&'static str>> =
     LazyLock::new(|| KEYWORDS.iter().copied().collect());
 
 static IDENT_START: LazyLock<CharClass> =
@@ -133,6 +133,23 @@ static IDENT_PART: LazyLock<CharClass> = LazyLock::new(|| {
 
 /// `list(javalang.tokenizer.tokenize(source))`.
 pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
+    let mut out = Vec::new();
+    tokenize_with(source, |kind, text, line| {
+        out.push(Token {
+            kind,
+            text: text.iter().collect(),
+            line,
+        });
+    })?;
+    Ok(out)
+}
+
+/// [`tokenize`] without a `String` per token: `sink` gets each token's kind, characters and
+/// line, in order (tokens before an error included).
+pub fn tokenize_with(
+    source: &str,
+    sink: impl FnMut(TokenKind, &[char], usize),
+) -> Result<(), LexError> {
     let data = pre_tokenize(source)?;
     Lexer {
         data: &data,
@@ -140,9 +157,8 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
         j: 0,
         line: 1,
         line_at: 0,
-        text: None,
     }
-    .run()
+    .run(sink)
 }
 
 /// `JavaTokenizer.pre_tokenize`: replaces `\uXXXX` escapes (any number of `u`) whose
@@ -235,8 +251,6 @@ struct Lexer<'a> {
     /// The line of `line_at`, counted incrementally as tokens advance.
     line: usize,
     line_at: usize,
-    /// The current token's text when a reader already made it.
-    text: Option<String>,
 }
 
 impl Lexer<'_> {
@@ -260,8 +274,7 @@ impl Lexer<'_> {
         LexError { line, message }
     }
 
-    fn run(mut self) -> Result<Vec<Token>, LexError> {
-        let mut out = Vec::new();
+    fn run(mut self, mut sink: impl FnMut(TokenKind, &[char], usize)) -> Result<(), LexError> {
         let length = self.data.len();
         while self.i < length {
             let c = self.data[self.i];
@@ -300,17 +313,10 @@ impl Lexer<'_> {
                 return Err(self.error("could not process token"));
             }
             let line = self.line_of(self.i);
-            out.push(Token {
-                kind,
-                text: self
-                    .text
-                    .take()
-                    .unwrap_or_else(|| self.data[self.i..self.j].iter().collect()),
-                line,
-            });
+            sink(kind, &self.data[self.i..self.j], line);
             self.i = self.j;
         }
-        Ok(out)
+        Ok(())
     }
 
     fn read_comment(&mut self) -> Result<(), LexError> {
@@ -408,19 +414,25 @@ impl Lexer<'_> {
         while self.at(self.j).is_some_and(|c| IDENT_PART.contains(c)) {
             self.j += 1;
         }
-        let ident: String = self.data[self.i..self.j].iter().collect();
-        let kind = if KEYWORD_SET.contains(ident.as_str()) {
+        // Keywords are ASCII and at most 12 characters: copied to the stack to be looked up.
+        let ident = &self.data[self.i..self.j];
+        let mut buf = [0u8; 12];
+        if ident.len() > buf.len() || !ident.iter().all(char::is_ascii) {
+            return TokenKind::Identifier;
+        }
+        for (b, c) in buf.iter_mut().zip(ident) {
+            *b = *c as u8;
+        }
+        let word = std::str::from_utf8(&buf[..ident.len()]).unwrap_or_default();
+        if KEYWORD_SET.contains(word) {
             TokenKind::Keyword
-        } else if ident == "true" || ident == "false" {
+        } else if word == "true" || word == "false" {
             TokenKind::Boolean
-        } else if ident == "null" {
+        } else if word == "null" {
             TokenKind::Null
         } else {
             TokenKind::Identifier
-        };
-        // The token's text, made once.
-        self.text = Some(ident);
-        kind
+        }
     }
 
     /// `read_digits`: digits with `_` between them, then one `l`/`L` after the last
