@@ -334,6 +334,17 @@ impl TextFile {
         })
     }
 
+    /// A line of bytes (without its line break).
+    fn bytes(&mut self, line: &[u8]) -> Result<(), Error> {
+        self.out
+            .write_all(line)
+            .and_then(|()| self.out.write_all(b"\n"))
+            .map_err(|source| Error::Io {
+                path: self.tmp.clone(),
+                source,
+            })
+    }
+
     fn finish(self) -> Result<(), Error> {
         let io = |source| Error::Io {
             path: self.tmp.clone(),
@@ -343,6 +354,12 @@ impl TextFile {
         file.sync_all().map_err(io)?;
         std::fs::rename(&self.tmp, &self.path).map_err(io)
     }
+}
+
+/// Appends `s` as a JSON string, escaped as `serde_json` writes it.
+fn write_json_str(out: &mut Vec<u8>, s: &str) {
+    // Writing a string to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// The files that the near-duplicate pass removes, by row index in staging order.
@@ -601,6 +618,7 @@ pub fn finalize(
             Ok((s, ShardWriter::<LineTable>::new(&dir, &name, shards)?))
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    let mut json = Vec::new();
     for path in staged_files(out_dir, LINE_STAGED)? {
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
@@ -615,13 +633,17 @@ pub fn finalize(
                 if dropped.contains(&file_key(&file.repo, &file.sha, &file.path)) {
                     continue;
                 }
-                let json = serde_json::json!({
-                    "id": id.value(i),
-                    "input": input.value(i),
-                    "gt": gt.value(i),
-                });
+                // `{"gt": ..., "id": ..., "input": ...}`: serde_json's object, keys sorted.
+                json.clear();
+                json.extend_from_slice(b"{\"gt\":");
+                write_json_str(&mut json, gt.value(i));
+                json.extend_from_slice(b",\"id\":");
+                write_json_str(&mut json, id.value(i));
+                json.extend_from_slice(b",\"input\":");
+                write_json_str(&mut json, input.value(i));
+                json.extend_from_slice(b"}");
                 text.get(&file.language, file.partition, true)?
-                    .line(&json.to_string())?;
+                    .bytes(&json)?;
                 let split = file.partition;
                 let row = LineRow {
                     id: id.value(i).into(),

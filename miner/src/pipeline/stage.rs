@@ -22,7 +22,7 @@ use std::time::Instant;
 use codemine_filters::dedup::DedupParams;
 use codemine_filters::{Filter, Funnel};
 use codemine_schemas::callgraph::{EdgesTable, NodesTable};
-use codemine_schemas::completion::{LineTable, TokenTable};
+use codemine_schemas::completion::{StagedLineTable, StagedTokenTable};
 use codemine_schemas::csn::CsnTable;
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
@@ -330,8 +330,8 @@ struct Chunk {
     dropped: ShardWriter<DroppedTable>,
     functions: ShardWriter<FunctionsTable>,
     bands: ShardWriter<BandsTable>,
-    completion_tokens: ShardWriter<TokenTable>,
-    completion_lines: ShardWriter<LineTable>,
+    completion_tokens: ShardWriter<StagedTokenTable>,
+    completion_lines: ShardWriter<StagedLineTable>,
     repo_completion: ShardWriter<RepoTable>,
     snapshot: ShardWriter<SnapshotTable>,
     marker: ChunkMarker,
