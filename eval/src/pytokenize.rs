@@ -170,15 +170,28 @@ pub fn tokenize_with(
     // Two line buffers, reused: the current line and the one before it.
     let mut line: Vec<char> = Vec::new();
     let mut last_line: Vec<char> = Vec::new();
-    fn text(l: &[char], a: usize, b: usize) -> Text<'_> {
+    // The current line as text when it is ASCII (a character is a byte): tokens are handed
+    // over as slices of it.
+    let mut ascii: Option<&str>;
+    fn text<'a>(l: &'a [char], ascii: Option<&'a str>, a: usize, b: usize) -> Text<'a> {
         let b = b.min(l.len());
-        Text::Chars(&l[a.min(b)..b])
+        let a = a.min(b);
+        match ascii {
+            Some(s) => Text::Str(&s[a..b]),
+            None => Text::Chars(&l[a..b]),
+        }
     }
     loop {
         std::mem::swap(&mut last_line, &mut line);
         line.clear();
+        ascii = None;
         if let Some(l) = lines.next() {
-            line.extend(l.chars());
+            if l.is_ascii() {
+                line.extend(l.bytes().map(char::from));
+                ascii = Some(l);
+            } else {
+                line.extend(l.chars());
+            }
         }
         lnum += 1;
         let mut pos = 0usize;
@@ -233,18 +246,18 @@ pub fn tokenize_with(
                     }
                     sink(
                         Kind::Comment,
-                        text(&line, pos, end),
+                        text(&line, ascii, pos, end),
                         (lnum, pos),
                         (lnum, end),
                     );
                     pos = end;
                 }
-                sink(Kind::Nl, text(&line, pos, max), (lnum, pos), (lnum, max));
+                sink(Kind::Nl, text(&line, ascii, pos, max), (lnum, pos), (lnum, max));
                 continue;
             }
             if column > *indents.last().unwrap_or(&0) {
                 indents.push(column);
-                sink(Kind::Indent, text(&line, 0, pos), (lnum, 0), (lnum, pos));
+                sink(Kind::Indent, text(&line, ascii, 0, pos), (lnum, 0), (lnum, pos));
             }
             while column < *indents.last().unwrap_or(&0) {
                 if !indents.contains(&column) {
@@ -264,7 +277,7 @@ pub fn tokenize_with(
             let Some((start, end)) = pseudo_token(&line, pos) else {
                 sink(
                     Kind::ErrorToken,
-                    Text::Chars(&line[pos..pos + 1]),
+                    text(&line, ascii, pos, pos + 1),
                     (lnum, pos),
                     (lnum, pos + 1),
                 );
@@ -296,10 +309,10 @@ pub fn tokenize_with(
                 let end_pat = EndPat::Triple(q);
                 if let Some(e) = end_pat.match_at(&line, pos) {
                     pos = e;
-                    sink(Kind::String, text(&line, start, pos), spos, (lnum, pos));
+                    sink(Kind::String, text(&line, ascii, start, pos), spos, (lnum, pos));
                 } else {
                     cont = Some(Cont {
-                        text: text(&line, start, max).to_owned_string(),
+                        text: text(&line, ascii, start, max).to_owned_string(),
                         start: spos,
                         end_pat,
                     });
@@ -309,7 +322,7 @@ pub fn tokenize_with(
             } else if let Some(q) = single_quote(tok) {
                 if tok.last() == Some(&'\n') {
                     cont = Some(Cont {
-                        text: text(&line, start, max).to_owned_string(),
+                        text: text(&line, ascii, start, max).to_owned_string(),
                         start: spos,
                         end_pat: EndPat::Single(q),
                     });
@@ -331,7 +344,7 @@ pub fn tokenize_with(
                 }
                 kind = Kind::Op;
             }
-            sink(kind, Text::Chars(tok), spos, epos);
+            sink(kind, text(&line, ascii, start, end), spos, epos);
         }
     }
     if !last_line.is_empty() && !matches!(last_line.last(), Some('\r' | '\n')) {

@@ -18,6 +18,7 @@
 use std::sync::LazyLock;
 
 use codemine_eval::pytext::{py_is_space, CharClass};
+pub use codemine_eval::pytokenize::Text;
 
 /// The token classes that CodeXGLUE's script tells apart (by their class names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,21 +138,25 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
     tokenize_with(source, |kind, text, line| {
         out.push(Token {
             kind,
-            text: text.iter().collect(),
+            text: text.to_owned_string(),
             line,
         });
     })?;
     Ok(out)
 }
 
-/// [`tokenize`] without a `String` per token: `sink` gets each token's kind, characters and
+/// [`tokenize`] without a `String` per token: `sink` gets each token's kind, text and
 /// line, in order (tokens before an error included).
 pub fn tokenize_with(
     source: &str,
-    sink: impl FnMut(TokenKind, &[char], usize),
+    sink: impl FnMut(TokenKind, Text<'_>, usize),
 ) -> Result<(), LexError> {
     let data = pre_tokenize(source)?;
+    // An ASCII source without `\u` is lexed as it is: a character is a byte, and tokens are
+    // handed over as slices of it.
+    let same = source.is_ascii() && !source.contains("\\u");
     Lexer {
+        source: same.then_some(source),
         data: &data,
         i: 0,
         j: 0,
@@ -165,7 +170,11 @@ pub fn tokenize_with(
 /// backslash is not itself escaped, with its exact state machine (a `\u` at the very end
 /// repeats the text since the last escape, as javalang does).
 fn pre_tokenize(source: &str) -> Result<Vec<char>, LexError> {
-    let data: Vec<char> = source.chars().collect();
+    let data: Vec<char> = if source.is_ascii() {
+        source.bytes().map(char::from).collect()
+    } else {
+        source.chars().collect()
+    };
     if !source.contains('\\') {
         return Ok(data);
     }
@@ -245,6 +254,8 @@ fn py_int_hex(s: &str) -> Option<i64> {
 }
 
 struct Lexer<'a> {
+    /// The source when `data` is its characters one for one and all ASCII.
+    source: Option<&'a str>,
     data: &'a [char],
     i: usize,
     j: usize,
@@ -274,7 +285,7 @@ impl Lexer<'_> {
         LexError { line, message }
     }
 
-    fn run(mut self, mut sink: impl FnMut(TokenKind, &[char], usize)) -> Result<(), LexError> {
+    fn run(mut self, mut sink: impl FnMut(TokenKind, Text<'_>, usize)) -> Result<(), LexError> {
         let length = self.data.len();
         while self.i < length {
             let c = self.data[self.i];
@@ -313,7 +324,11 @@ impl Lexer<'_> {
                 return Err(self.error("could not process token"));
             }
             let line = self.line_of(self.i);
-            sink(kind, &self.data[self.i..self.j], line);
+            let text = match self.source {
+                Some(s) => Text::Str(&s[self.i..self.j]),
+                None => Text::Chars(&self.data[self.i..self.j]),
+            };
+            sink(kind, text, line);
             self.i = self.j;
         }
         Ok(())

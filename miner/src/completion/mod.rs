@@ -335,6 +335,9 @@ fn python_tokens(text: &str, lits: &Literals) -> Result<TokenLine, Skip> {
             _ => {
                 let before = out.len();
                 match tok {
+                    Text::Str(t) if !t.contains(py_is_space) => {
+                        out.push(line, |o| o.push_str(t));
+                    }
                     Text::Chars(c) if !c.iter().any(|&c| py_is_space(c)) => {
                         out.push(line, |o| o.extend(c));
                     }
@@ -471,19 +474,23 @@ fn java_tokens(text: &str, lits: &Literals) -> Result<TokenLine, Skip> {
     let mut out = TokenLine::with_capacity(text.len());
     let mut raw = String::new();
     let mut line_break = false;
-    javalang::tokenize_with(text, |kind, tok, line| match kind {
-        J::String => {
-            raw.clear();
-            raw.extend(tok);
-            line_break |= raw.contains(['\n', '\r']);
-            out.push(line, |o| literal_string(o, &raw, lits, true));
+    javalang::tokenize_with(text, |kind, tok, line| {
+        let tok: &str = match tok {
+            Text::Str(s) => s,
+            Text::Chars(c) => {
+                raw.clear();
+                raw.extend(c);
+                &raw
+            }
+        };
+        match kind {
+            J::String => {
+                line_break |= tok.contains(['\n', '\r']);
+                out.push(line, |o| literal_string(o, tok, lits, true));
+            }
+            J::Integer | J::FloatingPoint => out.push(line, |o| literal_number(o, tok, lits)),
+            _ => out.push(line, |o| o.push_str(tok)),
         }
-        J::Integer | J::FloatingPoint => {
-            raw.clear();
-            raw.extend(tok);
-            out.push(line, |o| literal_number(o, &raw, lits));
-        }
-        _ => out.push(line, |o| o.extend(tok)),
     })?;
     if line_break {
         return Err(Skip::LineBreak);
