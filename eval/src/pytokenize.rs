@@ -417,6 +417,17 @@ fn pseudo_token(line: &[char], pos: usize) -> Option<(usize, usize)> {
     let Some(first) = at(s) else {
         return Some((s, s));
     };
+    // A name (most tokens): an ASCII letter or `_` starts no number or operator, so unless
+    // a quote follows its word characters (a string prefix) it is the `Name` alternative.
+    if first.is_ascii_alphabetic() || first == '_' {
+        let mut e = s + 1;
+        while at(e).is_some_and(py_is_word) {
+            e += 1;
+        }
+        if !matches!(at(e), Some('\'' | '"')) {
+            return Some((s, e));
+        }
+    }
     if first == '#' {
         let mut e = s;
         while !matches!(at(e), None | Some('\r' | '\n')) {

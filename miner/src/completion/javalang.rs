@@ -123,8 +123,20 @@ const OPERATORS: [&[&str]; 4] = [
 ];
 
 /// `IDENT_START_CATEGORIES` and `IDENT_PART_CATEGORIES` (`unicodedata.category`).
-static KEYWORD_SET: LazyLock<foldhash::HashSet<&'static str>> =
-    LazyLock::new(|| KEYWORDS.iter().copied().collect());
+/// The keywords as zero-padded bytes, sorted: an identifier is looked up without hashing.
+static KEYWORD_KEYS: LazyLock<Vec<[u8; 12]>> = LazyLock::new(|| {
+    let mut keys: Vec<[u8; 12]> = KEYWORDS.iter().map(|k| pad(k.as_bytes())).collect();
+    keys.sort_unstable();
+    keys
+});
+
+fn pad(word: &[u8]) -> [u8; 12] {
+    let mut key = [0u8; 12];
+    for (k, b) in key.iter_mut().zip(word) {
+        *k = *b;
+    }
+    key
+}
 
 static IDENT_START: LazyLock<CharClass> =
     LazyLock::new(|| CharClass::new(r"[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Nl}\p{Pc}\p{Sc}]"));
@@ -431,19 +443,18 @@ impl Lexer<'_> {
         }
         // Keywords are ASCII and at most 12 characters: copied to the stack to be looked up.
         let ident = &self.data[self.i..self.j];
-        let mut buf = [0u8; 12];
-        if ident.len() > buf.len() || !ident.iter().all(char::is_ascii) {
+        let mut key = [0u8; 12];
+        if ident.len() > key.len() || !ident.iter().all(char::is_ascii) {
             return TokenKind::Identifier;
         }
-        for (b, c) in buf.iter_mut().zip(ident) {
+        for (b, c) in key.iter_mut().zip(ident) {
             *b = *c as u8;
         }
-        let word = std::str::from_utf8(&buf[..ident.len()]).unwrap_or_default();
-        if KEYWORD_SET.contains(word) {
+        if KEYWORD_KEYS.binary_search(&key).is_ok() {
             TokenKind::Keyword
-        } else if word == "true" || word == "false" {
+        } else if key == pad(b"true") || key == pad(b"false") {
             TokenKind::Boolean
-        } else if word == "null" {
+        } else if key == pad(b"null") {
             TokenKind::Null
         } else {
             TokenKind::Identifier

@@ -462,34 +462,38 @@ fn file_key(repo: &str, sha: &str, path: &str) -> u128 {
     xxh3_128(format!("{repo}\0{sha}\0{path}").as_bytes())
 }
 
-/// The text files of one run, opened as rows arrive.
+/// The text files of one run, opened as rows arrive (a handful: looked up in order).
 struct TextFiles {
     dir: PathBuf,
-    open: BTreeMap<(String, &'static str, bool), TextFile>,
+    open: Vec<((String, &'static str, bool), TextFile)>,
 }
 
 impl TextFiles {
     fn get(&mut self, lang: &str, split: Split, line_level: bool) -> Result<&mut TextFile, Error> {
-        use std::collections::btree_map::Entry;
-        match self
+        let split = split_dir_name(split);
+        let found = self
             .open
-            .entry((lang.to_string(), split_dir_name(split), line_level))
-        {
-            Entry::Occupied(e) => Ok(e.into_mut()),
-            Entry::Vacant(e) => {
+            .iter()
+            .position(|((l, s, ll), _)| l == lang && *s == split && *ll == line_level);
+        let k = match found {
+            Some(k) => k,
+            None => {
                 let d = self.dir.join(lang);
                 std::fs::create_dir_all(&d).map_err(|source| Error::Io {
                     path: d.clone(),
                     source,
                 })?;
                 let name = if line_level {
-                    format!("line_{}.json", split_dir_name(split))
+                    format!("line_{split}.json")
                 } else {
-                    format!("{}.txt", split_dir_name(split))
+                    format!("{split}.txt")
                 };
-                Ok(e.insert(TextFile::create(d.join(name))?))
+                let f = TextFile::create(d.join(name))?;
+                self.open.push(((lang.to_string(), split, line_level), f));
+                self.open.len() - 1
             }
-        }
+        };
+        Ok(&mut self.open[k].1)
     }
 
     fn finish(self) -> Result<(), Error> {
@@ -553,7 +557,7 @@ pub fn finalize(
     };
     let mut text = TextFiles {
         dir: dir.clone(),
-        open: BTreeMap::new(),
+        open: Vec::new(),
     };
 
     // Token level: the first file (in input order) with a given line keeps it; with dedup
@@ -630,7 +634,7 @@ pub fn finalize(
                 .ok_or_else(|| Error::Incomplete(format!("{}: no line column", path.display())))?;
             for i in 0..batch.num_rows() {
                 let file = file_info(&cols, i);
-                if dropped.contains(&file_key(&file.repo, &file.sha, &file.path)) {
+                if !dropped.is_empty() && dropped.contains(&file_key(&file.repo, &file.sha, &file.path)) {
                     continue;
                 }
                 // `{"gt": ..., "id": ..., "input": ...}`: serde_json's object, keys sorted.
