@@ -252,12 +252,22 @@ pub fn tokenize_with(
                     );
                     pos = end;
                 }
-                sink(Kind::Nl, text(&line, ascii, pos, max), (lnum, pos), (lnum, max));
+                sink(
+                    Kind::Nl,
+                    text(&line, ascii, pos, max),
+                    (lnum, pos),
+                    (lnum, max),
+                );
                 continue;
             }
             if column > *indents.last().unwrap_or(&0) {
                 indents.push(column);
-                sink(Kind::Indent, text(&line, ascii, 0, pos), (lnum, 0), (lnum, pos));
+                sink(
+                    Kind::Indent,
+                    text(&line, ascii, 0, pos),
+                    (lnum, 0),
+                    (lnum, pos),
+                );
             }
             while column < *indents.last().unwrap_or(&0) {
                 if !indents.contains(&column) {
@@ -309,7 +319,12 @@ pub fn tokenize_with(
                 let end_pat = EndPat::Triple(q);
                 if let Some(e) = end_pat.match_at(&line, pos) {
                     pos = e;
-                    sink(Kind::String, text(&line, ascii, start, pos), spos, (lnum, pos));
+                    sink(
+                        Kind::String,
+                        text(&line, ascii, start, pos),
+                        spos,
+                        (lnum, pos),
+                    );
                 } else {
                     cont = Some(Cont {
                         text: text(&line, ascii, start, max).to_owned_string(),

@@ -144,6 +144,16 @@ static IDENT_PART: LazyLock<CharClass> = LazyLock::new(|| {
     CharClass::new(r"[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Mc}\p{Mn}\p{Nd}\p{Nl}\p{Pc}\p{Sc}]")
 });
 
+/// A character of `IDENT_PART_CATEGORIES`; in ASCII: letters, digits, `_` (Pc) and `$` (Sc).
+#[inline]
+fn ident_part(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || c == '_' || c == '$'
+    } else {
+        IDENT_PART.contains(c)
+    }
+}
+
 /// `list(javalang.tokenizer.tokenize(source))`.
 pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
     let mut out = Vec::new();
@@ -438,7 +448,7 @@ impl Lexer<'_> {
 
     fn read_identifier(&mut self) -> TokenKind {
         self.j = self.i + 1;
-        while self.at(self.j).is_some_and(|c| IDENT_PART.contains(c)) {
+        while self.at(self.j).is_some_and(ident_part) {
             self.j += 1;
         }
         // Keywords are ASCII and at most 12 characters: copied to the stack to be looked up.
@@ -583,6 +593,13 @@ mod tests {
 
     fn texts(src: &str) -> Vec<String> {
         tokenize(src).unwrap().into_iter().map(|t| t.text).collect()
+    }
+
+    #[test]
+    fn ascii_identifier_characters_agree_with_the_categories() {
+        for c in (0u8..128).map(char::from) {
+            assert_eq!(ident_part(c), IDENT_PART.contains(c), "{c:?}");
+        }
     }
 
     #[test]

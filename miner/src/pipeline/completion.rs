@@ -634,7 +634,9 @@ pub fn finalize(
                 .ok_or_else(|| Error::Incomplete(format!("{}: no line column", path.display())))?;
             for i in 0..batch.num_rows() {
                 let file = file_info(&cols, i);
-                if !dropped.is_empty() && dropped.contains(&file_key(&file.repo, &file.sha, &file.path)) {
+                if !dropped.is_empty()
+                    && dropped.contains(&file_key(&file.repo, &file.sha, &file.path))
+                {
                     continue;
                 }
                 // `{"gt": ..., "id": ..., "input": ...}`: serde_json's object, keys sorted.
