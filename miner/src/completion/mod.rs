@@ -353,7 +353,7 @@ fn python_tokens(text: &str, lits: &Literals) -> Result<TokenLine, Skip> {
             }
         }
     })?;
-    if out.len() > 0 && out.token(out.len() - 1) == EOL {
+    if !out.is_empty() && out.token(out.len() - 1) == EOL {
         out.pop();
     }
     Ok(out)
