@@ -601,24 +601,102 @@ fn number(line: &[char], i: usize) -> Option<usize> {
 
 /// `Special`: the operators of `token.EXACT_TOKEN_TYPES`, longest first.
 fn operator(line: &[char], i: usize) -> Option<usize> {
-    const OPS3: [&str; 5] = ["**=", "...", "//=", "<<=", ">>="];
-    const OPS2: [&str; 19] = [
-        "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=", "<<", "<=", "==", ">=",
-        ">>", "@=", "^=", "|=",
-    ];
-    const OPS1: &str = "%&()*+,-./:;<=>@[]^{|}~";
-    let starts = |op: &str| {
-        op.chars()
-            .enumerate()
-            .all(|(k, c)| line.get(i + k) == Some(&c))
-    };
-    if OPS3.iter().any(|op| starts(op)) {
+    // The longest of `tokenize`'s operators that starts at `i`, matched on the characters:
+    // three (`**= ... //= <<= >>=`), two (`!= %= &= ** *= += -= -> // /= := << <= == >= >>
+    // @= ^= |=`), one (`%&()*+,-./:;<=>@[]^{|}~`).
+    let at = |k: usize| line.get(i + k).copied();
+    let c0 = at(0)?;
+    let (c1, c2) = (at(1), at(2));
+    if matches!(
+        (c0, c1, c2),
+        ('*', Some('*'), Some('='))
+            | ('.', Some('.'), Some('.'))
+            | ('/', Some('/'), Some('='))
+            | ('<', Some('<'), Some('='))
+            | ('>', Some('>'), Some('='))
+    ) {
         return Some(i + 3);
     }
-    if OPS2.iter().any(|op| starts(op)) {
+    if matches!(
+        (c0, c1),
+        (
+            '!' | '%' | '&' | '+' | ':' | '=' | '@' | '^' | '|',
+            Some('=')
+        ) | ('*', Some('*' | '='))
+            | ('-', Some('=' | '>'))
+            | ('/', Some('/' | '='))
+            | ('<', Some('<' | '='))
+            | ('>', Some('=' | '>'))
+    ) {
         return Some(i + 2);
     }
-    line.get(i)
-        .is_some_and(|c| OPS1.contains(*c))
-        .then_some(i + 1)
+    matches!(
+        c0,
+        '%' | '&'
+            | '('
+            | ')'
+            | '*'
+            | '+'
+            | ','
+            | '-'
+            | '.'
+            | '/'
+            | ':'
+            | ';'
+            | '<'
+            | '='
+            | '>'
+            | '@'
+            | '['
+            | ']'
+            | '^'
+            | '{'
+            | '|'
+            | '}'
+            | '~'
+    )
+    .then_some(i + 1)
+}
+
+#[cfg(test)]
+mod operator_tests {
+    use super::operator;
+
+    /// `tokenize`'s operator lists, matched the plain way.
+    fn reference(line: &[char], i: usize) -> Option<usize> {
+        const OPS3: [&str; 5] = ["**=", "...", "//=", "<<=", ">>="];
+        const OPS2: [&str; 19] = [
+            "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=", "<<", "<=", "==",
+            ">=", ">>", "@=", "^=", "|=",
+        ];
+        const OPS1: &str = "%&()*+,-./:;<=>@[]^{|}~";
+        let starts = |op: &str| {
+            op.chars()
+                .enumerate()
+                .all(|(k, c)| line.get(i + k) == Some(&c))
+        };
+        if OPS3.iter().any(|op| starts(op)) {
+            return Some(i + 3);
+        }
+        if OPS2.iter().any(|op| starts(op)) {
+            return Some(i + 2);
+        }
+        line.get(i)
+            .is_some_and(|c| OPS1.contains(*c))
+            .then_some(i + 1)
+    }
+
+    #[test]
+    fn operators_match_the_lists() {
+        let chars: Vec<char> = "!%&()*+,-./:;<=>@[]^{|}~a ".chars().collect();
+        for &a in &chars {
+            for &b in &chars {
+                for &c in &chars {
+                    for line in [vec![a], vec![a, b], vec![a, b, c]] {
+                        assert_eq!(operator(&line, 0), reference(&line, 0), "{line:?}");
+                    }
+                }
+            }
+        }
+    }
 }
