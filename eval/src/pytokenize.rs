@@ -117,14 +117,47 @@ struct Cont {
     end_pat: EndPat,
 }
 
+/// A token's text as [`tokenize_with`] hands it over: characters of the current line, or
+/// (a string continued over lines) text put together.
+#[derive(Clone, Copy, Debug)]
+pub enum Text<'a> {
+    Chars(&'a [char]),
+    Str(&'a str),
+}
+
+impl Text<'_> {
+    /// The text as an owned string.
+    pub fn to_owned_string(self) -> String {
+        match self {
+            Text::Chars(c) => c.iter().collect(),
+            Text::Str(s) => s.to_string(),
+        }
+    }
+}
+
 /// `tokenize.generate_tokens(io.StringIO(source).readline)` (CPython 3.11): every token
 /// but `ENCODING`, or the error it raises.
 pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
     let mut tokens = Vec::new();
+    tokenize_with(source, |kind, text, start, end| {
+        tokens.push(Token {
+            kind,
+            text: text.to_owned_string(),
+            start,
+            end,
+        });
+    })?;
+    Ok(tokens)
+}
+
+/// [`generate_tokens`] without a `String` per token: `sink` gets each token's kind, text,
+/// start and end in order (tokens before an error included).
+pub fn tokenize_with(
+    source: &str,
+    mut sink: impl FnMut(Kind, Text<'_>, (usize, usize), (usize, usize)),
+) -> Result<(), TokenizeError> {
     // StringIO.readline splits after each "\n" only.
-    let mut lines = source
-        .split_inclusive('\n')
-        .map(|l| l.chars().collect::<Vec<char>>());
+    let mut lines = source.split_inclusive('\n');
     let mut lnum = 0usize;
     let mut parenlev: isize = 0;
     let mut continued = false;
@@ -134,15 +167,32 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
     // ends at its first line not ending in a backslash, as an ERRORTOKEN.
     let mut needcont = false;
     let mut indents: Vec<usize> = vec![0];
+    // Two line buffers, reused: the current line and the one before it.
     let mut line: Vec<char> = Vec::new();
-    let mut last_line: Vec<char>;
-    let text = |l: &[char], a: usize, b: usize| -> String {
+    let mut last_line: Vec<char> = Vec::new();
+    // The current line as text when it is ASCII (a character is a byte): tokens are handed
+    // over as slices of it.
+    let mut ascii: Option<&str>;
+    fn text<'a>(l: &'a [char], ascii: Option<&'a str>, a: usize, b: usize) -> Text<'a> {
         let b = b.min(l.len());
-        l[a.min(b)..b].iter().collect()
-    };
+        let a = a.min(b);
+        match ascii {
+            Some(s) => Text::Str(&s[a..b]),
+            None => Text::Chars(&l[a..b]),
+        }
+    }
     loop {
-        last_line = std::mem::take(&mut line);
-        line = lines.next().unwrap_or_default();
+        std::mem::swap(&mut last_line, &mut line);
+        line.clear();
+        ascii = None;
+        if let Some(l) = lines.next() {
+            if l.is_ascii() {
+                line.extend(l.bytes().map(char::from));
+                ascii = Some(l);
+            } else {
+                line.extend(l.chars());
+            }
+        }
         lnum += 1;
         let mut pos = 0usize;
         let max = line.len();
@@ -155,12 +205,7 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                 pos = end;
                 let mut t = std::mem::take(&mut c.text);
                 t.extend(&line[..end]);
-                tokens.push(Token {
-                    kind: Kind::String,
-                    text: t,
-                    start: c.start,
-                    end: (lnum, end),
-                });
+                sink(Kind::String, Text::Str(&t), c.start, (lnum, end));
                 cont = None;
                 needcont = false;
             } else if needcont
@@ -169,12 +214,7 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
             {
                 let mut t = std::mem::take(&mut c.text);
                 t.extend(&line);
-                tokens.push(Token {
-                    kind: Kind::ErrorToken,
-                    text: t,
-                    start: c.start,
-                    end: (lnum, line.len()),
-                });
+                sink(Kind::ErrorToken, Text::Str(&t), c.start, (lnum, line.len()));
                 cont = None;
                 continue;
             } else {
@@ -204,42 +244,37 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                     while end > pos && matches!(line[end - 1], '\r' | '\n') {
                         end -= 1;
                     }
-                    tokens.push(Token {
-                        kind: Kind::Comment,
-                        text: text(&line, pos, end),
-                        start: (lnum, pos),
-                        end: (lnum, end),
-                    });
+                    sink(
+                        Kind::Comment,
+                        text(&line, ascii, pos, end),
+                        (lnum, pos),
+                        (lnum, end),
+                    );
                     pos = end;
                 }
-                tokens.push(Token {
-                    kind: Kind::Nl,
-                    text: text(&line, pos, max),
-                    start: (lnum, pos),
-                    end: (lnum, max),
-                });
+                sink(
+                    Kind::Nl,
+                    text(&line, ascii, pos, max),
+                    (lnum, pos),
+                    (lnum, max),
+                );
                 continue;
             }
             if column > *indents.last().unwrap_or(&0) {
                 indents.push(column);
-                tokens.push(Token {
-                    kind: Kind::Indent,
-                    text: text(&line, 0, pos),
-                    start: (lnum, 0),
-                    end: (lnum, pos),
-                });
+                sink(
+                    Kind::Indent,
+                    text(&line, ascii, 0, pos),
+                    (lnum, 0),
+                    (lnum, pos),
+                );
             }
             while column < *indents.last().unwrap_or(&0) {
                 if !indents.contains(&column) {
                     return Err(TokenizeError::Dedent { line: lnum });
                 }
                 indents.pop();
-                tokens.push(Token {
-                    kind: Kind::Dedent,
-                    text: String::new(),
-                    start: (lnum, pos),
-                    end: (lnum, pos),
-                });
+                sink(Kind::Dedent, Text::Str(""), (lnum, pos), (lnum, pos));
             }
         } else {
             if line.is_empty() {
@@ -250,12 +285,12 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
 
         while pos < max {
             let Some((start, end)) = pseudo_token(&line, pos) else {
-                tokens.push(Token {
-                    kind: Kind::ErrorToken,
-                    text: line[pos].to_string(),
-                    start: (lnum, pos),
-                    end: (lnum, pos + 1),
-                });
+                sink(
+                    Kind::ErrorToken,
+                    text(&line, ascii, pos, pos + 1),
+                    (lnum, pos),
+                    (lnum, pos + 1),
+                );
                 pos += 1;
                 continue;
             };
@@ -284,15 +319,15 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                 let end_pat = EndPat::Triple(q);
                 if let Some(e) = end_pat.match_at(&line, pos) {
                     pos = e;
-                    tokens.push(Token {
-                        kind: Kind::String,
-                        text: text(&line, start, pos),
-                        start: spos,
-                        end: (lnum, pos),
-                    });
+                    sink(
+                        Kind::String,
+                        text(&line, ascii, start, pos),
+                        spos,
+                        (lnum, pos),
+                    );
                 } else {
                     cont = Some(Cont {
-                        text: text(&line, start, max),
+                        text: text(&line, ascii, start, max).to_owned_string(),
                         start: spos,
                         end_pat,
                     });
@@ -302,7 +337,7 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
             } else if let Some(q) = single_quote(tok) {
                 if tok.last() == Some(&'\n') {
                     cont = Some(Cont {
-                        text: text(&line, start, max),
+                        text: text(&line, ascii, start, max).to_owned_string(),
                         start: spos,
                         end_pat: EndPat::Single(q),
                     });
@@ -324,40 +359,25 @@ pub fn generate_tokens(source: &str) -> Result<Vec<Token>, TokenizeError> {
                 }
                 kind = Kind::Op;
             }
-            tokens.push(Token {
-                kind,
-                text: tok.iter().collect(),
-                start: spos,
-                end: epos,
-            });
+            sink(kind, text(&line, ascii, start, end), spos, epos);
         }
     }
     if !last_line.is_empty() && !matches!(last_line.last(), Some('\r' | '\n')) {
         let s: String = last_line.iter().collect();
         if !crate::pytext::py_strip(&s).starts_with('#') {
-            tokens.push(Token {
-                kind: Kind::Newline,
-                text: String::new(),
-                start: (lnum - 1, last_line.len()),
-                end: (lnum - 1, last_line.len() + 1),
-            });
+            sink(
+                Kind::Newline,
+                Text::Str(""),
+                (lnum - 1, last_line.len()),
+                (lnum - 1, last_line.len() + 1),
+            );
         }
     }
     for _ in 1..indents.len() {
-        tokens.push(Token {
-            kind: Kind::Dedent,
-            text: String::new(),
-            start: (lnum, 0),
-            end: (lnum, 0),
-        });
+        sink(Kind::Dedent, Text::Str(""), (lnum, 0), (lnum, 0));
     }
-    tokens.push(Token {
-        kind: Kind::EndMarker,
-        text: String::new(),
-        start: (lnum, 0),
-        end: (lnum, 0),
-    });
-    Ok(tokens)
+    sink(Kind::EndMarker, Text::Str(""), (lnum, 0), (lnum, 0));
+    Ok(())
 }
 
 /// Whether `p` is one of `tokenize`'s string prefixes (`b r u f br fr` in any order and case).
@@ -412,6 +432,17 @@ fn pseudo_token(line: &[char], pos: usize) -> Option<(usize, usize)> {
     let Some(first) = at(s) else {
         return Some((s, s));
     };
+    // A name (most tokens): an ASCII letter or `_` starts no number or operator, so unless
+    // a quote follows its word characters (a string prefix) it is the `Name` alternative.
+    if first.is_ascii_alphabetic() || first == '_' {
+        let mut e = s + 1;
+        while at(e).is_some_and(py_is_word) {
+            e += 1;
+        }
+        if !matches!(at(e), Some('\'' | '"')) {
+            return Some((s, e));
+        }
+    }
     if first == '#' {
         let mut e = s;
         while !matches!(at(e), None | Some('\r' | '\n')) {
@@ -570,24 +601,102 @@ fn number(line: &[char], i: usize) -> Option<usize> {
 
 /// `Special`: the operators of `token.EXACT_TOKEN_TYPES`, longest first.
 fn operator(line: &[char], i: usize) -> Option<usize> {
-    const OPS3: [&str; 5] = ["**=", "...", "//=", "<<=", ">>="];
-    const OPS2: [&str; 19] = [
-        "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=", "<<", "<=", "==", ">=",
-        ">>", "@=", "^=", "|=",
-    ];
-    const OPS1: &str = "%&()*+,-./:;<=>@[]^{|}~";
-    let starts = |op: &str| {
-        op.chars()
-            .enumerate()
-            .all(|(k, c)| line.get(i + k) == Some(&c))
-    };
-    if OPS3.iter().any(|op| starts(op)) {
+    // The longest of `tokenize`'s operators that starts at `i`, matched on the characters:
+    // three (`**= ... //= <<= >>=`), two (`!= %= &= ** *= += -= -> // /= := << <= == >= >>
+    // @= ^= |=`), one (`%&()*+,-./:;<=>@[]^{|}~`).
+    let at = |k: usize| line.get(i + k).copied();
+    let c0 = at(0)?;
+    let (c1, c2) = (at(1), at(2));
+    if matches!(
+        (c0, c1, c2),
+        ('*', Some('*'), Some('='))
+            | ('.', Some('.'), Some('.'))
+            | ('/', Some('/'), Some('='))
+            | ('<', Some('<'), Some('='))
+            | ('>', Some('>'), Some('='))
+    ) {
         return Some(i + 3);
     }
-    if OPS2.iter().any(|op| starts(op)) {
+    if matches!(
+        (c0, c1),
+        (
+            '!' | '%' | '&' | '+' | ':' | '=' | '@' | '^' | '|',
+            Some('=')
+        ) | ('*', Some('*' | '='))
+            | ('-', Some('=' | '>'))
+            | ('/', Some('/' | '='))
+            | ('<', Some('<' | '='))
+            | ('>', Some('=' | '>'))
+    ) {
         return Some(i + 2);
     }
-    line.get(i)
-        .is_some_and(|c| OPS1.contains(*c))
-        .then_some(i + 1)
+    matches!(
+        c0,
+        '%' | '&'
+            | '('
+            | ')'
+            | '*'
+            | '+'
+            | ','
+            | '-'
+            | '.'
+            | '/'
+            | ':'
+            | ';'
+            | '<'
+            | '='
+            | '>'
+            | '@'
+            | '['
+            | ']'
+            | '^'
+            | '{'
+            | '|'
+            | '}'
+            | '~'
+    )
+    .then_some(i + 1)
+}
+
+#[cfg(test)]
+mod operator_tests {
+    use super::operator;
+
+    /// `tokenize`'s operator lists, matched the plain way.
+    fn reference(line: &[char], i: usize) -> Option<usize> {
+        const OPS3: [&str; 5] = ["**=", "...", "//=", "<<=", ">>="];
+        const OPS2: [&str; 19] = [
+            "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=", "<<", "<=", "==",
+            ">=", ">>", "@=", "^=", "|=",
+        ];
+        const OPS1: &str = "%&()*+,-./:;<=>@[]^{|}~";
+        let starts = |op: &str| {
+            op.chars()
+                .enumerate()
+                .all(|(k, c)| line.get(i + k) == Some(&c))
+        };
+        if OPS3.iter().any(|op| starts(op)) {
+            return Some(i + 3);
+        }
+        if OPS2.iter().any(|op| starts(op)) {
+            return Some(i + 2);
+        }
+        line.get(i)
+            .is_some_and(|c| OPS1.contains(*c))
+            .then_some(i + 1)
+    }
+
+    #[test]
+    fn operators_match_the_lists() {
+        let chars: Vec<char> = "!%&()*+,-./:;<=>@[]^{|}~a ".chars().collect();
+        for &a in &chars {
+            for &b in &chars {
+                for &c in &chars {
+                    for line in [vec![a], vec![a, b], vec![a, b, c]] {
+                        assert_eq!(operator(&line, 0), reference(&line, 0), "{line:?}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -181,3 +181,64 @@ impl Table for LineTable {
         properties()
     }
 }
+
+/// The properties of the staged tables: rows staged in a run are read back once, by the
+/// same run's finalize, so they are written as they are (no compression, no statistics)
+/// rather than compressed twice.
+fn staged_properties() -> WriterProperties {
+    shard::base_properties()
+        .set_compression(parquet::basic::Compression::UNCOMPRESSED)
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(parquet::file::properties::EnabledStatistics::None)
+        .build()
+}
+
+/// A table with the staging properties ([`staged_properties`]) and another table's rows.
+macro_rules! staged_table {
+    ($(#[$doc:meta])* $name:ident, $inner:ty, $row:ty) => {
+        $(#[$doc])*
+        #[derive(Default)]
+        pub struct $name($inner);
+
+        impl Table for $name {
+            type Row = $row;
+
+            fn schema() -> SchemaRef {
+                <$inner>::schema()
+            }
+
+            fn push(&mut self, r: &$row) {
+                self.0.push(r)
+            }
+
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            fn buffered_bytes(&self) -> usize {
+                self.0.buffered_bytes()
+            }
+
+            fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+                self.0.finish()
+            }
+
+            fn writer_properties() -> WriterProperties {
+                staged_properties()
+            }
+        }
+    };
+}
+
+staged_table!(
+    /// [`TokenTable`]'s rows as staged.
+    StagedTokenTable,
+    TokenTable,
+    TokenRow
+);
+staged_table!(
+    /// [`LineTable`]'s rows as staged.
+    StagedLineTable,
+    LineTable,
+    LineRow
+);

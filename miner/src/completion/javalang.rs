@@ -18,6 +18,7 @@
 use std::sync::LazyLock;
 
 use codemine_eval::pytext::{py_is_space, CharClass};
+pub use codemine_eval::pytokenize::Text;
 
 /// The token classes that CodeXGLUE's script tells apart (by their class names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,8 +123,20 @@ const OPERATORS: [&[&str]; 4] = [
 ];
 
 /// `IDENT_START_CATEGORIES` and `IDENT_PART_CATEGORIES` (`unicodedata.category`).
-static KEYWORD_SET: LazyLock<std::collections::HashSet<&'static str>> =
-    LazyLock::new(|| KEYWORDS.iter().copied().collect());
+/// The keywords as zero-padded bytes, sorted: an identifier is looked up without hashing.
+static KEYWORD_KEYS: LazyLock<Vec<[u8; 12]>> = LazyLock::new(|| {
+    let mut keys: Vec<[u8; 12]> = KEYWORDS.iter().map(|k| pad(k.as_bytes())).collect();
+    keys.sort_unstable();
+    keys
+});
+
+fn pad(word: &[u8]) -> [u8; 12] {
+    let mut key = [0u8; 12];
+    for (k, b) in key.iter_mut().zip(word) {
+        *k = *b;
+    }
+    key
+}
 
 static IDENT_START: LazyLock<CharClass> =
     LazyLock::new(|| CharClass::new(r"[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Nl}\p{Pc}\p{Sc}]"));
@@ -131,25 +144,59 @@ static IDENT_PART: LazyLock<CharClass> = LazyLock::new(|| {
     CharClass::new(r"[\p{Lu}\p{Ll}\p{Lt}\p{Lm}\p{Lo}\p{Mc}\p{Mn}\p{Nd}\p{Nl}\p{Pc}\p{Sc}]")
 });
 
+/// A character of `IDENT_PART_CATEGORIES`; in ASCII: letters, digits, `_` (Pc) and `$` (Sc).
+#[inline]
+fn ident_part(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || c == '_' || c == '$'
+    } else {
+        IDENT_PART.contains(c)
+    }
+}
+
 /// `list(javalang.tokenizer.tokenize(source))`.
 pub fn tokenize(source: &str) -> Result<Vec<Token>, LexError> {
+    let mut out = Vec::new();
+    tokenize_with(source, |kind, text, line| {
+        out.push(Token {
+            kind,
+            text: text.to_owned_string(),
+            line,
+        });
+    })?;
+    Ok(out)
+}
+
+/// [`tokenize`] without a `String` per token: `sink` gets each token's kind, text and
+/// line, in order (tokens before an error included).
+pub fn tokenize_with(
+    source: &str,
+    sink: impl FnMut(TokenKind, Text<'_>, usize),
+) -> Result<(), LexError> {
     let data = pre_tokenize(source)?;
+    // An ASCII source without `\u` is lexed as it is: a character is a byte, and tokens are
+    // handed over as slices of it.
+    let same = source.is_ascii() && !source.contains("\\u");
     Lexer {
+        source: same.then_some(source),
         data: &data,
         i: 0,
         j: 0,
         line: 1,
         line_at: 0,
-        text: None,
     }
-    .run()
+    .run(sink)
 }
 
 /// `JavaTokenizer.pre_tokenize`: replaces `\uXXXX` escapes (any number of `u`) whose
 /// backslash is not itself escaped, with its exact state machine (a `\u` at the very end
 /// repeats the text since the last escape, as javalang does).
 fn pre_tokenize(source: &str) -> Result<Vec<char>, LexError> {
-    let data: Vec<char> = source.chars().collect();
+    let data: Vec<char> = if source.is_ascii() {
+        source.bytes().map(char::from).collect()
+    } else {
+        source.chars().collect()
+    };
     if !source.contains('\\') {
         return Ok(data);
     }
@@ -229,14 +276,14 @@ fn py_int_hex(s: &str) -> Option<i64> {
 }
 
 struct Lexer<'a> {
+    /// The source when `data` is its characters one for one and all ASCII.
+    source: Option<&'a str>,
     data: &'a [char],
     i: usize,
     j: usize,
     /// The line of `line_at`, counted incrementally as tokens advance.
     line: usize,
     line_at: usize,
-    /// The current token's text when a reader already made it.
-    text: Option<String>,
 }
 
 impl Lexer<'_> {
@@ -260,8 +307,7 @@ impl Lexer<'_> {
         LexError { line, message }
     }
 
-    fn run(mut self) -> Result<Vec<Token>, LexError> {
-        let mut out = Vec::new();
+    fn run(mut self, mut sink: impl FnMut(TokenKind, Text<'_>, usize)) -> Result<(), LexError> {
         let length = self.data.len();
         while self.i < length {
             let c = self.data[self.i];
@@ -300,17 +346,14 @@ impl Lexer<'_> {
                 return Err(self.error("could not process token"));
             }
             let line = self.line_of(self.i);
-            out.push(Token {
-                kind,
-                text: self
-                    .text
-                    .take()
-                    .unwrap_or_else(|| self.data[self.i..self.j].iter().collect()),
-                line,
-            });
+            let text = match self.source {
+                Some(s) => Text::Str(&s[self.i..self.j]),
+                None => Text::Chars(&self.data[self.i..self.j]),
+            };
+            sink(kind, text, line);
             self.i = self.j;
         }
-        Ok(out)
+        Ok(())
     }
 
     fn read_comment(&mut self) -> Result<(), LexError> {
@@ -405,22 +448,27 @@ impl Lexer<'_> {
 
     fn read_identifier(&mut self) -> TokenKind {
         self.j = self.i + 1;
-        while self.at(self.j).is_some_and(|c| IDENT_PART.contains(c)) {
+        while self.at(self.j).is_some_and(ident_part) {
             self.j += 1;
         }
-        let ident: String = self.data[self.i..self.j].iter().collect();
-        let kind = if KEYWORD_SET.contains(ident.as_str()) {
+        // Keywords are ASCII and at most 12 characters: copied to the stack to be looked up.
+        let ident = &self.data[self.i..self.j];
+        let mut key = [0u8; 12];
+        if ident.len() > key.len() || !ident.iter().all(char::is_ascii) {
+            return TokenKind::Identifier;
+        }
+        for (b, c) in key.iter_mut().zip(ident) {
+            *b = *c as u8;
+        }
+        if KEYWORD_KEYS.binary_search(&key).is_ok() {
             TokenKind::Keyword
-        } else if ident == "true" || ident == "false" {
+        } else if key == pad(b"true") || key == pad(b"false") {
             TokenKind::Boolean
-        } else if ident == "null" {
+        } else if key == pad(b"null") {
             TokenKind::Null
         } else {
             TokenKind::Identifier
-        };
-        // The token's text, made once.
-        self.text = Some(ident);
-        kind
+        }
     }
 
     /// `read_digits`: digits with `_` between them, then one `l`/`L` after the last
@@ -545,6 +593,13 @@ mod tests {
 
     fn texts(src: &str) -> Vec<String> {
         tokenize(src).unwrap().into_iter().map(|t| t.text).collect()
+    }
+
+    #[test]
+    fn ascii_identifier_characters_agree_with_the_categories() {
+        for c in (0u8..128).map(char::from) {
+            assert_eq!(ident_part(c), IDENT_PART.contains(c), "{c:?}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! }
 //! ```
 
-use super::{CompletionLang, LineToken, EOL};
+use super::{CompletionLang, LineToken, TokenLine, EOL};
 
 /// One cut of a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,22 +36,64 @@ pub struct Cut {
 }
 
 /// The end (exclusive) of the ground truth that starts at `from`.
+#[cfg(test)]
 fn gt_end(tokens: &[LineToken], lang: CompletionLang, from: usize) -> usize {
     for (k, t) in tokens.iter().enumerate().skip(from) {
-        match (lang, &*t.text) {
-            (CompletionLang::Python, EOL) => return k,
-            (CompletionLang::Java, ";" | "}") => return k + 1,
-            (CompletionLang::Java, "{") => return k,
-            _ => {}
+        match stop(lang, &t.text) {
+            Stop::Before => return k,
+            Stop::After => return k + 1,
+            Stop::No => {}
         }
     }
     tokens.len()
 }
 
-/// Whether a ground truth has something to predict: a token with a letter or digit (literal
-/// placeholders such as `<STR_LIT>` count).
-fn substantive(gt: &[LineToken]) -> bool {
-    gt.iter().any(|t| t.text.chars().any(char::is_alphanumeric))
+/// Where a ground truth that reaches a token ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// Not here.
+    No,
+    /// Before the token (Python's `<EOL>`, Java's `{`).
+    Before,
+    /// After it (Java's `;` and `}`).
+    After,
+}
+
+fn stop(lang: CompletionLang, token: &str) -> Stop {
+    match (lang, token) {
+        (CompletionLang::Python, EOL) => Stop::Before,
+        (CompletionLang::Java, ";" | "}") => Stop::After,
+        (CompletionLang::Java, "{") => Stop::Before,
+        _ => Stop::No,
+    }
+}
+
+/// The valid cuts of a line, in token order: `(position, end of the ground truth)` where the
+/// ground truth is not empty and has something to predict: a token with a letter or digit
+/// (literal placeholders such as `<STR_LIT>` count). One pass from the end.
+fn valid_cuts(line: &TokenLine, lang: CompletionLang) -> Vec<(usize, usize)> {
+    let n = line.len();
+    let mut valid = Vec::new();
+    // The end of the ground truth starting at `p`, and the first substantive token at or
+    // after `p`.
+    let mut end = n;
+    let mut alnum = usize::MAX;
+    for p in (1..n).rev() {
+        let tok = line.token(p);
+        match stop(lang, tok) {
+            Stop::Before => end = p,
+            Stop::After => end = p + 1,
+            Stop::No => {}
+        }
+        if tok.chars().any(char::is_alphanumeric) {
+            alnum = p;
+        }
+        if end > p && alnum < end {
+            valid.push((p, end));
+        }
+    }
+    valid.reverse();
+    valid
 }
 
 /// SplitMix64: a tiny, well-mixed generator; the stream is part of the output's contract.
@@ -79,13 +121,28 @@ pub fn cuts(
     seed: u64,
     key: &str,
 ) -> Vec<Cut> {
-    let mut valid: Vec<(usize, usize)> = Vec::new();
-    for p in 1..tokens.len() {
-        let end = gt_end(tokens, lang, p);
-        if end > p && substantive(&tokens[p..end]) {
-            valid.push((p, end));
-        }
-    }
+    let line = TokenLine::from_tokens(tokens);
+    cut_positions(&line, lang, n, seed, key)
+        .into_iter()
+        .map(|(p, end)| Cut {
+            position: p,
+            input: line.before(p).to_string(),
+            gt: line.range(p, end).to_string(),
+            line: line.line_of(p),
+        })
+        .collect()
+}
+
+/// [`cuts`] of a [`TokenLine`]: the chosen `(position, end)` pairs, in token order; `input`
+/// is [`TokenLine::before`] the position and `gt` [`TokenLine::range`] of the pair.
+pub fn cut_positions(
+    line: &TokenLine,
+    lang: CompletionLang,
+    n: usize,
+    seed: u64,
+    key: &str,
+) -> Vec<(usize, usize)> {
+    let mut valid = valid_cuts(line, lang);
     let mut rng = SplitMix(seed ^ xxhash_rust::xxh3::xxh3_64(key.as_bytes()));
     // A partial Fisher-Yates shuffle: the first `n` entries are a uniform sample.
     let take = n.min(valid.len());
@@ -93,24 +150,9 @@ pub fn cuts(
         let r = k + rng.below(valid.len() - k);
         valid.swap(k, r);
     }
-    let mut chosen = valid[..take].to_vec();
-    chosen.sort_unstable();
-    chosen
-        .into_iter()
-        .map(|(p, end)| Cut {
-            position: p,
-            input: std::iter::once("<s>")
-                .chain(tokens[..p].iter().map(|t| &*t.text))
-                .collect::<Vec<_>>()
-                .join(" "),
-            gt: tokens[p..end]
-                .iter()
-                .map(|t| &*t.text)
-                .collect::<Vec<_>>()
-                .join(" "),
-            line: tokens[p].line,
-        })
-        .collect()
+    valid.truncate(take);
+    valid.sort_unstable();
+    valid
 }
 
 #[cfg(test)]

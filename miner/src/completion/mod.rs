@@ -19,11 +19,11 @@ pub mod javalang;
 pub mod line;
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use codemine_eval::pytext::{py_is_space, py_split};
-use codemine_eval::pytokenize::{self, Kind};
+use codemine_eval::pytokenize::{self, Kind, Text};
 
 /// The languages CodeXGLUE's completion tasks have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,9 +45,9 @@ impl CompletionLang {
 /// characters.
 #[derive(Clone, Debug, Default)]
 pub struct Literals {
-    strings: HashSet<String>,
-    numbers: HashSet<String>,
-    chars: HashSet<String>,
+    strings: foldhash::HashSet<String>,
+    numbers: foldhash::HashSet<String>,
+    chars: foldhash::HashSet<String>,
 }
 
 /// A `literals.json` that cannot be used.
@@ -131,8 +131,121 @@ impl Skip {
     }
 }
 
+/// A file's `<s> t1 t2 ... </s>` line, made in one buffer, and where each token is in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenLine {
+    text: String,
+    spans: Vec<Span>,
+}
+
+/// A token of a [`TokenLine`]: its byte range in the line and its 1-based source line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+    line: usize,
+}
+
+impl TokenLine {
+    fn with_capacity(bytes: usize) -> Self {
+        let mut text = String::with_capacity(bytes + 8);
+        text.push_str("<s>");
+        Self {
+            text,
+            spans: Vec::with_capacity(bytes / 3),
+        }
+    }
+
+    /// Appends a token that `write` writes; an empty one is not a token.
+    fn push(&mut self, line: usize, write: impl FnOnce(&mut String)) {
+        self.text.push(' ');
+        let start = self.text.len();
+        write(&mut self.text);
+        if self.text.len() == start {
+            self.text.pop();
+            return;
+        }
+        let end = self.text.len();
+        self.spans.push(Span { start, end, line });
+    }
+
+    fn pop(&mut self) {
+        if let Some(s) = self.spans.pop() {
+            self.text.truncate(s.start - 1);
+        }
+    }
+
+    fn finish(mut self) -> Self {
+        self.text.push_str(" </s>");
+        self
+    }
+
+    /// A line of the given tokens (for tests and callers that have them).
+    pub fn from_tokens(tokens: &[LineToken]) -> Self {
+        let mut t = Self::with_capacity(tokens.iter().map(|t| t.text.len() + 1).sum());
+        for tok in tokens {
+            t.push(tok.line, |out| out.push_str(&tok.text));
+        }
+        t.finish()
+    }
+
+    /// The number of tokens.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The `k`-th token's text.
+    pub fn token(&self, k: usize) -> &str {
+        let s = self.spans[k];
+        &self.text[s.start..s.end]
+    }
+
+    /// The 1-based source line of the `k`-th token.
+    pub fn line_of(&self, k: usize) -> usize {
+        self.spans[k].line
+    }
+
+    /// `<s>` and the tokens before the `k`-th, space-joined.
+    pub fn before(&self, k: usize) -> &str {
+        &self.text[..self.spans[k].start - 1]
+    }
+
+    /// Tokens `from..to` (`from < to`), space-joined.
+    pub fn range(&self, from: usize, to: usize) -> &str {
+        &self.text[self.spans[from].start..self.spans[to - 1].end]
+    }
+
+    /// The whole line, `<s> ... </s>`.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn into_string(self) -> String {
+        self.text
+    }
+
+    /// The tokens, each with its own text.
+    pub fn tokens(&self) -> Vec<LineToken> {
+        (0..self.len())
+            .map(|k| LineToken {
+                text: self.token(k).to_string().into(),
+                line: self.line_of(k),
+            })
+            .collect()
+    }
+}
+
 /// The tokens of a file's `<s> ... </s>` line (without `<s>` and `</s>`).
 pub fn tokens(lang: CompletionLang, source: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
+    Ok(line_of(lang, source, lits)?.tokens())
+}
+
+/// A file's token line.
+pub fn line_of(lang: CompletionLang, source: &str, lits: &Literals) -> Result<TokenLine, Skip> {
     let text = universal_newlines(source);
     let out = match lang {
         CompletionLang::Python => python_tokens(&text, lits)?,
@@ -141,7 +254,7 @@ pub fn tokens(lang: CompletionLang, source: &str, lits: &Literals) -> Result<Vec
     if out.is_empty() {
         return Err(Skip::Empty);
     }
-    Ok(out)
+    Ok(out.finish())
 }
 
 /// The token-level line: `<s> t1 t2 ... </s>`.
@@ -168,55 +281,79 @@ fn universal_newlines(source: &str) -> Cow<'_, str> {
 /// The end-of-line token of the Python stream.
 pub const EOL: &str = "<EOL>";
 
-fn python_tokens(text: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
+/// Appends a token's text `" ".join(text.split())` (only a token holding whitespace
+/// changes).
+fn push_collapsed(out: &mut String, text: &str) {
+    if text.contains(py_is_space) {
+        for (k, w) in py_split(text).into_iter().enumerate() {
+            if k > 0 {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+    } else {
+        out.push_str(text);
+    }
+}
+
+fn python_tokens(text: &str, lits: &Literals) -> Result<TokenLine, Skip> {
     let decoded = python_decode(text)?;
-    let toks = pytokenize::generate_tokens(&decoded)?;
-    let mut out: Vec<LineToken> = Vec::with_capacity(toks.len());
+    let mut out = TokenLine::with_capacity(decoded.len());
     let mut prev_eol = false;
-    for tok in toks {
-        let line = tok.start.0;
-        // `" ".join(text.split())`: only a token holding whitespace changes.
-        let text: Cow<'static, str> = if tok.text.contains(py_is_space) {
-            py_split(&tok.text).join(" ").into()
-        } else {
-            tok.text.into()
+    // The text of a token that is rewritten (literals) or may hold whitespace.
+    let mut raw = String::new();
+    let mut squashed = String::new();
+    pytokenize::tokenize_with(&decoded, |kind, tok, (line, _), _| {
+        let collapsed = |raw: &mut String, squashed: &mut String| {
+            raw.clear();
+            match tok {
+                Text::Chars(c) => raw.extend(c),
+                Text::Str(s) => raw.push_str(s),
+            }
+            squashed.clear();
+            push_collapsed(squashed, raw);
         };
-        match tok.kind {
+        match kind {
             Kind::String => {
-                out.push(LineToken {
-                    text: literal_string(&text, lits, false).into(),
-                    line,
-                });
+                collapsed(&mut raw, &mut squashed);
+                out.push(line, |o| literal_string(o, &squashed, lits, false));
                 prev_eol = false;
             }
             Kind::Number => {
-                out.push(LineToken {
-                    text: literal_number(&text, lits).into(),
-                    line,
-                });
+                collapsed(&mut raw, &mut squashed);
+                out.push(line, |o| literal_number(o, &squashed, lits));
                 prev_eol = false;
             }
             Kind::Newline | Kind::Nl => {
-                if !prev_eol {
-                    out.push(LineToken {
-                        text: Cow::Borrowed(EOL),
-                        line,
-                    });
-                    prev_eol = true;
+                // No `<EOL>` first (the script drops a leading one) and none twice in a row.
+                if !prev_eol && !out.is_empty() {
+                    out.push(line, |o| o.push_str(EOL));
                 }
+                prev_eol = true;
             }
             Kind::Comment | Kind::Indent | Kind::EndMarker => {}
-            _ if text.is_empty() => {}
             _ => {
-                out.push(LineToken { text, line });
-                prev_eol = false;
+                let before = out.len();
+                match tok {
+                    Text::Str(t) if !t.contains(py_is_space) => {
+                        out.push(line, |o| o.push_str(t));
+                    }
+                    Text::Chars(c) if !c.iter().any(|&c| py_is_space(c)) => {
+                        out.push(line, |o| o.extend(c));
+                    }
+                    _ => {
+                        collapsed(&mut raw, &mut squashed);
+                        out.push(line, |o| o.push_str(&squashed));
+                    }
+                }
+                // An empty token is none: it leaves the `<EOL>` state as it was.
+                if out.len() > before {
+                    prev_eol = false;
+                }
             }
         }
-    }
-    if out.first().is_some_and(|t| t.text == EOL) {
-        out.remove(0);
-    }
-    if out.last().is_some_and(|t| t.text == EOL) {
+    })?;
+    if !out.is_empty() && out.token(out.len() - 1) == EOL {
         out.pop();
     }
     Ok(out)
@@ -332,34 +469,42 @@ fn is_blank_or_comment(line: &str) -> bool {
     rest.is_empty() || rest.starts_with(['#', '\r', '\n'])
 }
 
-fn java_tokens(text: &str, lits: &Literals) -> Result<Vec<LineToken>, Skip> {
+fn java_tokens(text: &str, lits: &Literals) -> Result<TokenLine, Skip> {
     use javalang::TokenKind as J;
-    let toks = javalang::tokenize(text)?;
-    let mut out = Vec::with_capacity(toks.len());
-    for tok in toks {
-        let text = match tok.kind {
-            J::String => {
-                if tok.text.contains(['\n', '\r']) {
-                    return Err(Skip::LineBreak);
-                }
-                literal_string(&tok.text, lits, true).into()
+    let mut out = TokenLine::with_capacity(text.len());
+    let mut raw = String::new();
+    let mut line_break = false;
+    javalang::tokenize_with(text, |kind, tok, line| {
+        let tok: &str = match tok {
+            Text::Str(s) => s,
+            Text::Chars(c) => {
+                raw.clear();
+                raw.extend(c);
+                &raw
             }
-            J::Integer | J::FloatingPoint => literal_number(&tok.text, lits).into(),
-            _ => tok.text.into(),
         };
-        out.push(LineToken {
-            text,
-            line: tok.line,
-        });
+        match kind {
+            J::String => {
+                line_break |= tok.contains(['\n', '\r']);
+                out.push(line, |o| literal_string(o, tok, lits, true));
+            }
+            J::Integer | J::FloatingPoint => out.push(line, |o| literal_number(o, tok, lits)),
+            _ => out.push(line, |o| o.push_str(tok)),
+        }
+    })?;
+    if line_break {
+        return Err(Skip::LineBreak);
     }
     Ok(out)
 }
 
-fn literal_number(value: &str, lits: &Literals) -> String {
+fn literal_number(out: &mut String, value: &str, lits: &Literals) {
     if lits.numbers.contains(value) {
-        format!("<NUM_LIT:{value}>")
+        out.push_str("<NUM_LIT:");
+        out.push_str(value);
+        out.push('>');
     } else {
-        "<NUM_LIT>".to_string()
+        out.push_str("<NUM_LIT>");
     }
 }
 
@@ -367,7 +512,7 @@ fn literal_number(value: &str, lits: &Literals) -> String {
 /// opening quote among `'''`, `"""`, `'`, `"` and the same closing quote when the token ends
 /// with it, the body with space and comma escaped, then `<STR_LIT>` (Java: `<CHAR_LIT>` for a
 /// one-character body in single quotes) with the body when it is a listed literal.
-fn literal_string(token: &str, lits: &Literals, java: bool) -> String {
+fn literal_string(out: &mut String, token: &str, lits: &Literals, java: bool) {
     let prefix_len = token
         .bytes()
         .take_while(|b| {
@@ -394,17 +539,26 @@ fn literal_string(token: &str, lits: &Literals, java: bool) -> String {
         }
     }
     let is_char = java && open == "'" && body.chars().count() == 1;
-    let escaped = body.replace(' ', "U+0020").replace(',', "U+002C");
-    let (tag, listed) = if is_char {
-        ("CHAR_LIT", lits.chars.contains(&escaped))
+    let escaped: Cow<'_, str> = if body.contains([' ', ',']) {
+        body.replace(' ', "U+0020").replace(',', "U+002C").into()
     } else {
-        ("STR_LIT", lits.strings.contains(&escaped))
+        body.into()
     };
-    if listed {
-        format!("{prefix}{open}<{tag}:{escaped}>{close}")
+    let (tag, listed) = if is_char {
+        ("CHAR_LIT", lits.chars.contains(&*escaped))
     } else {
-        format!("{prefix}{open}<{tag}>{close}")
+        ("STR_LIT", lits.strings.contains(&*escaped))
+    };
+    out.push_str(prefix);
+    out.push_str(open);
+    out.push('<');
+    out.push_str(tag);
+    if listed {
+        out.push(':');
+        out.push_str(&escaped);
     }
+    out.push('>');
+    out.push_str(close);
 }
 
 #[cfg(test)]

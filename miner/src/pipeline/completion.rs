@@ -107,6 +107,26 @@ pub struct RepoCompletion {
     /// Files without a token line, by reason (`tokenize`, `encoding`, `empty`,
     /// `line_break`, and the read failures `too_large`, `binary`, `non_utf8`, `read_error`).
     pub skipped: BTreeMap<String, usize>,
+    /// Thread CPU seconds of the export in this repository (see [`CpuSeconds`]).
+    #[serde(default)]
+    pub cpu_seconds: RepoCpu,
+}
+
+/// A repository's share of the export's thread CPU time.
+#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
+pub struct RepoCpu {
+    /// Tokenizing, cutting and building the rows of its files ([`file_rows`]).
+    pub rows: f64,
+    /// Writing its rows to staging (the chunk's completion writers' closing is counted to
+    /// the chunk's last repository).
+    pub staging: f64,
+}
+
+/// This thread's CPU time in seconds (`CLOCK_THREAD_CPUTIME_ID`): what the export's own
+/// work costs, whatever else runs on the machine.
+pub fn thread_cpu() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 impl RepoCompletion {
@@ -117,6 +137,8 @@ impl RepoCompletion {
         for (k, v) in &o.skipped {
             *self.skipped.entry(k.clone()).or_default() += v;
         }
+        self.cpu_seconds.rows += o.cpu_seconds.rows;
+        self.cpu_seconds.staging += o.cpu_seconds.staging;
     }
 }
 
@@ -142,10 +164,11 @@ pub fn line_id(file: &FileInfo, position: usize) -> String {
     format!("{:016x}-{position:016x}", xxh3_64(key.as_bytes()))
 }
 
-/// One Python or Java file's completion rows, or why it has none.
-pub enum FileOutcome {
-    Rows(TokenRow, Vec<LineRow>),
-    Skipped(&'static str),
+/// One Python or Java file's completion rows, or why it has none, and the thread CPU
+/// seconds they took.
+pub struct FileOutcome {
+    pub rows: Result<(TokenRow, Vec<LineRow>), &'static str>,
+    pub cpu: f64,
 }
 
 /// The completion rows of one file whose text the extract stage read (`Err`: the failure
@@ -158,34 +181,43 @@ pub fn file_rows(
     opts: &CompletionOptions,
 ) -> Option<FileOutcome> {
     let lang = completion_lang(file.lang)?;
-    let text = match text {
-        Ok(t) => t,
-        Err(kind) => return Some(FileOutcome::Skipped(kind)),
-    };
-    let tokens = match cx::tokens(lang, text, opts.literals(lang)) {
-        Ok(t) => t,
-        Err(skip) => return Some(FileOutcome::Skipped(skip.kind())),
-    };
+    let start = thread_cpu();
+    let rows = rows_of(file, lang, text, info, opts);
+    Some(FileOutcome {
+        rows,
+        cpu: thread_cpu() - start,
+    })
+}
+
+fn rows_of(
+    file: &SourceFile,
+    lang: CompletionLang,
+    text: Result<&str, &'static str>,
+    info: &FileInfo,
+    opts: &CompletionOptions,
+) -> Result<(TokenRow, Vec<LineRow>), &'static str> {
+    let text = text?;
+    let tokens = cx::line_of(lang, text, opts.literals(lang)).map_err(|skip| skip.kind())?;
     let file_info = FileInfo {
         path: file.path.clone(),
         language: lang.name().into(),
         ..info.clone()
     };
     let key = format!("{}/{}", file_info.repo, file_info.path);
-    let lines = line::cuts(&tokens, lang, opts.cuts, opts.seed, &key)
+    let lines = line::cut_positions(&tokens, lang, opts.cuts, opts.seed, &key)
         .into_iter()
-        .map(|c| LineRow {
-            id: line_id(&file_info, c.position),
+        .map(|(p, end)| LineRow {
+            id: line_id(&file_info, p),
             file: file_info.clone(),
-            input: c.input,
-            gt: c.gt,
-            line: u32::try_from(c.line).unwrap_or(u32::MAX),
+            input: tokens.before(p).to_string(),
+            gt: tokens.range(p, end).to_string(),
+            line: u32::try_from(tokens.line_of(p)).unwrap_or(u32::MAX),
         })
         .collect();
-    Some(FileOutcome::Rows(
+    Ok((
         TokenRow {
             file: file_info,
-            text: cx::token_line(&tokens),
+            text: tokens.into_string(),
         },
         lines,
     ))
@@ -196,12 +228,13 @@ pub fn collect(outcomes: impl IntoIterator<Item = FileOutcome>) -> RepoRows {
     let mut rows = RepoRows::default();
     for o in outcomes {
         rows.counts.files += 1;
-        match o {
-            FileOutcome::Rows(t, lines) => {
+        rows.counts.cpu_seconds.rows += o.cpu;
+        match o.rows {
+            Ok((t, lines)) => {
                 rows.tokens.push(t);
                 rows.lines.extend(lines);
             }
-            FileOutcome::Skipped(kind) => {
+            Err(kind) => {
                 *rows.counts.skipped.entry(kind.to_string()).or_default() += 1;
             }
         }
@@ -230,9 +263,27 @@ pub struct CompletionStage {
     pub near_duplicate: Option<DedupStats>,
     pub token_rows: BTreeMap<&'static str, usize>,
     pub line_rows: BTreeMap<&'static str, usize>,
+    /// The export's own thread CPU time.
+    pub cpu_seconds: CpuSeconds,
     /// The Parquet shards written, for `stages.write.shards`.
     #[serde(skip)]
     pub shards: Vec<String>,
+}
+
+/// The export's own thread CPU time, in seconds, summed over the threads that did it. Not
+/// counted: reading the files (the extract stage reads each blob once, for parsing and for
+/// this export) and, with dedup on, the near-duplicate pass's worker threads.
+#[derive(Debug, Default, Serialize)]
+pub struct CpuSeconds {
+    /// Per file: tokenizing (Python's `tokenize` or javalang), the literal placeholders, the
+    /// token line, the line-level cuts and the rows.
+    pub rows: f64,
+    /// Writing the rows to the staging tables (Parquet, zstd).
+    pub staging: f64,
+    /// Finalize: reading staging back, the exact-duplicate check, the final Parquet shards
+    /// and the text files.
+    pub finalize: f64,
+    pub total: f64,
 }
 
 /// The run-wide settings a rank records for finalize.
@@ -283,6 +334,17 @@ impl TextFile {
         })
     }
 
+    /// A line of bytes (without its line break).
+    fn bytes(&mut self, line: &[u8]) -> Result<(), Error> {
+        self.out
+            .write_all(line)
+            .and_then(|()| self.out.write_all(b"\n"))
+            .map_err(|source| Error::Io {
+                path: self.tmp.clone(),
+                source,
+            })
+    }
+
     fn finish(self) -> Result<(), Error> {
         let io = |source| Error::Io {
             path: self.tmp.clone(),
@@ -292,6 +354,12 @@ impl TextFile {
         file.sync_all().map_err(io)?;
         std::fs::rename(&self.tmp, &self.path).map_err(io)
     }
+}
+
+/// Appends `s` as a JSON string, escaped as `serde_json` writes it.
+fn write_json_str(out: &mut Vec<u8>, s: &str) {
+    // Writing a string to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// The files that the near-duplicate pass removes, by row index in staging order.
@@ -394,34 +462,38 @@ fn file_key(repo: &str, sha: &str, path: &str) -> u128 {
     xxh3_128(format!("{repo}\0{sha}\0{path}").as_bytes())
 }
 
-/// The text files of one run, opened as rows arrive.
+/// The text files of one run, opened as rows arrive (a handful: looked up in order).
 struct TextFiles {
     dir: PathBuf,
-    open: BTreeMap<(String, &'static str, bool), TextFile>,
+    open: Vec<((String, &'static str, bool), TextFile)>,
 }
 
 impl TextFiles {
     fn get(&mut self, lang: &str, split: Split, line_level: bool) -> Result<&mut TextFile, Error> {
-        use std::collections::btree_map::Entry;
-        match self
+        let split = split_dir_name(split);
+        let found = self
             .open
-            .entry((lang.to_string(), split_dir_name(split), line_level))
-        {
-            Entry::Occupied(e) => Ok(e.into_mut()),
-            Entry::Vacant(e) => {
+            .iter()
+            .position(|((l, s, ll), _)| l == lang && *s == split && *ll == line_level);
+        let k = match found {
+            Some(k) => k,
+            None => {
                 let d = self.dir.join(lang);
                 std::fs::create_dir_all(&d).map_err(|source| Error::Io {
                     path: d.clone(),
                     source,
                 })?;
                 let name = if line_level {
-                    format!("line_{}.json", split_dir_name(split))
+                    format!("line_{split}.json")
                 } else {
-                    format!("{}.txt", split_dir_name(split))
+                    format!("{split}.txt")
                 };
-                Ok(e.insert(TextFile::create(d.join(name))?))
+                let f = TextFile::create(d.join(name))?;
+                self.open.push(((lang.to_string(), split, line_level), f));
+                self.open.len() - 1
             }
-        }
+        };
+        Ok(&mut self.open[k].1)
     }
 
     fn finish(self) -> Result<(), Error> {
@@ -470,6 +542,7 @@ pub fn finalize(
     let Some(settings) = settings else {
         return Ok(None);
     };
+    let start = thread_cpu();
     let dir = out_dir.join(DIR);
     std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
         path: dir.clone(),
@@ -484,7 +557,7 @@ pub fn finalize(
     };
     let mut text = TextFiles {
         dir: dir.clone(),
-        open: BTreeMap::new(),
+        open: Vec::new(),
     };
 
     // Token level: the first file (in input order) with a given line keeps it; with dedup
@@ -549,6 +622,7 @@ pub fn finalize(
             Ok((s, ShardWriter::<LineTable>::new(&dir, &name, shards)?))
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    let mut json = Vec::new();
     for path in staged_files(out_dir, LINE_STAGED)? {
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
@@ -560,16 +634,22 @@ pub fn finalize(
                 .ok_or_else(|| Error::Incomplete(format!("{}: no line column", path.display())))?;
             for i in 0..batch.num_rows() {
                 let file = file_info(&cols, i);
-                if dropped.contains(&file_key(&file.repo, &file.sha, &file.path)) {
+                if !dropped.is_empty()
+                    && dropped.contains(&file_key(&file.repo, &file.sha, &file.path))
+                {
                     continue;
                 }
-                let json = serde_json::json!({
-                    "id": id.value(i),
-                    "input": input.value(i),
-                    "gt": gt.value(i),
-                });
+                // `{"gt": ..., "id": ..., "input": ...}`: serde_json's object, keys sorted.
+                json.clear();
+                json.extend_from_slice(b"{\"gt\":");
+                write_json_str(&mut json, gt.value(i));
+                json.extend_from_slice(b",\"id\":");
+                write_json_str(&mut json, id.value(i));
+                json.extend_from_slice(b",\"input\":");
+                write_json_str(&mut json, input.value(i));
+                json.extend_from_slice(b"}");
                 text.get(&file.language, file.partition, true)?
-                    .line(&json.to_string())?;
+                    .bytes(&json)?;
                 let split = file.partition;
                 let row = LineRow {
                     id: id.value(i).into(),
@@ -591,5 +671,13 @@ pub fn finalize(
     text.finish()?;
     stage.shards.sort();
     crate::fault::point("completion lines streamed");
+    let c = counts.cpu_seconds;
+    let finalize = thread_cpu() - start;
+    stage.cpu_seconds = CpuSeconds {
+        rows: c.rows,
+        staging: c.staging,
+        finalize,
+        total: c.rows + c.staging + finalize,
+    };
     Ok(Some(stage))
 }

@@ -22,7 +22,7 @@ use std::time::Instant;
 use codemine_filters::dedup::DedupParams;
 use codemine_filters::{Filter, Funnel};
 use codemine_schemas::callgraph::{EdgesTable, NodesTable};
-use codemine_schemas::completion::{LineTable, TokenTable};
+use codemine_schemas::completion::{StagedLineTable, StagedTokenTable};
 use codemine_schemas::csn::CsnTable;
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
@@ -330,8 +330,8 @@ struct Chunk {
     dropped: ShardWriter<DroppedTable>,
     functions: ShardWriter<FunctionsTable>,
     bands: ShardWriter<BandsTable>,
-    completion_tokens: ShardWriter<TokenTable>,
-    completion_lines: ShardWriter<LineTable>,
+    completion_tokens: ShardWriter<StagedTokenTable>,
+    completion_lines: ShardWriter<StagedLineTable>,
     repo_completion: ShardWriter<RepoTable>,
     snapshot: ShardWriter<SnapshotTable>,
     marker: ChunkMarker,
@@ -537,11 +537,15 @@ impl Writer {
             c.marker.counts.dropped += repo.dropped.len();
         }
         if let Some(rows) = &repo.completion {
+            let start = completion::thread_cpu();
             for r in &rows.tokens {
                 c.completion_tokens.push(r)?;
             }
             for r in &rows.lines {
                 c.completion_lines.push(r)?;
+            }
+            if let Some(s) = &mut repo.stats.completion {
+                s.cpu_seconds.staging += completion::thread_cpu() - start;
             }
         }
         if let Some(rows) = repo.repo_completion.take() {
@@ -580,11 +584,20 @@ impl Writer {
         finish(c.dropped)?;
         finish(c.functions)?;
         finish(c.bands)?;
+        let start = completion::thread_cpu();
         finish(c.completion_tokens)?;
         finish(c.completion_lines)?;
+        let cpu = completion::thread_cpu() - start;
         finish(c.repo_completion)?;
         finish(c.snapshot)?;
         let mut marker = c.marker;
+        if let Some(s) = marker
+            .repos
+            .last_mut()
+            .and_then(|r| r.stats.completion.as_mut())
+        {
+            s.cpu_seconds.staging += cpu;
+        }
         marker.counts.busy_seconds += t.elapsed().as_secs_f64();
         let path = self.marker_path(self.next_chunk);
         let json = serde_json::to_vec(&marker).map_err(|e| json_error(&path, e))?;
