@@ -594,8 +594,8 @@ impl Facts {
                 }
                 Frame::Exit(n, sc, k) => {
                     let at = done.len().saturating_sub(k);
-                    let ops: Vec<u32> = done.split_off(at);
-                    let e = self.build(n, sc, &ops, src);
+                    let e = self.build(n, sc, &done[at..], src);
+                    done.truncate(at);
                     done.push(e);
                 }
             }
@@ -838,10 +838,17 @@ fn string_literal(n: Node, src: &str) -> Option<String> {
 /// The named children of `n` that are not comments, in one pass of a cursor (indexing
 /// children one by one costs the index each time: quadratic in a list of a million items).
 fn kids<'t>(n: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
-    let mut cursor = n.walk();
-    let v: Vec<Node<'t>> = n
-        .named_children(&mut cursor)
-        .filter(|k| !k.kind_str().ends_with("comment"))
-        .collect();
+    let mut v: Vec<Node<'t>> = Vec::new();
+    // Most nodes have few children: tree-sitter's own child iterator finds them without the
+    // stack a cursor allocates.
+    let count = n.named_child_count();
+    if count <= 4 {
+        v.extend((0..count as u32).filter_map(|i| n.named_child(i)));
+    } else {
+        let mut cursor = n.walk();
+        v.extend(n.named_children(&mut cursor));
+    }
+    // Comments are extras: tree-sitter flags them, no name to compare.
+    v.retain(|k| !k.is_extra());
     v.into_iter()
 }
