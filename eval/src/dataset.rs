@@ -191,12 +191,16 @@ fn parquet_files_in(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 }
 
 fn schema_of(path: &Path) -> Result<Schema, Error> {
+    Ok(open_parquet(path)?.schema().as_ref().clone())
+}
+
+/// A reader of the Parquet file at `path`; errors name it.
+fn open_parquet(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, Error> {
     let f = File::open(path).map_err(io_err(path))?;
-    let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|source| Error::Parquet {
+    ParquetRecordBatchReaderBuilder::try_new(f).map_err(|source| Error::Parquet {
         path: path.to_path_buf(),
         source,
-    })?;
-    Ok(b.schema().as_ref().clone())
+    })
 }
 
 /// The Parquet files to read and the task, from the data arguments.
@@ -538,8 +542,7 @@ fn read_columns(files: &[PathBuf], wanted: &[(String, Source)]) -> Result<Table,
             path: path.clone(),
             source,
         };
-        let f = File::open(path).map_err(io_err(path))?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(pq)?;
+        let builder = open_parquet(path)?;
         let schema = builder.schema().clone();
         let mut roots: Vec<usize> = Vec::new();
         for (name, src) in wanted {
@@ -871,8 +874,7 @@ fn read_span_column(
             path: path.clone(),
             source,
         };
-        let f = File::open(path).map_err(io_err(path))?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(pq)?;
+        let builder = open_parquet(path)?;
         let i = builder
             .schema()
             .index_of(column)

@@ -267,28 +267,18 @@ pub fn build(
     // The edges of each caller, in node order: `resolve` emits them so.
     debug_assert!(edges.windows(2).all(|w| w[0].caller <= w[1].caller));
     let groups = Groups::new(units, &edges);
+    let index = |r: FnRef| groups.index(r);
     // Distinct callers of every function: each caller counts once per callee.
-    let first: Vec<usize> = units
-        .iter()
-        .scan(0, |acc, u| {
-            let at = *acc;
-            *acc += u.functions.len();
-            Some(at)
-        })
-        .collect();
-    let index = |r: FnRef| first[r.file as usize] + r.func as usize;
     let mut calls_num = vec![0u32; n];
     let mut callees: HashSet<FnRef> = HashSet::new();
     let mut mine: Vec<&Edge> = Vec::new();
-    let mut callers: Vec<FnRef> = groups
-        .own
-        .keys()
-        .chain(groups.hosted.keys())
-        .copied()
-        .collect();
-    callers.sort_unstable();
-    callers.dedup();
-    for me in callers {
+    let functions = units.iter().enumerate().flat_map(|(fi, u)| {
+        (0..u.functions.len() as u32).map(move |func| FnRef {
+            file: fi as u32,
+            func,
+        })
+    });
+    for me in functions {
         groups.function_edges(me, &mut mine);
         callees.clear();
         for e in &mine {
@@ -399,11 +389,15 @@ pub fn build(
     Ok(graph)
 }
 
+const NO_GROUP: u32 = u32::MAX;
+
 /// The edges of each caller (`groups`, in node order), and which group is whose.
 struct Groups<'e> {
     groups: Vec<&'e [Edge]>,
-    /// A function's own group.
-    own: HashMap<FnRef, usize>,
+    /// Where each file's functions start in node order.
+    first: Vec<usize>,
+    /// Per function, in node order: its own group, or `NO_GROUP`.
+    own: Vec<u32>,
     /// An extra node's group.
     extra: HashMap<FnRef, usize>,
     /// The groups of the lambdas written in a function.
@@ -412,16 +406,27 @@ struct Groups<'e> {
 
 impl<'e> Groups<'e> {
     fn new(units: &[SourceUnit], edges: &'e [Edge]) -> Self {
+        let first: Vec<usize> = units
+            .iter()
+            .scan(0, |acc, u| {
+                let at = *acc;
+                *acc += u.functions.len();
+                Some(at)
+            })
+            .collect();
+        let n = units.iter().map(|u| u.functions.len()).sum();
         let mut g = Groups {
             groups: edges.chunk_by(|a, b| a.caller == b.caller).collect(),
-            own: HashMap::new(),
+            first,
+            own: vec![NO_GROUP; n],
             extra: HashMap::new(),
             hosted: HashMap::new(),
         };
         for (k, group) in g.groups.iter().enumerate() {
             let caller = group[0].caller;
             if !units[caller.file as usize].is_extra(caller.func) {
-                g.own.insert(caller, k);
+                let i = g.index(caller);
+                g.own[i] = k as u32;
                 continue;
             }
             g.extra.insert(caller, k);
@@ -435,10 +440,18 @@ impl<'e> Groups<'e> {
         g
     }
 
+    /// The node-order index of function `r`.
+    fn index(&self, r: FnRef) -> usize {
+        self.first[r.file as usize] + r.func as usize
+    }
+
     /// A function's edges for YABLoCo: its own, with its lambdas' merged in.
     fn function_edges(&self, me: FnRef, out: &mut Vec<&'e Edge>) {
         out.clear();
-        let own: &[Edge] = self.own.get(&me).map_or(&[], |&k| self.groups[k]);
+        let own: &[Edge] = match self.own[self.index(me)] {
+            NO_GROUP => &[],
+            k => self.groups[k as usize],
+        };
         let Some(ls) = self.hosted.get(&me) else {
             out.extend(own.iter());
             return;

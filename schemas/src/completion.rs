@@ -89,46 +89,21 @@ fn properties() -> WriterProperties {
     b.build()
 }
 
-#[derive(Default)]
-pub struct TokenTable {
-    strings: [StringBuilder; 6],
-    rows: usize,
-    bytes: usize,
-}
+/// The token-level table: the file's columns and its line.
+pub type TokenTable = shard::StringTable<TokenRow, 6>;
 
-impl Table for TokenTable {
-    type Row = TokenRow;
-
+impl shard::StringRow<6> for TokenRow {
     fn schema() -> SchemaRef {
         TOKEN_SCHEMA.clone()
     }
 
-    fn push(&mut self, r: &TokenRow) {
-        let values = r.file.values().into_iter().chain([r.text.as_str()]);
-        for (b, v) in self.strings.iter_mut().zip(values) {
-            b.append_value(v);
-            self.bytes += v.len();
-        }
-        self.rows += 1;
-    }
-
-    fn len(&self) -> usize {
-        self.rows
-    }
-
-    fn buffered_bytes(&self) -> usize {
-        self.bytes
-    }
-
-    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
-        let columns: Vec<ArrayRef> = shard::finish_each(&mut self.strings).collect();
-        self.rows = 0;
-        self.bytes = 0;
-        RecordBatch::try_new(Self::schema(), columns)
-    }
-
     fn writer_properties() -> WriterProperties {
         properties()
+    }
+
+    fn values(&self) -> [&str; 6] {
+        let [repo, path, sha, language, partition] = self.file.values();
+        [repo, path, sha, language, partition, &self.text]
     }
 }
 

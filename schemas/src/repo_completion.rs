@@ -279,46 +279,21 @@ impl Table for RepoTable {
     }
 }
 
-#[derive(Default)]
-pub struct SnapshotTable {
-    strings: [StringBuilder; 6],
-    rows: usize,
-    bytes: usize,
-}
+/// The snapshot table: the file's columns and its content.
+pub type SnapshotTable = shard::StringTable<SnapshotRow, 6>;
 
-impl Table for SnapshotTable {
-    type Row = SnapshotRow;
-
+impl shard::StringRow<6> for SnapshotRow {
     fn schema() -> SchemaRef {
         SNAPSHOT_SCHEMA.clone()
     }
 
-    fn push(&mut self, r: &SnapshotRow) {
-        let values = r.file.values().into_iter().chain([r.content.as_str()]);
-        for (b, v) in self.strings.iter_mut().zip(values) {
-            b.append_value(v);
-            self.bytes += v.len();
-        }
-        self.rows += 1;
-    }
-
-    fn len(&self) -> usize {
-        self.rows
-    }
-
-    fn buffered_bytes(&self) -> usize {
-        self.bytes
-    }
-
-    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
-        let columns: Vec<ArrayRef> = shard::finish_each(&mut self.strings).collect();
-        self.rows = 0;
-        self.bytes = 0;
-        RecordBatch::try_new(Self::schema(), columns)
-    }
-
     fn writer_properties() -> WriterProperties {
         properties()
+    }
+
+    fn values(&self) -> [&str; 6] {
+        let [repo, sha, path, language, partition] = self.file.values();
+        [repo, sha, path, language, partition, &self.content]
     }
 }
 

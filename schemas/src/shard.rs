@@ -29,6 +29,68 @@ pub trait Table: Default {
     fn writer_properties() -> WriterProperties;
 }
 
+/// A row whose `N` columns are all strings ([`StringTable`]).
+pub trait StringRow<const N: usize> {
+    fn schema() -> SchemaRef;
+    fn writer_properties() -> WriterProperties;
+    fn values(&self) -> [&str; N];
+}
+
+/// A table of `N` string columns, one builder each (the completion tables' file columns
+/// and a text).
+pub struct StringTable<R, const N: usize> {
+    strings: [arrow_array::builder::StringBuilder; N],
+    rows: usize,
+    bytes: usize,
+    row: std::marker::PhantomData<fn(&R)>,
+}
+
+impl<R, const N: usize> Default for StringTable<R, N> {
+    fn default() -> Self {
+        StringTable {
+            strings: std::array::from_fn(|_| Default::default()),
+            rows: 0,
+            bytes: 0,
+            row: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<R: StringRow<N>, const N: usize> Table for StringTable<R, N> {
+    type Row = R;
+
+    fn schema() -> SchemaRef {
+        R::schema()
+    }
+
+    fn push(&mut self, r: &R) {
+        for (b, v) in self.strings.iter_mut().zip(r.values()) {
+            b.append_value(v);
+            self.bytes += v.len();
+        }
+        self.rows += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.rows
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let columns: Vec<arrow_array::ArrayRef> = finish_each(&mut self.strings).collect();
+        self.rows = 0;
+        self.bytes = 0;
+        RecordBatch::try_new(R::schema(), columns)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        R::writer_properties()
+    }
+}
+
 /// Properties every table starts from: zstd, modest row groups so memory stays bounded.
 /// The arrays of a group of same-typed column builders, in order.
 pub(crate) fn finish_each<B: arrow_array::builder::ArrayBuilder>(

@@ -319,26 +319,21 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         shards,
         dedup_params(out_dir)?.as_ref(),
     )?;
-    if let Some(c) = &stats.stages.completion {
-        stats
-            .stages
-            .write
-            .shards
-            .entry("completion")
-            .or_default()
-            .extend(c.shards.iter().cloned());
-    }
     let settings = ranks.iter().find_map(|r| r.repo_completion.as_ref());
     stats.stages.repo_completion =
         super::repo_completion::finalize(out_dir, settings, &stats.repo_completion_counts, shards)?;
-    if let Some(c) = &stats.stages.repo_completion {
+    // Both completion outputs' shards are the `completion` folder's.
+    let completion = stats.stages.completion.iter().flat_map(|c| &c.shards);
+    let repo = stats.stages.repo_completion.iter().flat_map(|c| &c.shards);
+    let names: Vec<String> = completion.chain(repo).cloned().collect();
+    if stats.stages.completion.is_some() || stats.stages.repo_completion.is_some() {
         stats
             .stages
             .write
             .shards
             .entry("completion")
             .or_default()
-            .extend(c.shards.iter().cloned());
+            .extend(names);
     }
     let settings = ranks.iter().find_map(|r| r.decontamination.as_ref());
     stats.stages.decontamination = super::decontam::finalize(settings, &stats.repositories);

@@ -315,14 +315,28 @@ pub fn resolve_with_probes(
         .sum();
     let mut edges = Vec::with_capacity(sites);
     let (resolvers, by_lang) = resolvers(units, files);
-    // Edges of implicit calls: counted as value-flow edges, not as call sites.
-    let mut implicit: Vec<usize> = Vec::new();
     for (fi, unit) in units.iter().enumerate() {
         let resolver = by_lang.get(&unit.lang).map(|&i| &resolvers[i]);
         for (gi, f) in unit.nodes() {
             let caller = FnRef {
                 file: fi as u32,
                 func: gi,
+            };
+            // An edge of this caller to what `target` says; the markers are set below.
+            let edge = |target: Target, name: String, line: u32| {
+                let (callee, candidates, category) = classify(units, fi, target);
+                Edge {
+                    caller,
+                    callee,
+                    name,
+                    category,
+                    line,
+                    candidates,
+                    via_macro: None,
+                    target_file: target_file(target),
+                    via_flow: false,
+                    implicit: false,
+                }
             };
             for call in &f.calls {
                 let mut target = resolver.map_or(Target::Unresolved, |r| r.resolve(caller, call));
@@ -333,81 +347,43 @@ pub fn resolve_with_probes(
                 if first_by_flow {
                     target = Target::Function(more.remove(0), 1);
                 }
-                let (callee, candidates, category) = classify(units, fi, target);
                 edges.push(Edge {
-                    caller,
-                    callee,
-                    name: call.text.clone(),
-                    category,
-                    line: call.line,
-                    candidates,
-                    via_macro: None,
-                    target_file: target_file(target),
                     via_flow: first_by_flow,
-                    implicit: false,
+                    ..edge(target, call.text.clone(), call.line)
                 });
                 for m in more {
-                    let (callee, candidates, category) =
-                        classify(units, fi, Target::Function(m, 1));
                     edges.push(Edge {
-                        caller,
-                        callee,
-                        name: call.text.clone(),
-                        category,
-                        line: call.line,
-                        candidates,
-                        via_macro: None,
-                        target_file: Some(m.file),
                         via_flow: true,
-                        implicit: false,
+                        ..edge(Target::Function(m, 1), call.text.clone(), call.line)
                     });
                 }
                 if let (Target::Macro, Some(r)) = (target, resolver) {
                     for (name, t) in r.expand(caller, &call.name) {
-                        let (callee, candidates, category) = classify(units, fi, t);
                         edges.push(Edge {
-                            caller,
-                            callee,
-                            name,
-                            category,
-                            line: call.line,
-                            candidates,
                             via_macro: Some(call.name.clone()),
-                            target_file: target_file(t),
-                            via_flow: false,
-                            implicit: false,
+                            ..edge(t, name, call.line)
                         });
                     }
                 }
             }
+            // Implicit calls: counted as value-flow edges, not as call sites.
             for (name, line, callee) in resolver.map_or_else(Vec::new, |r| r.implicit_calls(caller))
             {
-                let (callee, candidates, category) =
-                    classify(units, fi, Target::Function(callee, 1));
-                implicit.push(edges.len());
                 edges.push(Edge {
-                    caller,
-                    callee,
-                    name,
-                    category,
-                    line,
-                    candidates,
-                    via_macro: None,
-                    target_file: callee.map(|c| c.file),
                     via_flow: true,
                     implicit: true,
+                    ..edge(Target::Function(callee, 1), name, line)
                 });
             }
         }
     }
     let mut counts: BTreeMap<&'static str, ResolveCounts> = BTreeMap::new();
     let mut prev: Option<&Edge> = None;
-    let mut implicit = implicit.into_iter().peekable();
-    for (k, e) in edges.iter().enumerate() {
+    for e in &edges {
         let lang = units[e.caller.file as usize].lang.name();
         let c = counts.entry(lang).or_default();
         // A site's further value-flow callees, and implicit calls, are edges, not call sites.
-        let extra = implicit.next_if_eq(&k).is_some()
+        let extra = e.implicit
             || e.via_flow
                 && prev
                     .is_some_and(|p| p.caller == e.caller && p.line == e.line && p.name == e.name);

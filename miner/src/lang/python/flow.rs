@@ -936,16 +936,8 @@ impl<'a, 'u> Analysis<'a, 'u> {
                     kind,
                     text,
                 } => {
-                    let site = |a: &mut Self, name: &str| match a.enclosing_fn(file, *scope, *line)
-                    {
-                        Some(caller) => {
-                            a.sites.push((caller, *line, name.to_string()));
-                            a.site_targets.push(Vec::new());
-                            a.implicit_sites.push(a.sites.len() - 1);
-                            (a.sites.len() - 1) as u32
-                        }
-                        None => NONE,
-                    };
+                    let site =
+                        |a: &mut Self, name: &str| a.site(file, *scope, *line, name.to_string(), true);
                     let v = node(*value);
                     match kind {
                         Protocol::For => {
@@ -1295,15 +1287,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
             let returns = returns.then_some(result);
             self.builtin_callback(file, c, name, node(callback), &inputs, returns);
         }
-        let sc = c.scope;
-        let site = match self.enclosing_fn(file, sc, c.line) {
-            Some(caller) => {
-                self.sites.push((caller, c.line, c.text.clone()));
-                self.site_targets.push(Vec::new());
-                (self.sites.len() - 1) as u32
-            }
-            None => NONE,
-        };
+        let site = self.site(file, c.scope, c.line, c.text.clone(), false);
         let kwargs = c
             .kwargs
             .iter()
@@ -1375,15 +1359,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
             }
             args.push(arg);
         }
-        let site = match self.enclosing_fn(file, c.scope, c.line) {
-            Some(caller) => {
-                self.sites.push((caller, c.line, name));
-                self.site_targets.push(Vec::new());
-                self.implicit_sites.push(self.sites.len() - 1);
-                (self.sites.len() - 1) as u32
-            }
-            None => NONE,
-        };
+        let site = self.site(file, c.scope, c.line, name, true);
         let returned = self.node();
         let id = self.calls.len() as u32;
         self.calls.push(Call {
@@ -1399,6 +1375,20 @@ impl<'a, 'u> Analysis<'a, 'u> {
             let entries = self.field(o, self.empty_name);
             self.copy(returned, entries);
         }
+    }
+
+    /// A call site of the node that makes calls of `scope` at `line` (NONE when there is
+    /// none), named `name`; an `implicit` one is a call no call site of the code spells.
+    fn site(&mut self, file: u32, scope: u32, line: u32, name: String, implicit: bool) -> u32 {
+        let Some(caller) = self.enclosing_fn(file, scope, line) else {
+            return NONE;
+        };
+        self.sites.push((caller, line, name));
+        self.site_targets.push(Vec::new());
+        if implicit {
+            self.implicit_sites.push(self.sites.len() - 1);
+        }
+        (self.sites.len() - 1) as u32
     }
 
     /// Stores the value of node `src` into target expression `t` (a name, attribute,
