@@ -801,6 +801,10 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
         } else {
             None
         };
+        // Whether the walk goes below this node: asked once, before a function is built.
+        let mut descend = is_error
+            || (out.has_errors && node.has_error())
+            || spec.may_contain_functions(node, src);
         if let Some((kind, name)) = function {
             // An error that does not touch the name or parameters (in C, mostly a macro that
             // tree-sitter cannot parse, such as `va_arg(ap, char *)` or `LUA_API void f()`)
@@ -810,6 +814,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                 node.has_error() && spec.body(node).is_some() && !signature_has_error(spec, node);
             if in_error > 0 || node.has_error() && !body_only {
                 out.dropped_syntax_error += 1;
+                scopes.push((depth, name));
             } else {
                 let outer = join_scopes(&scopes, spec.separator());
                 let sep = spec.separator();
@@ -820,6 +825,10 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                     .and_then(|s| s.strip_suffix(sep))
                     .unwrap_or_default()
                     .to_string();
+                // The function's own walk visits every node of its body: where the body
+                // holds no function or scope, it also finds the file items this walk would
+                // meet below, and this walk need not go down there at all.
+                let mut inner = (descend && !node.has_error()).then(Inner::default);
                 let mut f = build(
                     spec,
                     Found {
@@ -832,19 +841,26 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                     src,
                     &mut function_cursor,
                     &mut kinds,
+                    inner.as_mut(),
                 );
                 f.syntax_error = body_only;
                 out.functions.push(f);
+                scopes.push((depth, name));
+                if let Some(inner) = inner.filter(|i| !i.descend) {
+                    descend = false;
+                    if !inner.items.is_empty() {
+                        let scope = join_scopes(&scopes, sep);
+                        for item in inner.items {
+                            spec.file_item(item, &|| scope.clone(), src, &mut out.info);
+                        }
+                    }
+                }
             }
-            scopes.push((depth, name));
         } else if flags & flag::SCOPE != 0 {
             if let Some(scope) = spec.scope(node, &ancestors, src) {
                 scopes.push((depth, scope));
             }
         }
-        let descend = is_error
-            || (out.has_errors && node.has_error())
-            || spec.may_contain_functions(node, src);
         if descend && cursor.goto_first_child() {
             in_error += usize::from(is_error);
             ancestors.push(node);
@@ -875,6 +891,7 @@ fn build<'t>(
     src: &str,
     cursor: &mut tree_sitter::TreeCursor<'t>,
     kinds: &mut KindFlags,
+    inner: Option<&mut Inner<'t>>,
 ) -> Function {
     let node = f.node;
     let range = node.byte_range();
@@ -882,7 +899,7 @@ fn build<'t>(
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
     cursor.reset(node);
-    let walked = walk_function(spec, cursor, src, skip, kinds);
+    let walked = walk_function(spec, cursor, src, skip, kinds, inner);
     let signature = src[range.start..body_start].trim_end();
     let start_line = node.start_position().row as u32 + 1;
     Function {
@@ -922,6 +939,7 @@ fn walk_function<'t>(
     src: &str,
     skip: Option<usize>,
     kinds: &mut KindFlags,
+    mut inner: Option<&mut Inner<'t>>,
 ) -> Walked {
     let node = cursor.node();
     // Token text is at most the function's text; the spare room is given back at the end.
@@ -936,6 +954,8 @@ fn walk_function<'t>(
     // The nodes above the cursor, from the function down: `function` gets them as its
     // ancestors (cheaper than `Node::parent`, which descends from the root every time).
     let mut parents: Vec<Node> = Vec::new();
+    // For `inner`: whether the file walk would go below each of `parents`, as far as asked.
+    let mut reach: Vec<bool> = Vec::new();
     let g = kinds.grammar;
     'walk: loop {
         let n = cursor.node();
@@ -944,6 +964,23 @@ fn walk_function<'t>(
         let atomic = flags & flag::ATOMIC != 0;
         let skipped = Some(n.id()) == skip;
         let token = !skipped && flags & flag::HIDDEN == 0;
+        if let Some(inner) = inner.as_deref_mut().filter(|i| depth > 0 && !i.descend) {
+            if flags & (flag::FUNCTION | flag::SCOPE) != 0 {
+                inner.descend = true;
+            } else if flags & flag::FILE_ITEM != 0 {
+                if file_walk_reaches(spec, &parents, &mut reach, src) {
+                    inner.items.push(n);
+                }
+            } else if (skipped || atomic)
+                && n.child_count() > 0
+                && spec.may_contain_functions(n, src)
+                && file_walk_reaches(spec, &parents, &mut reach, src)
+            {
+                // Below a node this walk does not enter, the file walk might find what this
+                // one cannot see.
+                inner.descend = true;
+            }
+        }
         if token && atomic {
             push_token(&mut out.tokens, n, src);
         }
@@ -990,6 +1027,7 @@ fn walk_function<'t>(
             }
             depth -= 1;
             parents.pop();
+            reach.truncate(parents.len());
         }
     }
     // A function's lists live as long as the repository's run: no spare capacity.
@@ -997,6 +1035,33 @@ fn walk_function<'t>(
     out.calls.shrink_to_fit();
     out.locals.shrink_to_fit();
     out
+}
+
+/// What a function's own walk found for the file walk (`functions_of`) below the function.
+#[derive(Default)]
+struct Inner<'t> {
+    /// The file items the file walk would meet below the function, in its order.
+    items: Vec<Node<'t>>,
+    /// The file walk has to go down itself: a function or scope kind is below (or a
+    /// subtree the function's walk does not enter).
+    descend: bool,
+}
+
+/// Whether the file walk reaches the children of the last of `parents` (the first is the
+/// function, which it enters): it enters a node where the spec says a function may be
+/// below. `reach[i]` caches the answer for `parents[i]`.
+fn file_walk_reaches(
+    spec: &dyn LanguageSpec,
+    parents: &[Node],
+    reach: &mut Vec<bool>,
+    src: &str,
+) -> bool {
+    while reach.len() < parents.len() {
+        let i = reach.len();
+        let yes = i == 0 || reach[i - 1] && spec.may_contain_functions(parents[i], src);
+        reach.push(yes);
+    }
+    reach.last().copied().unwrap_or(true)
 }
 
 /// Appends the text of the leaf or atomic node `n` to `tokens`, unless empty.

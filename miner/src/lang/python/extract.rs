@@ -67,6 +67,33 @@ impl LanguageSpec for Python {
         )
     }
 
+    fn function_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&["function_definition"])
+    }
+
+    fn scope_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&["class_definition"])
+    }
+
+    /// The statements the value-flow facts read, and imports.
+    fn file_item_kinds(&self) -> Option<&'static [&'static str]> {
+        static KINDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+            let mut k = super::facts::STATEMENTS.to_vec();
+            k.extend(["import_statement", "import_from_statement"]);
+            k
+        });
+        Some(&KINDS)
+    }
+
+    fn visit_kinds(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "call",
+            "typed_parameter",
+            "typed_default_parameter",
+            "assignment",
+        ])
+    }
+
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
         (node.kind_str() == "class_definition")
             .then(|| {

@@ -151,24 +151,25 @@ pub struct Facts {
 }
 
 /// The node kinds of the file walk that [`Facts::statement`] reads.
+pub(crate) const STATEMENTS: [&str; 14] = [
+    "expression_statement",
+    "return_statement",
+    "if_statement",
+    "elif_clause",
+    "while_statement",
+    "raise_statement",
+    "assert_statement",
+    "delete_statement",
+    "for_statement",
+    "with_statement",
+    "global_statement",
+    "decorated_definition",
+    "function_definition",
+    "class_definition",
+];
+
 pub(crate) fn is_statement(kind: &str) -> bool {
-    matches!(
-        kind,
-        "expression_statement"
-            | "return_statement"
-            | "if_statement"
-            | "elif_clause"
-            | "while_statement"
-            | "raise_statement"
-            | "assert_statement"
-            | "delete_statement"
-            | "for_statement"
-            | "with_statement"
-            | "global_statement"
-            | "decorated_definition"
-            | "function_definition"
-            | "class_definition"
-    )
+    STATEMENTS.contains(&kind)
 }
 
 /// Expressions deeper than this are left opaque (a pathological file cannot run away).
