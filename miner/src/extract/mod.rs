@@ -240,8 +240,15 @@ pub trait LanguageSpec: Send + Sync {
         true
     }
 
-    /// The docstring of the function `node`.
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>>;
+    /// The docstring of the function `node`; `prev` is the sibling before it (what
+    /// `Node::prev_sibling` gives, which tree-sitter finds by searching from the root: the
+    /// walk knows it).
+    fn docstring<'t>(
+        &self,
+        node: Node<'t>,
+        prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>>;
 
     /// Node kinds that are a single code token although they have children (string
     /// literals, as function_parser treats them).
@@ -785,6 +792,8 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
     // One cursor for every function's own walk: a new one allocates its stack each time.
     let mut function_cursor = tree.walk();
     let mut kinds = KindFlags::new(spec, grammar::of(tree.root_node()));
+    // The sibling before the current node.
+    let mut prev: Option<Node> = None;
     'walk: loop {
         let node = cursor.node();
         let depth = ancestors.len();
@@ -839,6 +848,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                         scope,
                     },
                     src,
+                    prev,
                     &mut function_cursor,
                     &mut kinds,
                     inner.as_mut(),
@@ -864,14 +874,17 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
         if descend && cursor.goto_first_child() {
             in_error += usize::from(is_error);
             ancestors.push(node);
+            prev = None;
             continue;
         }
+        let mut here = node;
         loop {
             let depth = ancestors.len();
             while scopes.last().is_some_and(|(d, _)| *d >= depth) {
                 scopes.pop();
             }
             if cursor.goto_next_sibling() {
+                prev = Some(here);
                 continue 'walk;
             }
             if !cursor.goto_parent() {
@@ -879,6 +892,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
             }
             if let Some(parent) = ancestors.pop() {
                 in_error -= usize::from(parent.kind_id() == u16::MAX);
+                here = parent;
             }
         }
     }
@@ -889,13 +903,14 @@ fn build<'t>(
     spec: &dyn LanguageSpec,
     f: Found<'t>,
     src: &str,
+    prev: Option<Node<'t>>,
     cursor: &mut tree_sitter::TreeCursor<'t>,
     kinds: &mut KindFlags,
     inner: Option<&mut Inner<'t>>,
 ) -> Function {
     let node = f.node;
     let range = node.byte_range();
-    let doc = spec.docstring(node, src);
+    let doc = spec.docstring(node, prev, src);
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
     cursor.reset(node);

@@ -354,7 +354,12 @@ impl LanguageSpec for C {
         )
     }
 
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+    fn docstring<'t>(
+        &self,
+        node: Node<'t>,
+        _prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>> {
         comment_docstring(node, src)
     }
 

@@ -168,7 +168,12 @@ impl LanguageSpec for Cpp {
             )
     }
 
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+    fn docstring<'t>(
+        &self,
+        node: Node<'t>,
+        _prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>> {
         // The comment of a template sits before `template <...>`.
         let target = match node.parent() {
             Some(p) if p.kind_str() == "template_declaration" => p,

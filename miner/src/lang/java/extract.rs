@@ -180,8 +180,13 @@ impl LanguageSpec for Java {
         }
     }
 
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-        let prev = node.prev_sibling()?;
+    fn docstring<'t>(
+        &self,
+        _node: Node<'t>,
+        prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>> {
+        let prev = prev?;
         let comment = text(prev, src);
         if prev.kind_str() != "block_comment" || !comment.starts_with("/**") {
             return None;

@@ -276,9 +276,17 @@ fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
 /// function_parser's rule, quirks included: the comment right before the documented node
 /// (even after a blank line), then the comments before that one, going back while no
 /// blank line separates one taken comment from the node before it.
-pub(crate) fn docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+pub(crate) fn docstring<'t>(
+    node: Node<'t>,
+    prev: Option<Node<'t>>,
+    src: &str,
+) -> Option<Docstring<'t>> {
     let base = documented_node(node, src);
-    let mut prev = base.prev_sibling();
+    let mut prev = if base == node {
+        prev
+    } else {
+        base.prev_sibling()
+    };
     // Decorators of a TypeScript method are its siblings in the class body.
     while let Some(p) = prev.filter(|p| p.kind_str() == "decorator") {
         prev = p.prev_sibling();
@@ -1012,9 +1020,10 @@ macro_rules! ecma_spec {
             fn docstring<'t>(
                 &self,
                 node: tree_sitter::Node<'t>,
+                prev: Option<tree_sitter::Node<'t>>,
                 src: &str,
             ) -> Option<$crate::extract::Docstring<'t>> {
-                $crate::lang::javascript::extract::docstring(node, src)
+                $crate::lang::javascript::extract::docstring(node, prev, src)
             }
             fn atomic_token(&self, kind: &str) -> bool {
                 $crate::lang::javascript::extract::atomic_token(kind)

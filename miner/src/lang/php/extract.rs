@@ -239,8 +239,13 @@ impl LanguageSpec for Php {
             .is_none_or(|t| t.contains("unction") || t.contains("UNCTION"))
     }
 
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-        let prev = node.prev_sibling()?;
+    fn docstring<'t>(
+        &self,
+        _node: Node<'t>,
+        prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>> {
+        let prev = prev?;
         if prev.kind_str() != "comment" {
             return None;
         }

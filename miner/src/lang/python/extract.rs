@@ -103,7 +103,12 @@ impl LanguageSpec for Python {
             .flatten()
     }
 
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+    fn docstring<'t>(
+        &self,
+        node: Node<'t>,
+        _prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>> {
         let body = node.field("body")?;
         let first = crate::extract::named(body).find(|n| n.kind_str() != "comment")?;
         if first.kind_str() != "expression_statement" || first.named_child_count() != 1 {

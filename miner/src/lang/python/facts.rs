@@ -147,7 +147,24 @@ pub struct Facts {
     decorated_at: Option<usize>,
     /// Each scope's index in `scopes` (a file of many functions and lambdas has as many
     /// scopes, and a search through them for every statement grew with their square).
-    scope_ids: std::collections::HashMap<String, u32>,
+    scope_ids: foldhash::HashMap<String, u32>,
+    /// The arguments of the calls whose operands are being read, and how many each call
+    /// has (see [`Arg`]); empty between statements.
+    args: Vec<Arg>,
+    arg_counts: Vec<usize>,
+}
+
+/// What a call's argument gives the call: read once, with the call's operands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Arg {
+    /// `name=value`.
+    Keyword {
+        name: Option<String>,
+        has_value: bool,
+    },
+    /// `*xs`, `**kw` (not matched to parameters), or `(x)` (positional).
+    Inner { positional: bool, has_value: bool },
+    Plain,
 }
 
 /// The node kinds of the file walk that [`Facts::statement`] reads.
@@ -610,18 +627,38 @@ impl Facts {
             "attribute" => n.field("object").into_iter().collect(),
             "subscript" => n.field("value").into_iter().collect(),
             "call" => {
+                // What `call` needs of each argument is read here, with the operands.
                 let mut v: Vec<Node> = n.field("function").into_iter().collect();
+                let first = self.args.len();
                 if let Some(a) = n.field("arguments") {
                     for c in kids(a) {
-                        match c.kind_str() {
-                            "keyword_argument" => v.extend(c.field("value")),
-                            "list_splat" | "dictionary_splat" | "parenthesized_expression" => {
-                                v.extend(named(c).next())
+                        let arg = match c.kind_str() {
+                            "keyword_argument" => {
+                                let value = c.field("value");
+                                v.extend(value);
+                                Arg::Keyword {
+                                    name: c.field("name").map(|k| text(k, src).to_string()),
+                                    has_value: value.is_some(),
+                                }
                             }
-                            _ => v.push(c),
-                        }
+                            kind @ ("list_splat" | "dictionary_splat"
+                            | "parenthesized_expression") => {
+                                let value = named(c).next();
+                                v.extend(value);
+                                Arg::Inner {
+                                    positional: kind == "parenthesized_expression",
+                                    has_value: value.is_some(),
+                                }
+                            }
+                            _ => {
+                                v.push(c);
+                                Arg::Plain
+                            }
+                        };
+                        self.args.push(arg);
                     }
                 }
+                self.arg_counts.push(self.args.len() - first);
                 v
             }
             "list" | "tuple" | "set" | "expression_list" | "pattern_list" | "tuple_pattern"
@@ -782,34 +819,41 @@ impl Facts {
     }
 
     fn call(&mut self, n: Node, sc: u32, ops: &[u32], src: &str) -> Ex {
+        // The arguments `operands` read for this call (those of calls inside them, read
+        // later, are gone already).
+        let count = self.arg_counts.pop().unwrap_or(0);
+        let at = self.args.len().saturating_sub(count);
+        let read: Vec<Arg> = self.args.drain(at..).collect();
         let (Some(f), Some(&func)) = (n.field("function"), ops.first()) else {
             return Ex::Opaque;
         };
         if f.kind_str() == "identifier" && text(f, src) == "super" {
             return Ex::Super(sc);
         }
-        // Operands after the callee, in the order `operands` listed them.
+        // Operands after the callee, in the order `operands` listed them; an argument that
+        // is a keyword, a splat or in parentheses takes one whether it gave one or not.
         let mut rest = ops[1..].iter().copied();
         let mut args = Vec::new();
         let mut kwargs = Vec::new();
-        if let Some(a) = n.field("arguments") {
-            for c in kids(a) {
-                match c.kind_str() {
-                    "keyword_argument" => {
-                        let name = c.field("name").map(|k| text(k, src).to_string());
-                        if let (Some(name), Some(v)) = (name, c.field("value").and(rest.next())) {
-                            kwargs.push((name, v));
-                        }
+        for arg in read {
+            match arg {
+                Arg::Keyword { name, has_value } => {
+                    let v = rest.next().filter(|_| has_value);
+                    if let (Some(name), Some(v)) = (name, v) {
+                        kwargs.push((name, v));
                     }
-                    "list_splat" | "dictionary_splat" | "parenthesized_expression" => {
-                        let v = named(c).next().and(rest.next());
-                        // A splat's elements are not matched to parameters.
-                        if c.kind_str() == "parenthesized_expression" {
-                            args.extend(v);
-                        }
-                    }
-                    _ => args.extend(rest.next()),
                 }
+                // A splat's elements are not matched to parameters.
+                Arg::Inner {
+                    positional,
+                    has_value,
+                } => {
+                    let v = rest.next().filter(|_| has_value);
+                    if positional {
+                        args.extend(v);
+                    }
+                }
+                Arg::Plain => args.extend(rest.next()),
             }
         }
         Ex::Call(Box::new(CallEx {
@@ -826,30 +870,59 @@ impl Facts {
 
 /// The value of a plain string literal (no f-string, no concatenation).
 fn string_literal(n: Node, src: &str) -> Option<String> {
-    if kids(n).any(|c| c.kind_str() == "interpolation") {
-        return None;
+    let mut content = String::new();
+    for c in kids(n) {
+        match c.kind_str() {
+            "interpolation" => return None,
+            "string_content" => content.push_str(text(c, src)),
+            _ => {}
+        }
     }
-    let content: String = kids(n)
-        .filter(|c| c.kind_str() == "string_content")
-        .map(|c| text(c, src))
-        .collect();
     Some(content)
 }
 
-/// The named children of `n` that are not comments, in one pass of a cursor (indexing
-/// children one by one costs the index each time: quadratic in a list of a million items).
-fn kids<'t>(n: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
-    let mut v: Vec<Node<'t>> = Vec::new();
-    // Most nodes have few children: tree-sitter's own child iterator finds them without the
-    // stack a cursor allocates.
+/// Up to this many named children are found by index (tree-sitter walks from the first
+/// each time, but a step is cheap); more are gathered in one pass of a cursor (which
+/// allocates its stack), so that a list of a million items is not quadratic.
+const BY_INDEX: usize = 12;
+
+/// The named children of `n` that are not comments, in order.
+fn kids<'t>(n: Node<'t>) -> Kids<'t> {
     let count = n.named_child_count();
-    if count <= 4 {
-        v.extend((0..count as u32).filter_map(|i| n.named_child(i)));
+    if count <= BY_INDEX {
+        Kids::ByIndex { n, next: 0, count }
     } else {
         let mut cursor = n.walk();
-        v.extend(n.named_children(&mut cursor));
+        let v: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+        Kids::Gathered(v.into_iter())
     }
-    // Comments are extras: tree-sitter flags them, no name to compare.
-    v.retain(|k| !k.is_extra());
-    v.into_iter()
+}
+
+/// The iterator of [`kids`]: no allocation for the usual few children.
+enum Kids<'t> {
+    ByIndex { n: Node<'t>, next: usize, count: usize },
+    Gathered(std::vec::IntoIter<Node<'t>>),
+}
+
+impl<'t> Iterator for Kids<'t> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        loop {
+            let k = match self {
+                Kids::ByIndex { n, next, count } => {
+                    if *next >= *count {
+                        return None;
+                    }
+                    *next += 1;
+                    n.named_child(*next as u32 - 1)
+                }
+                Kids::Gathered(v) => Some(v.next()?),
+            };
+            // Comments are extras: tree-sitter flags them, no name to compare.
+            if let Some(k) = k.filter(|k| !k.is_extra()) {
+                return Some(k);
+            }
+        }
+    }
 }

@@ -195,7 +195,12 @@ impl LanguageSpec for Ruby {
     /// function_parser's rule: the comments right before the method among its siblings,
     /// however many blank lines lie between. Comments before a class body's first
     /// statement are children of the class, not of its body, so the run continues there.
-    fn docstring<'t>(&self, node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
+    fn docstring<'t>(
+        &self,
+        node: Node<'t>,
+        _prev: Option<Node<'t>>,
+        src: &str,
+    ) -> Option<Docstring<'t>> {
         // One pass over the parent's children (`prev_sibling` would find the parent again
         // for every comment).
         let mut comments: Vec<Node> = Vec::new();
