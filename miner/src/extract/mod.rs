@@ -326,12 +326,21 @@ pub trait LanguageSpec: Send + Sync {
     }
 }
 
-/// Where a node sits in a function's walk: its parent's kind, and the cursor (whose
-/// `field_name` is the node's field in the parent).
+/// Where a node sits in a function's walk: its parent, and its index among the parent's
+/// children.
 #[derive(Clone, Copy)]
-pub struct Place<'c, 't> {
-    pub parent: Option<&'c str>,
-    pub cursor: &'c tree_sitter::TreeCursor<'t>,
+pub struct Place<'t> {
+    /// The parent's kind.
+    pub parent: Option<&'static str>,
+    parent_node: Option<Node<'t>>,
+    index: u32,
+}
+
+impl<'t> Place<'t> {
+    /// The node's field in its parent (what a tree cursor's `field_name` gives).
+    pub fn field_name(&self) -> Option<&'t str> {
+        self.parent_node?.field_name_for_child(self.index)
+    }
 }
 
 /// Linkage and arity of a function.
@@ -781,6 +790,17 @@ impl<'s> KindFlags<'s> {
 /// of ancestor nodes. A function inside an ERROR node, or with an error inside it, is
 /// dropped: in a tree, those are the only ways a function can overlap an error.
 pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunctions {
+    walk_file(spec, tree, src, true)
+}
+
+/// [`functions_of`]; `items_from_functions` lets a function's own walk find the file items
+/// of its body (the tests compare with the file walk going down itself).
+fn walk_file(
+    spec: &dyn LanguageSpec,
+    tree: &Tree,
+    src: &str,
+    items_from_functions: bool,
+) -> FileFunctions {
     let mut out = FileFunctions {
         has_errors: tree.root_node().has_error(),
         ..Default::default()
@@ -789,8 +809,8 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
     let mut ancestors: Vec<Node> = Vec::new();
     let mut in_error = 0usize; // ERROR ancestors of the current node
     let mut cursor = tree.walk();
-    // One cursor for every function's own walk: a new one allocates its stack each time.
-    let mut function_cursor = tree.walk();
+    // Cursors the functions' own walks reuse (a new one allocates its stack).
+    let mut function_cursors = Vec::new();
     let mut kinds = KindFlags::new(spec, grammar::of(tree.root_node()));
     // The sibling before the current node.
     let mut prev: Option<Node> = None;
@@ -837,7 +857,8 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                 // The function's own walk visits every node of its body: where the body
                 // holds no function or scope, it also finds the file items this walk would
                 // meet below, and this walk need not go down there at all.
-                let mut inner = (descend && !node.has_error()).then(Inner::default);
+                let mut inner =
+                    (items_from_functions && descend && !node.has_error()).then(Inner::default);
                 let mut f = build(
                     spec,
                     Found {
@@ -849,7 +870,7 @@ pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunc
                     },
                     src,
                     prev,
-                    &mut function_cursor,
+                    &mut function_cursors,
                     &mut kinds,
                     inner.as_mut(),
                 );
@@ -904,7 +925,7 @@ fn build<'t>(
     f: Found<'t>,
     src: &str,
     prev: Option<Node<'t>>,
-    cursor: &mut tree_sitter::TreeCursor<'t>,
+    cursors: &mut Vec<tree_sitter::TreeCursor<'t>>,
     kinds: &mut KindFlags,
     inner: Option<&mut Inner<'t>>,
 ) -> Function {
@@ -913,8 +934,7 @@ fn build<'t>(
     let doc = spec.docstring(node, prev, src);
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
-    cursor.reset(node);
-    let walked = walk_function(spec, cursor, src, skip, kinds, inner);
+    let walked = walk_function(spec, node, cursors, src, skip, kinds, inner);
     let signature = src[range.start..body_start].trim_end();
     let start_line = node.start_position().row as u32 + 1;
     Function {
@@ -950,30 +970,35 @@ struct Walked {
 /// function that is extracted on its own are left to that function.
 fn walk_function<'t>(
     spec: &dyn LanguageSpec,
-    cursor: &mut tree_sitter::TreeCursor<'t>,
+    node: Node<'t>,
+    cursors: &mut Vec<tree_sitter::TreeCursor<'t>>,
     src: &str,
     skip: Option<usize>,
     kinds: &mut KindFlags,
     mut inner: Option<&mut Inner<'t>>,
 ) -> Walked {
-    let node = cursor.node();
     // Token text is at most the function's text; the spare room is given back at the end.
     let mut out = Walked {
         tokens: Tokens::with_capacity(node.byte_range().len()),
         ..Default::default()
     };
-    // Depth (in the cursor's descent) of the nested function being passed, if any.
-    let mut depth = 0usize;
+    // Depth of the nested function being passed, if any.
     let mut nested_at: Option<usize> = None;
     let nested = spec.nested_functions_extracted();
-    // The nodes above the cursor, from the function down: `function` gets them as its
+    // The nodes above the current one, from the function down: `function` gets them as its
     // ancestors (cheaper than `Node::parent`, which descends from the root every time).
     let mut parents: Vec<Node> = Vec::new();
+    // The children still to visit of each of `parents`.
+    let mut frames: Vec<Children> = Vec::new();
     // For `inner`: whether the file walk would go below each of `parents`, as far as asked.
     let mut reach: Vec<bool> = Vec::new();
     let g = kinds.grammar;
+    let (mut n, mut index) = (node, 0u32);
     'walk: loop {
-        let n = cursor.node();
+        let depth = parents.len();
+        if nested_at.is_some_and(|d| depth <= d) {
+            nested_at = None;
+        }
         let id = n.kind_id();
         let flags = kinds.get(id);
         let atomic = flags & flag::ATOMIC != 0;
@@ -1009,38 +1034,42 @@ fn walk_function<'t>(
             } else if flags & flag::VISIT != 0 && n.is_named() {
                 let place = Place {
                     parent: parents.last().map(|p| g.kind(*p)),
-                    cursor: &*cursor,
+                    parent_node: parents.last().copied(),
+                    index,
                 };
                 let kind = g.name(id);
                 spec.visit(n, kind, src, place, &mut out.calls, &mut out.locals);
             }
         }
         if !skipped && !atomic {
-            if cursor.goto_first_child() {
-                depth += 1;
+            let count = n.child_count();
+            if count == 0 {
+                if token {
+                    push_token(&mut out.tokens, n, src);
+                }
+            } else {
                 parents.push(n);
-                continue;
-            }
-            // A leaf (no child to go to: cheaper than asking for the child count first).
-            if token {
-                push_token(&mut out.tokens, n, src);
+                frames.push(if count <= CHILDREN_BY_INDEX {
+                    Children::ByIndex { next: 0, count }
+                } else {
+                    let mut c = cursors.pop().unwrap_or_else(|| n.walk());
+                    c.reset(n);
+                    Children::Cursor(c, None)
+                });
             }
         }
+        // The next node: the next child of the innermost parent that has one left.
         loop {
-            if nested_at == Some(depth) {
-                nested_at = None;
-            }
-            // The cursor is rooted at `node`: depth 0 is `node` (cheaper than comparing nodes).
-            if depth == 0 {
+            let (Some(parent), Some(frame)) = (parents.last(), frames.last_mut()) else {
                 break 'walk;
-            }
-            if cursor.goto_next_sibling() {
+            };
+            if let Some((child, i)) = frame.next(*parent) {
+                (n, index) = (child, i);
                 break;
             }
-            if !cursor.goto_parent() {
-                break 'walk;
+            if let Some(Children::Cursor(c, _)) = frames.pop() {
+                cursors.push(c);
             }
-            depth -= 1;
             parents.pop();
             reach.truncate(parents.len());
         }
@@ -1050,6 +1079,47 @@ fn walk_function<'t>(
     out.calls.shrink_to_fit();
     out.locals.shrink_to_fit();
     out
+}
+
+/// Up to this many children, a function's walk finds each by its index (tree-sitter's
+/// steps from child to child are cheap, a cursor's moves are not); past it, with a cursor
+/// (indexing walks from the first child every time).
+const CHILDREN_BY_INDEX: u32 = 12;
+
+/// The children of a node that a function's walk has still to visit.
+enum Children<'t> {
+    ByIndex {
+        next: u32,
+        count: u32,
+    },
+    /// A cursor on the parent, then on the child last given, with its index.
+    Cursor(tree_sitter::TreeCursor<'t>, Option<u32>),
+}
+
+impl<'t> Children<'t> {
+    /// The next child of `parent` (the node these are the children of), and its index.
+    fn next(&mut self, parent: Node<'t>) -> Option<(Node<'t>, u32)> {
+        match self {
+            Children::ByIndex { next, count } => {
+                while *next < *count {
+                    let i = *next;
+                    *next += 1;
+                    if let Some(c) = parent.child(i) {
+                        return Some((c, i));
+                    }
+                }
+                None
+            }
+            Children::Cursor(c, at) => {
+                let i = match at {
+                    None => c.goto_first_child().then_some(0)?,
+                    Some(i) => c.goto_next_sibling().then_some(*i + 1)?,
+                };
+                *at = Some(i);
+                Some((c.node(), i))
+            }
+        }
+    }
 }
 
 /// What a function's own walk found for the file walk (`functions_of`) below the function.
@@ -1151,77 +1221,108 @@ mod tests {
         }
     }
 
+    /// Test fixtures of the languages that list their hooks' kinds.
+    const FIXTURES: &[(Lang, &str, &str)] = &[
+        (
+            Lang::Java,
+            "Shapes.java",
+            include_str!("../../../tests/fixtures/Shapes.java"),
+        ),
+        (
+            Lang::Go,
+            "shapes.go",
+            include_str!("../../../tests/fixtures/go/shapes.go"),
+        ),
+        (
+            Lang::Go,
+            "main.go",
+            include_str!("../../../tests/fixtures/go/project/main.go"),
+        ),
+        (
+            Lang::Go,
+            "store.go",
+            include_str!("../../../tests/fixtures/go/project/store/store.go"),
+        ),
+        (
+            Lang::Php,
+            "Shapes.php",
+            include_str!("../../../tests/fixtures/php/Shapes.php"),
+        ),
+        (
+            Lang::Php,
+            "User.php",
+            include_str!("../../../tests/fixtures/php/project/src/Models/User.php"),
+        ),
+        (
+            Lang::Php,
+            "Mailer.php",
+            include_str!("../../../tests/fixtures/php/project/src/Services/Mailer.php"),
+        ),
+        (
+            Lang::JavaScript,
+            "forms.js",
+            include_str!("../../../tests/fixtures/javascript/forms.js"),
+        ),
+        (
+            Lang::JavaScript,
+            "cjs.js",
+            include_str!("../../../tests/fixtures/javascript/project/src/cjs.js"),
+        ),
+        (
+            Lang::JavaScript,
+            "main.js",
+            include_str!("../../../tests/fixtures/javascript/project/src/main.js"),
+        ),
+        (
+            Lang::TypeScript,
+            "forms.ts",
+            include_str!("../../../tests/fixtures/javascript/forms.ts"),
+        ),
+        (
+            Lang::TypeScript,
+            "app.ts",
+            include_str!("../../../tests/fixtures/javascript/project/src/app.ts"),
+        ),
+        (
+            Lang::TypeScript,
+            "view.tsx",
+            include_str!("../../../tests/fixtures/javascript/view.tsx"),
+        ),
+        (
+            Lang::Python,
+            "forms.py",
+            include_str!("../../../tests/fixtures/python/forms.py"),
+        ),
+        (
+            Lang::Python,
+            "shapes.py",
+            include_str!("../../../tests/fixtures/shapes.py"),
+        ),
+    ];
+
+    /// A function's own walk finds the file items of its body exactly as the file walk
+    /// finds them going down itself (the walk's shortcut, `Inner`), on every fixture.
+    #[test]
+    fn file_items_of_function_bodies_are_those_the_file_walk_finds() {
+        let mut with_items = 0;
+        for (lang, path, src) in FIXTURES {
+            let spec = lang.spec();
+            let tree = Extractor::default()
+                .parse_path(*lang, path, src)
+                .expect("parses");
+            let fast = walk_file(spec, &tree, src, true);
+            let slow = walk_file(spec, &tree, src, false);
+            assert_eq!(fast, slow, "{lang:?} {path}");
+            with_items += usize::from(fast.info != FileInfo::default());
+        }
+        assert!(with_items > 5, "{with_items}");
+    }
+
     /// The hooks act on no kind that their spec's kind lists leave out (the walks never
     /// ask them about those): every node of the languages' test fixtures, hook by hook.
     #[test]
     fn kind_lists_cover_what_the_hooks_act_on() {
-        let fixtures: &[(Lang, &str, &str)] = &[
-            (
-                Lang::Java,
-                "Shapes.java",
-                include_str!("../../../tests/fixtures/Shapes.java"),
-            ),
-            (
-                Lang::Go,
-                "shapes.go",
-                include_str!("../../../tests/fixtures/go/shapes.go"),
-            ),
-            (
-                Lang::Go,
-                "main.go",
-                include_str!("../../../tests/fixtures/go/project/main.go"),
-            ),
-            (
-                Lang::Go,
-                "store.go",
-                include_str!("../../../tests/fixtures/go/project/store/store.go"),
-            ),
-            (
-                Lang::Php,
-                "Shapes.php",
-                include_str!("../../../tests/fixtures/php/Shapes.php"),
-            ),
-            (
-                Lang::Php,
-                "User.php",
-                include_str!("../../../tests/fixtures/php/project/src/Models/User.php"),
-            ),
-            (
-                Lang::Php,
-                "Mailer.php",
-                include_str!("../../../tests/fixtures/php/project/src/Services/Mailer.php"),
-            ),
-            (
-                Lang::JavaScript,
-                "forms.js",
-                include_str!("../../../tests/fixtures/javascript/forms.js"),
-            ),
-            (
-                Lang::JavaScript,
-                "cjs.js",
-                include_str!("../../../tests/fixtures/javascript/project/src/cjs.js"),
-            ),
-            (
-                Lang::JavaScript,
-                "main.js",
-                include_str!("../../../tests/fixtures/javascript/project/src/main.js"),
-            ),
-            (
-                Lang::TypeScript,
-                "forms.ts",
-                include_str!("../../../tests/fixtures/javascript/forms.ts"),
-            ),
-            (
-                Lang::TypeScript,
-                "app.ts",
-                include_str!("../../../tests/fixtures/javascript/project/src/app.ts"),
-            ),
-            (
-                Lang::TypeScript,
-                "view.tsx",
-                include_str!("../../../tests/fixtures/javascript/view.tsx"),
-            ),
-        ];
+        let fixtures = FIXTURES;
         // Per hook, how often a listed kind did something: the check below has teeth.
         let mut acted = [0usize; 4];
         for (lang, path, src) in fixtures {
@@ -1231,6 +1332,8 @@ mod tests {
             let listed = |kinds: Option<&[&str]>, k: &str| kinds.is_none_or(|ks| ks.contains(&k));
             let mut cursor = tree.walk();
             let mut ancestors: Vec<Node> = Vec::new();
+            // The current node's index among its parent's children.
+            let mut index: Vec<u32> = vec![0];
             loop {
                 let n = cursor.node();
                 let k = n.kind_str();
@@ -1242,7 +1345,8 @@ mod tests {
                 let (mut calls, mut locals) = (Vec::new(), Vec::new());
                 let place = Place {
                     parent: ancestors.last().map(|p| p.kind_str()),
-                    cursor: &cursor,
+                    parent_node: ancestors.last().copied(),
+                    index: index.last().copied().unwrap_or(0),
                 };
                 spec.visit(n, k, src, place, &mut calls, &mut locals);
                 let visit = !calls.is_empty() || !locals.is_empty();
@@ -1264,13 +1368,21 @@ mod tests {
                 }
                 if cursor.goto_first_child() {
                     ancestors.push(n);
+                    index.push(0);
                     continue;
                 }
-                while !cursor.goto_next_sibling() {
+                loop {
+                    if cursor.goto_next_sibling() {
+                        if let Some(i) = index.last_mut() {
+                            *i += 1;
+                        }
+                        break;
+                    }
                     if !cursor.goto_parent() {
                         break;
                     }
                     ancestors.pop();
+                    index.pop();
                 }
                 if ancestors.is_empty() && cursor.node() == tree.root_node() {
                     break;

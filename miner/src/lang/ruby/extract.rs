@@ -523,7 +523,7 @@ fn identifier_role(place: Place) -> Role {
         | "alternative_pattern" | "keyword_pattern" => Role::Binding,
         "call" | "method" | "singleton_method" | "optional_parameter" | "keyword_parameter"
         | "assignment" | "operator_assignment" | "for" | "in_clause" | "as_pattern" => {
-            match (parent, place.cursor.field_name()) {
+            match (parent, place.field_name()) {
                 ("call", Some("method")) => Role::Name,
                 ("method" | "singleton_method", Some("name" | "object")) => Role::Name,
                 ("optional_parameter" | "keyword_parameter" | "as_pattern", Some("name")) => {
