@@ -274,9 +274,10 @@ impl LanguageSpec for Python {
             ),
             _ => (squash(text(f, src)), CallKind::Plain),
         };
+        // Comments start with `#`: without one, tree-sitter's count is the answer.
         let args = node
             .field("arguments")
-            .map_or(0, |a| named(a).count() as u32);
+            .map_or(0, |a| crate::extract::count_named(a, src, b"#"));
         Some(CallSite {
             text: squash(text(f, src)),
             name,

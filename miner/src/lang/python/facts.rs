@@ -148,6 +148,8 @@ pub struct Facts {
     /// Each scope's index in `scopes` (a file of many functions and lambdas has as many
     /// scopes, and a search through them for every statement grew with their square).
     scope_ids: foldhash::HashMap<String, u32>,
+    /// The module's scope id, once asked for.
+    module: Option<u32>,
     /// The arguments of the calls whose operands are being read, and how many each call
     /// has (see [`Arg`]); empty between statements.
     args: Vec<Arg>,
@@ -505,7 +507,13 @@ impl Facts {
     }
 
     fn module_scope(&mut self) -> u32 {
-        self.scope_id("")
+        // Asked at every assignment: a lookup by name each time showed in profiles.
+        if let Some(i) = self.module {
+            return i;
+        }
+        let i = self.scope_id("");
+        self.module = Some(i);
+        i
     }
 
     fn dunder_all(&mut self, target: Node, value: Node, src: &str) {
@@ -593,7 +601,8 @@ impl Facts {
     fn expr(&mut self, root: Node, sc: u32, src: &str) -> u32 {
         enum Frame<'t> {
             Enter(Node<'t>, u32),
-            Exit(Node<'t>, u32, usize),
+            // The node's kind, read once for `operands` and `build`.
+            Exit(Node<'t>, &'static str, u32, usize),
         }
         let mut stack = vec![Frame::Enter(root, sc)];
         let mut done: Vec<u32> = Vec::new();
@@ -604,15 +613,16 @@ impl Facts {
                         done.push(self.push(Ex::Opaque));
                         continue;
                     }
-                    let (inner_sc, kids) = self.operands(n, sc, src);
-                    stack.push(Frame::Exit(n, sc, kids.len()));
+                    let kind = n.kind_str();
+                    let (inner_sc, kids) = self.operands(n, kind, sc, src);
+                    stack.push(Frame::Exit(n, kind, sc, kids.len()));
                     for k in kids.into_iter().rev() {
                         stack.push(Frame::Enter(k, inner_sc));
                     }
                 }
-                Frame::Exit(n, sc, k) => {
+                Frame::Exit(n, kind, sc, k) => {
                     let at = done.len().saturating_sub(k);
-                    let e = self.build(n, sc, &done[at..], src);
+                    let e = self.build(n, kind, sc, &done[at..], src);
                     done.truncate(at);
                     done.push(e);
                 }
@@ -622,8 +632,14 @@ impl Facts {
     }
 
     /// The operand nodes of `n` in evaluation order, and the scope they are seen from.
-    fn operands<'t>(&mut self, n: Node<'t>, sc: u32, src: &str) -> (u32, Vec<Node<'t>>) {
-        let kids = match n.kind_str() {
+    fn operands<'t>(
+        &mut self,
+        n: Node<'t>,
+        kind: &str,
+        sc: u32,
+        src: &str,
+    ) -> (u32, Vec<Node<'t>>) {
+        let kids = match kind {
             "attribute" => n.field("object").into_iter().collect(),
             "subscript" => n.field("value").into_iter().collect(),
             "call" => {
@@ -725,9 +741,9 @@ impl Facts {
     }
 
     /// The expression `n` from its operands' arena indices (as [`Facts::operands`] listed).
-    fn build(&mut self, n: Node, sc: u32, ops: &[u32], src: &str) -> u32 {
+    fn build(&mut self, n: Node, kind: &str, sc: u32, ops: &[u32], src: &str) -> u32 {
         let first = ops.first().copied();
-        let e = match n.kind_str() {
+        let e = match kind {
             "identifier" => Ex::Name(sc, text(n, src).to_string()),
             "attribute" => match (first, n.field("attribute")) {
                 (Some(b), Some(a)) => Ex::Attr(b, text(a, src).to_string()),
@@ -772,7 +788,7 @@ impl Facts {
             | "generator_expression" | "dictionary_comprehension" => Ex::Coll(ops.to_vec()),
             "parenthesized_expression" | "await" | "conditional_expression"
             | "boolean_operator" | "named_expression" => {
-                if n.kind_str() == "named_expression" {
+                if kind == "named_expression" {
                     if let (Some(name), Some(v)) = (n.field("name"), first) {
                         let target = self.push(Ex::Name(sc, text(name, src).to_string()));
                         self.stmts.push(Stmt::Assign { target, value: v });
