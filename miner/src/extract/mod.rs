@@ -1007,18 +1007,21 @@ fn walk_function<'t>(
         if let Some(inner) = inner.as_deref_mut().filter(|i| depth > 0 && !i.descend) {
             if flags & (flag::FUNCTION | flag::SCOPE) != 0 {
                 inner.descend = true;
-            } else if flags & flag::FILE_ITEM != 0 {
-                if file_walk_reaches(spec, &parents, &mut reach, src) {
+            } else {
+                if flags & flag::FILE_ITEM != 0
+                    && file_walk_reaches(spec, &parents, &mut reach, src)
+                {
                     inner.items.push(n);
                 }
-            } else if (skipped || atomic)
-                && n.child_count() > 0
-                && spec.may_contain_functions(n, src)
-                && file_walk_reaches(spec, &parents, &mut reach, src)
-            {
                 // Below a node this walk does not enter, the file walk might find what this
                 // one cannot see.
-                inner.descend = true;
+                if (skipped || atomic)
+                    && n.child_count() > 0
+                    && spec.may_contain_functions(n, src)
+                    && file_walk_reaches(spec, &parents, &mut reach, src)
+                {
+                    inner.descend = true;
+                }
             }
         }
         if token && atomic {

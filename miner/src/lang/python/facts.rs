@@ -148,7 +148,8 @@ pub struct Facts {
     /// Each scope's index in `scopes` (a file of many functions and lambdas has as many
     /// scopes, and a search through them for every statement grew with their square).
     scope_ids: foldhash::HashMap<String, u32>,
-    /// The module's scope id, once asked for.
+    /// The module's scope id, once it has one (set where scopes are added, so that equal
+    /// facts stay equal however they were built).
     module: Option<u32>,
     /// The arguments of the calls whose operands are being read, and how many each call
     /// has (see [`Arg`]); empty between statements.
@@ -322,6 +323,9 @@ impl Facts {
         let i = self.scopes.len() as u32;
         self.scopes.push(scope.to_string());
         self.scope_ids.insert(scope.to_string(), i);
+        if scope.is_empty() {
+            self.module = Some(i);
+        }
         i
     }
 
@@ -508,12 +512,10 @@ impl Facts {
 
     fn module_scope(&mut self) -> u32 {
         // Asked at every assignment: a lookup by name each time showed in profiles.
-        if let Some(i) = self.module {
-            return i;
+        match self.module {
+            Some(i) => i,
+            None => self.scope_id(""),
         }
-        let i = self.scope_id("");
-        self.module = Some(i);
-        i
     }
 
     fn dunder_all(&mut self, target: Node, value: Node, src: &str) {
