@@ -330,16 +330,19 @@ pub trait LanguageSpec: Send + Sync {
 /// children.
 #[derive(Clone, Copy)]
 pub struct Place<'t> {
-    /// The parent's kind.
-    pub parent: Option<&'static str>,
-    parent_node: Option<Node<'t>>,
+    parent: Option<Node<'t>>,
     index: u32,
 }
 
 impl<'t> Place<'t> {
+    /// The parent's kind (asked only by the hooks that need it: not at every call site).
+    pub fn parent_kind(&self) -> Option<&'static str> {
+        self.parent.map(|p| p.kind_str())
+    }
+
     /// The node's field in its parent (what a tree cursor's `field_name` gives).
     pub fn field_name(&self) -> Option<&'t str> {
-        self.parent_node?.field_name_for_child(self.index)
+        self.parent?.field_name_for_child(self.index)
     }
 }
 
@@ -1036,8 +1039,7 @@ fn walk_function<'t>(
                 nested_at = Some(depth);
             } else if flags & flag::VISIT != 0 && n.is_named() {
                 let place = Place {
-                    parent: parents.last().map(|p| g.kind(*p)),
-                    parent_node: parents.last().copied(),
+                    parent: parents.last().copied(),
                     index,
                 };
                 let kind = g.name(id);
@@ -1347,8 +1349,7 @@ mod tests {
                 let item = info != FileInfo::default();
                 let (mut calls, mut locals) = (Vec::new(), Vec::new());
                 let place = Place {
-                    parent: ancestors.last().map(|p| p.kind_str()),
-                    parent_node: ancestors.last().copied(),
+                    parent: ancestors.last().copied(),
                     index: index.last().copied().unwrap_or(0),
                 };
                 spec.visit(n, k, src, place, &mut calls, &mut locals);

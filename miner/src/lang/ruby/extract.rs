@@ -512,7 +512,7 @@ enum Role {
 }
 
 fn identifier_role(place: Place) -> Role {
-    let Some(parent) = place.parent else {
+    let Some(parent) = place.parent_kind() else {
         return Role::Expression;
     };
     match parent {
