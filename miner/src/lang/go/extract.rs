@@ -214,14 +214,13 @@ impl LanguageSpec for Go {
     fn docstring<'t>(
         &self,
         _node: Node<'t>,
-        prev: Option<Node<'t>>,
+        mut prev: Option<Node<'t>>,
         src: &str,
     ) -> Option<Docstring<'t>> {
         // function_parser looks at the file's top-level nodes only, and functions are found
         // there only (see `may_contain_functions`; those inside an ERROR node are dropped
         // before their docstring is asked for), so `node`'s siblings are top-level nodes.
         let mut comments = Vec::new();
-        let mut prev = prev;
         while let Some(p) = prev.filter(|p| p.kind_str() == "comment") {
             comments.push(text(p, src));
             prev = p.prev_sibling();
