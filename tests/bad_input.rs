@@ -1,5 +1,5 @@
 //! End to end: bad input gets a clear reason and nothing else is lost. Every broken
-//! repository and file of DESIGN.md's list sits next to a good one in the same run.
+//! repository and file of docs/design.md's list sits next to a good one in the same run.
 
 use std::fs;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! End to end: hand-written fixture repositories per language, mined by the real binary, the
 //! call graph read back by pyarrow. The expected edges and categories are written out by
-//! hand from the resolution rules of the issue and DESIGN.md (same file / same package /
+//! hand from the resolution rules of the issue and docs/design.md (same file / same package /
 //! project / stdlib / external_binaries), never copied from codemine's output.
 
 use harness::*;

@@ -1,6 +1,6 @@
 //! End to end: a fixture repository with every supported construct, mined by the real
 //! binary, its shards read back by pyarrow. Expected values are written by hand from the
-//! rules in DESIGN.md (line ranges read off the fixture files, docstrings and tokens worked
+//! rules in docs/design.md (line ranges read off the fixture files, docstrings and tokens worked
 //! out from function_parser's rules), never copied from codemine's output.
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! End to end: the YABLoCo shape and the call graph against an independent reference.
 //! - the C call graph of a fixture project of 35 files is compared with GCC's
 //!   (`gcc -fcallgraph-info -O0 -fno-builtin`, tests/harness/gcc_callgraph.py);
-//! - a YABLoCo row is checked field by field against DESIGN.md and the published
+//! - a YABLoCo row is checked field by field against docs/design.md and the published
 //!   benchmark's layout (written out by hand);
 //! - instruction templates, the `.h` language decision, and determinism across threads.
 
@@ -215,7 +215,7 @@ fn yabloco_rows_follow_the_benchmark() {
     assert!(m["test_cov_hits"].is_null());
     let id = m["id"].as_u64().unwrap();
     assert_eq!(m["original_id"], format!("{id:016X}"));
-    // The id is DESIGN.md's: xxh3-64 of repository, path, qualified name and start line.
+    // The id is docs/design.md's: xxh3-64 of repository, path, qualified name and start line.
     let expect = python_json(
         "import sys, xxhash, json; print(json.dumps(xxhash.xxh3_64_intdigest('\\0'.join(sys.argv[1:]).encode())))",
         &["strs", "src/util.c", "total_len", "15"],

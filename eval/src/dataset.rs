@@ -499,7 +499,7 @@ fn strings(arr: &ArrayRef, name: &str) -> Result<Vec<Option<String>>, Error> {
 }
 
 /// YABLoCo's category of each row: the first non-zero of project > same_package >
-/// same_file > stdlib, else `none` (DESIGN.md).
+/// same_file > stdlib, else `none` (docs/design.md).
 fn categories(batch: &RecordBatch) -> Result<Vec<Option<String>>, Error> {
     let order = ["project", "same_package", "same_file", "stdlib"];
     let mut cols = Vec::new();

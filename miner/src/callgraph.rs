@@ -1,5 +1,5 @@
 //! Turns a repository's resolved call graph into output rows: the call-graph `nodes` and
-//! `edges` tables and the YABLoCo shape (DESIGN.md), with YABLoCo's definitions:
+//! `edges` tables and the YABLoCo shape (docs/design.md), with YABLoCo's definitions:
 //!
 //! - `dep_num`: the distinct callees of a function that are dependencies (a function of the
 //!   repository, or a stdlib or third-party name), as the published benchmark counts its

@@ -1,4 +1,4 @@
-//! Turns extracted functions into CodeSearchNet rows (DESIGN.md, "CodeSearchNet shape"):
+//! Turns extracted functions into CodeSearchNet rows (docs/design.md, "CodeSearchNet shape"):
 //! the `url`, the repository-level `partition`, and the docstring tokens of the summary.
 
 use codemine_schemas::csn::CsnRow;

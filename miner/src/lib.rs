@@ -1,6 +1,6 @@
 //! codemine's miner: mines git repositories into code datasets.
 //!
-//! Stages (see DESIGN.md): [`source`] opens each repository at its pinned revision,
+//! Stages (see docs/design.md): [`source`] opens each repository at its pinned revision,
 //! [`extract`] parses its files with tree-sitter into functions, and [`pipeline`] drives
 //! them in parallel: it mines every repository into staging tables, clusters duplicates
 //! across the run (`codemine_filters::dedup`) and writes the final Parquet shards of
@@ -72,7 +72,7 @@ pub enum Error {
     },
 }
 
-/// The stable 64-bit id of a function (DESIGN.md, "Identity"): xxh3-64 of the repository,
+/// The stable 64-bit id of a function (docs/design.md, "Identity"): xxh3-64 of the repository,
 /// path, qualified name and start line, joined by NUL bytes (the line in decimal).
 pub fn function_id(repo: &str, path: &str, qualified_name: &str, start_line: u32) -> u64 {
     let key = format!("{repo}\0{path}\0{qualified_name}\0{start_line}");

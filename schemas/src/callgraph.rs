@@ -1,4 +1,4 @@
-//! The call-graph tables (DESIGN.md, "Call-graph tables"): `nodes`, one row per function,
+//! The call-graph tables (docs/design.md, "Call-graph tables"): `nodes`, one row per function,
 //! and `edges`, one row per call site.
 
 use std::sync::{Arc, LazyLock};

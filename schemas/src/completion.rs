@@ -1,4 +1,4 @@
-//! CodeXGLUE's code-completion shapes (DESIGN.md, "Outputs added in the second round"):
+//! CodeXGLUE's code-completion shapes (docs/design.md, "Outputs added in the second round"):
 //! token level, one row per source file with its `<s> ... </s>` line, written as
 //! `completion/token-{split}-*.parquet`; line level, one row per cut, as
 //! `completion/line-{split}-*.parquet`.

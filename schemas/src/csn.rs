@@ -1,5 +1,5 @@
 //! The CodeSearchNet shape: one row per function with a docstring, with exactly the field
-//! names and types of the published dataset (DESIGN.md, "CodeSearchNet shape").
+//! names and types of the published dataset (docs/design.md, "CodeSearchNet shape").
 
 use std::sync::{Arc, LazyLock};
 
@@ -221,7 +221,7 @@ impl Table for CsnTable {
 
     fn writer_properties() -> WriterProperties {
         // Dictionary encoding only pays on the low-cardinality columns; code and docstrings
-        // are (nearly) unique, so it is off for them (DESIGN.md).
+        // are (nearly) unique, so it is off for them (docs/design.md).
         let mut b = shard::base_properties().set_dictionary_enabled(false);
         for col in [REPO, PATH, LANGUAGE, SHA, PARTITION] {
             b = b.set_column_dictionary_enabled(ColumnPath::from(col), true);

@@ -1,4 +1,4 @@
-//! The repositories table (DESIGN.md, "Outputs added in the second round"): one row per
+//! The repositories table (docs/design.md, "Outputs added in the second round"): one row per
 //! mined repository with its license at the mined commit, `repositories/data-*.parquet`.
 
 use std::sync::{Arc, LazyLock};

@@ -1,4 +1,4 @@
-//! The YABLoCo shape (DESIGN.md, "YABLoCo shape"): one row per function, with the prompt
+//! The YABLoCo shape (docs/design.md, "YABLoCo shape"): one row per function, with the prompt
 //! inputs (signature, docstring, oracle context), the function's code as the expected output,
 //! and the call-graph metadata the benchmark stratifies by.
 
@@ -188,7 +188,7 @@ impl Table for YablocoTable {
     }
 
     fn writer_properties() -> WriterProperties {
-        // Code, docstrings and contexts are (nearly) unique: no dictionaries (DESIGN.md).
+        // Code, docstrings and contexts are (nearly) unique: no dictionaries (docs/design.md).
         shard::base_properties()
             .set_dictionary_enabled(false)
             .build()

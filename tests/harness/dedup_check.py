@@ -1,6 +1,6 @@
 """Independent reference for the dedup tests: reads two output folders with pyarrow (one
 mined with --no-dedup, one with dedup) and recomputes, by brute force over exact shingle
-sets built here from the CSN code_tokens, what DESIGN.md and the dedup issue define:
+sets built here from the CSN code_tokens, what docs/design.md and the dedup issue define:
 content tokens (identifiers, keywords, literals: tokens that are not ASCII punctuation only,
 string literals kept) with literals in one spelling (issue 21.3: Python string prefixes and
 quotes; number case and digit separators), 5-token shingles, exact Jaccard.

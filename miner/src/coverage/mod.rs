@@ -1,6 +1,6 @@
 //! Test-coverage ingestion: reads the coverage reports that a user produced by running a
 //! repository's tests and answers, per function, how often its lines ran (`test_cov_hits`
-//! in DESIGN.md), how many of its lines ran and how many could have.
+//! in docs/design.md), how many of its lines ran and how many could have.
 //!
 //! # Formats
 //!

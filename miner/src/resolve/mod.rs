@@ -1,5 +1,5 @@
 //! The resolve stage: turns the call sites of a repository's functions into call-graph
-//! edges, each with a dependency category (DESIGN.md, "YABLoCo shape"), using the whole
+//! edges, each with a dependency category (docs/design.md, "YABLoCo shape"), using the whole
 //! repository's symbol table. Each language brings its [`Resolver`] (in its folder under
 //! [`crate::lang`]); this module is the grammar-agnostic core that turns their decisions
 //! into edges, categories and counts.
