@@ -11,7 +11,7 @@ venv="${CODEMINE_SIDE_VENV:-.venv-side}"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-cache-dir -r side/tests/requirements-torch.txt
 "$venv/bin/python" side/tests/make_tiny_model.py --check
 if [ -n "${CODEMINE_SIDE_MODEL:-}" ]; then
-  CODEMINE_SIDE_PYTHON="$venv/bin/python" cargo test --release -p codemine-side --test real_model -- --ignored --nocapture
+  CODEMINE_SIDE_PYTHON="$venv/bin/python" cargo test --release -p codemine-side --test it real_model:: -- --ignored --nocapture
 else
   echo "CODEMINE_SIDE_MODEL is not set: the real-weights check was not run"
 fi

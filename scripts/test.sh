@@ -8,5 +8,5 @@ cargo test --workspace "$@"
 # CodeSumEvaluation's BLEU code is not on a registry: its reference tests run when a copy is
 # given (a checkout or git directory of github.com/DeepSoftwareAnalytics/CodeSumEvaluation).
 if [ -n "${CODEMINE_CODESUM_DIR:-}" ]; then
-  cargo test -p codemine-eval --test codesum -- --ignored
+  cargo test -p codemine-eval --test it codesum:: -- --ignored
 fi

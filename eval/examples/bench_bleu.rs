@@ -1,7 +1,7 @@
 //! Benchmark of the six BLEU variants of Shi et al. (issue 23) against the script that
 //! defines them, CodeSumEvaluation's `metrics/evaluate.py`, run as is on the same files in
 //! the same run (it needs nltk, numpy and prettytable; its code comes from
-//! `$CODEMINE_CODESUM_DIR` or a cached clone, see tests/support/mod.rs).
+//! `$CODEMINE_CODESUM_DIR` or a cached clone, see tests/it/support.rs).
 //!
 //! Writes N generated examples (100,000 by default; docstring-like sentences of 1–30 words
 //! from a skewed 3,000-word vocabulary and a prediction that edits the reference, a few
@@ -14,7 +14,7 @@
 //! cargo run --release -p codemine-eval --example bench_bleu -- 20000 --rq
 //! ```
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support.rs"]
 mod support;
 
 use std::path::Path;

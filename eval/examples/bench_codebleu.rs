@@ -12,10 +12,10 @@
 //! of the scoring thread (ours, from /proc/thread-self/schedstat) or process (the package's
 //! `time.process_time`), which a busy machine does not distort.
 
-#[path = "../tests/codebleu_cases/mod.rs"]
+#[path = "../tests/it/codebleu_cases.rs"]
 mod codebleu_cases;
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support.rs"]
 mod support;
 
 use std::path::PathBuf;

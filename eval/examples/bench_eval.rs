@@ -21,7 +21,7 @@
 //! cargo run --release -p codemine-eval --example bench_eval -- 20000 --no-python
 //! ```
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support.rs"]
 mod support;
 
 use std::path::PathBuf;

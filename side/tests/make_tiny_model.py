@@ -1,4 +1,4 @@
-"""Makes the tiny MPNet checkpoint and the reference values of side/tests/reference.rs.
+"""Makes the tiny MPNet checkpoint and the reference values of side/tests/it/reference.rs.
 
 A random MPNet (fixed seed, 2 layers, hidden size 32) with an MPNet-style WordPiece tokenizer
 trained on a small text, saved both as `model.safetensors` and as `pytorch_model.bin`, and the

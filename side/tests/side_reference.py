@@ -1,6 +1,6 @@
 """SIDE as its README computes it (transformers AutoTokenizer + AutoModel, padding=True,
 truncation=True, mean pooling under the attention mask, F.normalize, cosine similarity), for
-side/tests/real_model.rs: `python side_reference.py MODEL_DIR < pairs.json` prints one score
+side/tests/it/real_model.rs: `python side_reference.py MODEL_DIR < pairs.json` prints one score
 per [code, summary] pair, each pair encoded as one padded batch as in the README.
 """
 import json

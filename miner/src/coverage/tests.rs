@@ -1,5 +1,5 @@
 //! Unit tests on small hand-written reports: each expected value is read off the input
-//! text next to it. Reports made by the real tools are tested in tests/coverage_reports.rs.
+//! text next to it. Reports made by the real tools are tested in tests/it/coverage_reports.rs.
 
 use std::io::Write;
 use std::path::Path;
@@ -244,7 +244,7 @@ fn cobertura_bad_values_name_their_line() {
 /// Written by hand following JaCoCo's report.dtd (version 1.1): report → sessioninfo*,
 /// (group* | package*), counter*; package → (class | sourcefile)*, counter*; sourcefile →
 /// line*, counter*; line has nr, mi, ci, mb, cb. Real JaCoCo output is tested in
-/// tests/coverage_reports.rs.
+/// tests/it/coverage_reports.rs.
 const JACOCO: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd"><report name="demo">
 <sessioninfo id="host-1" start="1" dump="2"/>
 <group name="module-a">

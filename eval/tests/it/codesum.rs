@@ -9,8 +9,7 @@
 //! (its `round` made the identity) on the whole set and 60 subsets to 1e-9, and the values
 //! it prints (rounded to 4 places) exactly, as on the repository's real RQ1 predictions.
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

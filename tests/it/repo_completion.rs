@@ -669,7 +669,7 @@ fn retrieval_scores_agree_with_rank_bm25_and_python_jaccard() {
     );
     let dir = m.out.join("completion");
     let report = python_json(
-        include_str!("harness/retrieval_reference.py"),
+        include_str!("../harness/retrieval_reference.py"),
         &[dir.to_str().unwrap(), "3", "2", "2", "3"],
     );
     assert_eq!(report["snapshot_files"], 4, "{report}");

@@ -2,8 +2,7 @@
 //! on hand-written edge cases and hundreds of generated mutations of them: every token's
 //! type, text, start and end, or the same error.
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -10,8 +10,8 @@ use std::process::Command;
 use harness::*;
 use serde_json::Value;
 
-const SHAPES_PY: &str = include_str!("fixtures/shapes.py");
-const SHAPES_JAVA: &str = include_str!("fixtures/Shapes.java");
+const SHAPES_PY: &str = include_str!("../fixtures/shapes.py");
+const SHAPES_JAVA: &str = include_str!("../fixtures/Shapes.java");
 
 fn mined(tmp: &Path) -> std::path::PathBuf {
     let mut r = RepoBuilder::init(&tmp.join("demo"));
@@ -53,7 +53,7 @@ fn the_figures_show_the_numbers_of_the_tables() {
     let out = mined(tmp.path());
     let figs = figures(&out);
     let check = python_json(
-        include_str!("harness/report_check.py"),
+        include_str!("../harness/report_check.py"),
         &[out.to_str().unwrap()],
     );
     for name in [

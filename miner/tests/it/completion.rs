@@ -196,7 +196,7 @@ fn python_lines_equal_the_reference() {
     check(
         CompletionLang::Python,
         &all,
-        include_bytes!("../src/completion/data/py150_literals.json"),
+        include_bytes!("../../src/completion/data/py150_literals.json"),
     );
 }
 
@@ -213,6 +213,6 @@ fn java_lines_equal_the_reference() {
     check(
         CompletionLang::Java,
         &all,
-        include_bytes!("../src/completion/data/javacorpus_literals.json"),
+        include_bytes!("../../src/completion/data/javacorpus_literals.json"),
     );
 }

@@ -7,31 +7,34 @@
 use harness::*;
 use serde_json::Value;
 
-const SHAPES: &str = include_str!("fixtures/go/shapes.go");
+const SHAPES: &str = include_str!("../fixtures/go/shapes.go");
 
 const PROJECT: &[(&str, &str)] = &[
-    ("go.mod", include_str!("fixtures/go/project/go.mod")),
-    ("main.go", include_str!("fixtures/go/project/main.go")),
-    ("helper.go", include_str!("fixtures/go/project/helper.go")),
+    ("go.mod", include_str!("../fixtures/go/project/go.mod")),
+    ("main.go", include_str!("../fixtures/go/project/main.go")),
+    (
+        "helper.go",
+        include_str!("../fixtures/go/project/helper.go"),
+    ),
     (
         "store/store.go",
-        include_str!("fixtures/go/project/store/store.go"),
+        include_str!("../fixtures/go/project/store/store.go"),
     ),
     (
         "store/counter.go",
-        include_str!("fixtures/go/project/store/counter.go"),
+        include_str!("../fixtures/go/project/store/counter.go"),
     ),
     (
         "store/log.go",
-        include_str!("fixtures/go/project/store/log.go"),
+        include_str!("../fixtures/go/project/store/log.go"),
     ),
     (
         "store/basket.go",
-        include_str!("fixtures/go/project/store/basket.go"),
+        include_str!("../fixtures/go/project/store/basket.go"),
     ),
     (
         "inventory/count.go",
-        include_str!("fixtures/go/project/inventory/count.go"),
+        include_str!("../fixtures/go/project/inventory/count.go"),
     ),
 ];
 

@@ -7,10 +7,10 @@
 use harness::*;
 use serde_json::{json, Value};
 
-const FORMS_JS: &str = include_str!("fixtures/javascript/forms.js");
-const BROKEN_JS: &str = include_str!("fixtures/javascript/broken.js");
-const FORMS_TS: &str = include_str!("fixtures/javascript/forms.ts");
-const VIEW_TSX: &str = include_str!("fixtures/javascript/view.tsx");
+const FORMS_JS: &str = include_str!("../fixtures/javascript/forms.js");
+const BROKEN_JS: &str = include_str!("../fixtures/javascript/broken.js");
+const FORMS_TS: &str = include_str!("../fixtures/javascript/forms.ts");
+const VIEW_TSX: &str = include_str!("../fixtures/javascript/view.tsx");
 
 fn lines(row: &Value) -> (u64, u64) {
     let url = row["url"].as_str().unwrap();

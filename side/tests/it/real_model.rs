@@ -2,7 +2,7 @@
 //! Python with torch (`side_reference.py`). Set `CODEMINE_SIDE_MODEL` to a checkpoint folder
 //! (the SIDE checkpoint, or a sentence-transformers MPNet such as all-mpnet-base-v2) and
 //! `CODEMINE_SIDE_PYTHON` to a Python with side/tests/requirements-torch.txt, then run
-//! `cargo test --release -p codemine-side --test real_model -- --ignored`
+//! `cargo test --release -p codemine-side --test it real_model:: -- --ignored`
 //! (`scripts/side-reference.sh` does all of it).
 
 use std::io::Write;

@@ -6,10 +6,9 @@
 //! `$CODEMINE_PYTHON`, else the workspace's `.venv/bin/python`, else `python3`. Set
 //! `CODEBLEU_KEEP_CASES` to a folder to keep the cases files for a run by hand.
 
-mod codebleu_cases;
+use crate::codebleu_cases;
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -8,10 +8,10 @@ use std::path::Path;
 use harness::*;
 use serde_json::{json, Value};
 
-const SHAPES_PY: &str = include_str!("fixtures/shapes.py");
-const SHAPES_JAVA: &str = include_str!("fixtures/Shapes.java");
-const UTIL_C: &str = include_str!("fixtures/util.c");
-const BROKEN_C: &str = include_str!("fixtures/broken.c");
+const SHAPES_PY: &str = include_str!("../fixtures/shapes.py");
+const SHAPES_JAVA: &str = include_str!("../fixtures/Shapes.java");
+const UTIL_C: &str = include_str!("../fixtures/util.c");
+const BROKEN_C: &str = include_str!("../fixtures/broken.c");
 
 fn demo_repo(root: &Path) -> RepoBuilder {
     let mut r = RepoBuilder::init(&root.join("demo"));
@@ -396,7 +396,8 @@ fn partition_is_a_stable_hash_of_the_repository() {
 /// repository name, not CodeSearchNet's assignment.
 #[test]
 fn reproduces_the_published_codesearchnet_row() {
-    let row: Value = serde_json::from_str(include_str!("fixtures/csn_published_row.json")).unwrap();
+    let row: Value =
+        serde_json::from_str(include_str!("../fixtures/csn_published_row.json")).unwrap();
     let s = |k: &str| row[k].as_str().unwrap();
     let (first, last) = s("url")
         .rsplit_once("#L")

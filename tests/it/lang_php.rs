@@ -10,8 +10,8 @@ use std::path::Path;
 use harness::*;
 use serde_json::{json, Value};
 
-const SHAPES: &str = include_str!("fixtures/php/Shapes.php");
-const BROKEN: &str = include_str!("fixtures/php/broken.php");
+const SHAPES: &str = include_str!("../fixtures/php/Shapes.php");
+const BROKEN: &str = include_str!("../fixtures/php/broken.php");
 
 fn mine_shapes(extra: &[&str]) -> Mined {
     let page = "<?php function not_mined() { return 1; } ?>\n";

@@ -4,8 +4,7 @@
 //! strings, unicode, one-token outputs, identical strings, no overlap, punctuation-heavy,
 //! long), agreement to 1e-6, integer scores exactly.
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

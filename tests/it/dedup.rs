@@ -26,7 +26,7 @@ fn mine(repos: &[PathBuf], out: &Path, cache: &Path, extra: &[&str]) {
 
 fn check(base: &Path, dd: &Path, shingle: usize) -> Value {
     python_json(
-        include_str!("harness/dedup_check.py"),
+        include_str!("../harness/dedup_check.py"),
         &[
             base.to_str().unwrap(),
             dd.to_str().unwrap(),

@@ -137,7 +137,7 @@ fn build_history(path: &Path) -> RepoBuilder {
 
 fn compare(out: &Path, repo: &Path) -> Value {
     python_json(
-        include_str!("harness/compare_blame.py"),
+        include_str!("../harness/compare_blame.py"),
         &[
             out.to_str().unwrap(),
             repo.to_str().unwrap(),

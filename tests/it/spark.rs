@@ -174,7 +174,7 @@ fn assert_job_success(out: &Output) {
 
 fn snapshot(out: &Path) -> Value {
     python_json(
-        include_str!("harness/spark_snapshot.py"),
+        include_str!("../harness/spark_snapshot.py"),
         &[out.to_str().unwrap()],
     )
 }

@@ -10,39 +10,42 @@ use std::path::Path;
 use harness::*;
 use serde_json::{json, Value};
 
-const SHAPES: &str = include_str!("fixtures/ruby/shapes.rb");
-const BROKEN: &str = include_str!("fixtures/ruby/broken.rb");
+const SHAPES: &str = include_str!("../fixtures/ruby/shapes.rb");
+const BROKEN: &str = include_str!("../fixtures/ruby/broken.rb");
 
 const PROJECT: &[(&str, &str)] = &[
     // sorts first; its `def helper_top` is in a block, not a top-level function
     (
         "lib/a_spec.rb",
-        include_str!("fixtures/ruby/proj/lib/a_spec.rb"),
+        include_str!("../fixtures/ruby/proj/lib/a_spec.rb"),
     ),
-    ("lib/app.rb", include_str!("fixtures/ruby/proj/lib/app.rb")),
+    (
+        "lib/app.rb",
+        include_str!("../fixtures/ruby/proj/lib/app.rb"),
+    ),
     (
         "lib/app/base.rb",
-        include_str!("fixtures/ruby/proj/lib/app/base.rb"),
+        include_str!("../fixtures/ruby/proj/lib/app/base.rb"),
     ),
     (
         "lib/app/helpers.rb",
-        include_str!("fixtures/ruby/proj/lib/app/helpers.rb"),
+        include_str!("../fixtures/ruby/proj/lib/app/helpers.rb"),
     ),
     (
         "lib/app/model.rb",
-        include_str!("fixtures/ruby/proj/lib/app/model.rb"),
+        include_str!("../fixtures/ruby/proj/lib/app/model.rb"),
     ),
     (
         "lib/app/model_ext.rb",
-        include_str!("fixtures/ruby/proj/lib/app/model_ext.rb"),
+        include_str!("../fixtures/ruby/proj/lib/app/model_ext.rb"),
     ),
     (
         "lib/app/finder.rb",
-        include_str!("fixtures/ruby/proj/lib/app/finder.rb"),
+        include_str!("../fixtures/ruby/proj/lib/app/finder.rb"),
     ),
     (
         "lib/app/errors.rb",
-        include_str!("fixtures/ruby/proj/lib/app/errors.rb"),
+        include_str!("../fixtures/ruby/proj/lib/app/errors.rb"),
     ),
 ];
 

@@ -6,8 +6,7 @@
 //! every expected value computed by hand from the metrics' definitions; the same table
 //! written by pyarrow (`$CODEMINE_PYTHON`) scores the same.
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
