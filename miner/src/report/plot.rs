@@ -203,9 +203,17 @@ pub fn png(f: &Figure) -> Result<Vec<u8>, String> {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
         draw(&root, f)?;
     }
-    let img = image::RgbImage::from_raw(w, h, rgb).ok_or("the bitmap has the wrong size")?;
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    img.write_to(&mut bytes, image::ImageFormat::Png)
-        .map_err(|e| e.to_string())?;
-    Ok(bytes.into_inner())
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    // The settings the figures were first written with (the `image` crate's PNG defaults):
+    // fast compression, an adaptive filter per row. Other settings give other bytes.
+    encoder.set_compression(png::Compression::Fast);
+    encoder.set_filter(png::FilterType::Sub);
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(&rgb).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(bytes)
 }

@@ -94,13 +94,25 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-/// User name and password carried in a URL, for the credential callback.
+/// User name and password carried in a URL, for the credential callback. In a URL they are
+/// percent-encoded (RFC 3986: `user%40corp:tok%2Fen@host` is the user `user@corp` with the
+/// password `tok/en`), so they are decoded as git decodes them; scp-like syntax has no
+/// encoding.
 pub(crate) fn url_credentials(url: &str) -> Option<(String, Option<String>)> {
-    let (_, user, _) = split_url(url);
+    let (scheme, user, _) = split_url(url);
     let user = user?;
+    let decode = |s: &str| {
+        if scheme.is_empty() {
+            s.to_string()
+        } else {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        }
+    };
     Some(match user.split_once(':') {
-        Some((u, p)) => (u.to_string(), Some(p.to_string())),
-        None => (user.to_string(), None),
+        Some((u, p)) => (decode(u), Some(decode(p))),
+        None => (decode(user), None),
     })
 }
 
@@ -350,6 +362,15 @@ mod tests {
         assert_eq!(
             url_credentials("https://u:p@h/x"),
             Some(("u".into(), Some("p".into())))
+        );
+        // RFC 3986 percent-encoding in the userinfo; scp-like syntax has none.
+        assert_eq!(
+            url_credentials("https://user%40corp:tok%2Fen%3A@h/x"),
+            Some(("user@corp".into(), Some("tok/en:".into())))
+        );
+        assert_eq!(
+            url_credentials("git%41@host:o/r"),
+            Some(("git%41".into(), None))
         );
     }
 
