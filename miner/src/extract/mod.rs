@@ -170,11 +170,29 @@ impl FunctionKind {
     }
 }
 
-/// A docstring found for a function: its cleaned text, and the node holding it when that
-/// node lies inside the function (Python), so it can be left out of the code tokens.
+/// A docstring found for a function: its cleaned text, the text CodeSearchNet published for
+/// it when that differs, and the node holding it when that node lies inside the function
+/// (Python), so it can be left out of the code tokens.
 pub struct Docstring<'t> {
+    /// Comment delimiters stripped: what the filters, YABLoCo's `inputs.docstring`, the
+    /// call-graph nodes and the docstring summary (`docstring_tokens`) read.
     pub text: String,
+    /// function_parser's `docstring` after `process.py`'s `.strip()` (Go keeps its `//`
+    /// markers, Ruby the space after `#`): the CSN `docstring` column. `None` when it is
+    /// `text` itself.
+    pub published: Option<String>,
     pub inner_node: Option<Node<'t>>,
+}
+
+impl Docstring<'_> {
+    /// A docstring whose published text is `published`, kept only where it differs.
+    pub fn with_published(text: String, published: String) -> Self {
+        Docstring {
+            published: (published != text).then_some(published),
+            text,
+            inner_node: None,
+        }
+    }
 }
 
 /// Everything that differs between languages. Methods have defaults where most grammars agree.
@@ -314,6 +332,14 @@ pub trait LanguageSpec: Send + Sync {
         self.locals(node, kind, src, locals);
     }
 
+    /// The name CodeSearchNet's function_parser gives the function `node` (its
+    /// `identifier`), when that is not `qualified`, the name codemine gives it: a Go method
+    /// without its receiver type, an anonymous JavaScript function expression's empty name.
+    /// `None` by default. Written as CSN's `func_name` with `--csn-names function-parser`.
+    fn function_parser_name(&self, _node: Node, _qualified: &str, _src: &str) -> Option<String> {
+        None
+    }
+
     /// Linkage and arity of the function `node`.
     fn details(&self, _node: Node, _src: &str) -> Details {
         Details::default()
@@ -369,7 +395,14 @@ pub struct Function {
     pub signature: String,
     /// The definition's source text, from its first line's start column.
     pub code: String,
+    /// The cleaned docstring ([`Docstring::text`]).
     pub docstring: Option<String>,
+    /// The docstring as CodeSearchNet published it ([`Docstring::published`]), when that
+    /// differs from `docstring`: the CSN `docstring` column.
+    pub csn_docstring: Option<String>,
+    /// function_parser's name for the function when it is not `qualified_name`
+    /// ([`LanguageSpec::function_parser_name`]).
+    pub function_parser_name: Option<String>,
     /// Leaf tokens of the definition, the docstring excluded.
     pub code_tokens: Tokens,
     /// The enclosing scopes' qualified name (`Outer.Inner` for a method of `Inner`,
@@ -940,14 +973,21 @@ fn build<'t>(
     let walked = walk_function(spec, node, cursors, src, skip, kinds, inner);
     let signature = src[range.start..body_start].trim_end();
     let start_line = node.start_position().row as u32 + 1;
+    let (docstring, csn_docstring) = match doc {
+        Some(d) if !d.text.is_empty() => (Some(d.text), d.published),
+        _ => (None, None),
+    };
+    let function_parser_name = spec.function_parser_name(node, &f.qualified_name, src);
     Function {
         name: f.name,
         qualified_name: f.qualified_name,
+        function_parser_name,
         kind: f.kind,
         signature: signature.to_string(),
         signature_end_line: start_line + signature.matches('\n').count() as u32,
         code: src[range.clone()].to_string(),
-        docstring: doc.map(|d| d.text).filter(|t| !t.is_empty()),
+        docstring,
+        csn_docstring,
         code_tokens: walked.tokens,
         scope: f.scope,
         details: spec.details(node, src),

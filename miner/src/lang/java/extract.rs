@@ -186,15 +186,27 @@ impl LanguageSpec for Java {
         prev: Option<Node<'t>>,
         src: &str,
     ) -> Option<Docstring<'t>> {
+        // function_parser's rule: the one comment node right before the method, of any
+        // kind (its grammar called `//`, `/* */` and `/** */` all `comment`), so a run of
+        // `//` lines gives its last line.
         let prev = prev?;
-        let comment = text(prev, src);
-        if prev.kind_str() != "block_comment" || !comment.starts_with("/**") {
+        if !matches!(prev.kind_str(), "block_comment" | "line_comment") {
             return None;
         }
-        Some(Docstring {
-            text: tokens::strip_comment_delimiters(comment),
-            inner_node: None,
-        })
+        // On purpose: `int x; // note` (or `} // end of f`) on the line before is about that
+        // line, not the method (as for PHP).
+        if let Some(before) = prev.prev_sibling() {
+            if !before.kind_str().ends_with("comment")
+                && before.end_position().row == prev.start_position().row
+            {
+                return None;
+            }
+        }
+        let comment = text(prev, src);
+        Some(Docstring::with_published(
+            tokens::strip_comment_delimiters(comment),
+            tokens::py_strip(&tokens::fp_strip_c_style(comment)).to_string(),
+        ))
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

@@ -16,7 +16,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec, Place,
 };
 
@@ -235,10 +235,17 @@ impl LanguageSpec for Ruby {
             .iter()
             .flat_map(|c| comment_lines(text(*c, src)))
             .collect();
-        Some(Docstring {
-            text: lines.join("\n").trim().to_string(),
-            inner_node: None,
-        })
+        // function_parser's text: each comment node stripped of whitespace and of `#` at
+        // both ends, joined by newlines, then stripped (`process.py`), so continuation lines
+        // keep the space after `#` and an `=begin` block keeps its markers.
+        let published: Vec<&str> = comments
+            .iter()
+            .map(|c| tokens::py_strip(text(*c, src)).trim_matches('#'))
+            .collect();
+        Some(Docstring::with_published(
+            lines.join("\n").trim().to_string(),
+            tokens::py_strip(&published.join("\n")).to_string(),
+        ))
     }
 
     fn atomic_token(&self, kind: &str) -> bool {
