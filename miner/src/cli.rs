@@ -267,6 +267,12 @@ struct MineArgs {
     #[arg(long, value_name = "codemine|function-parser", default_value = "codemine",
           value_parser = parse_csn_names)]
     csn_names: crate::csn::CsnNames,
+    /// Whose definitions YABLoCo's counts and categories follow: `codemine`
+    /// (docs/callgraph.md) or `yabloco`, the published tables' (a call made by a macro's
+    /// expansion is no dependency and makes no caller). The edges table is the same.
+    #[arg(long, value_name = "codemine|yabloco", default_value = "codemine",
+          value_parser = parse_callgraph_compat)]
+    callgraph_compat: crate::callgraph::CallgraphCompat,
     /// The YABLoCo `instruction` template: Python `str.format` syntax with the placeholders
     /// {language}, {signature}, {docstring} and {context}.
     #[arg(long, value_name = "TEMPLATE", conflicts_with = "instruction_file")]
@@ -513,6 +519,14 @@ fn parse_size(s: &str) -> Result<u64, String> {
     };
     n.checked_mul(mult)
         .ok_or_else(|| format!("`{s}` is too large"))
+}
+
+fn parse_callgraph_compat(s: &str) -> Result<crate::callgraph::CallgraphCompat, String> {
+    match s {
+        "codemine" => Ok(crate::callgraph::CallgraphCompat::Codemine),
+        "yabloco" => Ok(crate::callgraph::CallgraphCompat::Yabloco),
+        _ => Err(format!("expected codemine or yabloco, not {s:?}")),
+    }
 }
 
 fn parse_csn_names(s: &str) -> Result<crate::csn::CsnNames, String> {
@@ -928,6 +942,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.split = args.split;
     opts.headers = args.headers;
     opts.csn_names = args.csn_names;
+    opts.callgraph_compat = args.callgraph_compat;
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;

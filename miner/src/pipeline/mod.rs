@@ -85,6 +85,8 @@ pub struct MineOptions {
     pub side: Option<side::SideModel>,
     /// How CSN rows name functions (`--csn-names`); ids never change with it.
     pub csn_names: crate::csn::CsnNames,
+    /// Whose definitions YABLoCo's counts follow (`--callgraph-compat`).
+    pub callgraph_compat: callgraph::CallgraphCompat,
 }
 
 /// The language of `.h` headers.
@@ -127,6 +129,7 @@ impl MineOptions {
             decontam: None,
             side: None,
             csn_names: Default::default(),
+            callgraph_compat: Default::default(),
         }
     }
 }

@@ -188,7 +188,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     drop((probes, reached));
     drop(project_files);
     free_resolution_inputs(&mut units);
-    let mut graph = match callgraph::build(&name, &units, edges) {
+    let mut graph = match callgraph::build(&name, &units, edges, opts.callgraph_compat) {
         Ok(g) => g,
         Err(e) => return encode_failed(stats, &e),
     };
