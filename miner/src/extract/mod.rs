@@ -272,6 +272,13 @@ pub trait LanguageSpec: Send + Sync {
     /// literals, as function_parser treats them).
     fn atomic_token(&self, kind: &str) -> bool;
 
+    /// The tokens that the grammar function_parser used gave for a leaf of this kind, where
+    /// it was a node of fixed visible children (Java's character literal was `'`, hidden
+    /// characters, `'`). `None` (the default): the leaf's text.
+    fn leaf_tokens(&self, _kind: &str) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Leaf kinds that are not code tokens: extras that the grammar function_parser used
     /// kept anonymous (hidden) and a newer grammar exposes as named leaves, such as Python's
     /// `line_continuation`. Comments are extras too, but function_parser's grammars exposed
@@ -534,9 +541,13 @@ impl Extractor {
             let n = cursor.node();
             let atomic = n.child_count() == 0 || spec.atomic_token(n.kind_str());
             if atomic && !spec.hidden_leaf(n.kind_str()) {
-                let t = &src[n.byte_range()];
-                if !t.is_empty() {
-                    out.push(t.to_string());
+                if let Some(parts) = spec.leaf_tokens(n.kind_str()) {
+                    out.extend(parts.iter().map(|t| t.to_string()));
+                } else {
+                    let t = &src[n.byte_range()];
+                    if !t.is_empty() {
+                        out.push(t.to_string());
+                    }
                 }
             }
             if !atomic && cursor.goto_first_child() {
@@ -764,6 +775,8 @@ mod flag {
     pub const SCOPE: u8 = 16;
     pub const FILE_ITEM: u8 = 32;
     pub const VISIT: u8 = 64;
+    /// [`super::LanguageSpec::leaf_tokens`] has tokens for the kind.
+    pub const SPLIT: u8 = 128;
 }
 
 /// [`flag`]s by kind id, filled in as kinds are met.
@@ -813,6 +826,7 @@ impl<'s> KindFlags<'s> {
             (listed(spec.scope_kinds()), flag::SCOPE),
             (listed(spec.file_item_kinds()), flag::FILE_ITEM),
             (listed(spec.visit_kinds()), flag::VISIT),
+            (spec.leaf_tokens(name).is_some(), flag::SPLIT),
         ] {
             if yes {
                 f |= bit;
@@ -1068,7 +1082,7 @@ fn walk_function<'t>(
             }
         }
         if token && atomic {
-            push_token(&mut out.tokens, n, src);
+            push_leaf(spec, flags, &mut out.tokens, n, src);
         }
         if nested_at.is_none() && !skipped {
             if depth > 0
@@ -1090,7 +1104,7 @@ fn walk_function<'t>(
             let count = n.child_count();
             if count == 0 {
                 if token {
-                    push_token(&mut out.tokens, n, src);
+                    push_leaf(spec, flags, &mut out.tokens, n, src);
                 }
             } else {
                 parents.push(n);
@@ -1192,6 +1206,18 @@ fn file_walk_reaches(
         reach.push(yes);
     }
     reach.last().copied().unwrap_or(true)
+}
+
+/// Appends the tokens of the leaf or atomic node `n`: its text, or the tokens the old
+/// grammar gave for its kind ([`LanguageSpec::leaf_tokens`]).
+fn push_leaf(spec: &dyn LanguageSpec, flags: u8, tokens: &mut Tokens, n: Node, src: &str) {
+    match (flags & flag::SPLIT != 0)
+        .then(|| spec.leaf_tokens(n.kind_str()))
+        .flatten()
+    {
+        Some(parts) => parts.iter().for_each(|t| tokens.push(t)),
+        None => push_token(tokens, n, src),
+    }
 }
 
 /// Appends the text of the leaf or atomic node `n` to `tokens`, unless empty.

@@ -209,8 +209,17 @@ impl LanguageSpec for Java {
         ))
     }
 
+    /// A string literal (a text block too) was one token in the grammar function_parser
+    /// used.
     fn atomic_token(&self, kind: &str) -> bool {
-        matches!(kind, "string_literal" | "character_literal")
+        kind == "string_literal"
+    }
+
+    /// A character literal was `seq("'", repeat(/[^\'\n]/ | /\\./), "'")` in that grammar
+    /// (tree-sitter-java of 2018-2019, not a `token`): its quotes were tokens, its characters
+    /// hidden, so `'a'` gave `'`, `'` in CodeSearchNet's rows.
+    fn leaf_tokens(&self, kind: &str) -> Option<&'static [&'static str]> {
+        (kind == "character_literal").then_some(&["'", "'"])
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
@@ -480,5 +489,26 @@ mod tests {
         assert!(!has_word("getClass().classes", "class"));
         assert!(!has_word("$new + new_ + énew", "new"));
         assert!(has_word("renew; new", "new"));
+    }
+
+    /// Issue 34, item 3: a character literal gave its two quotes in the grammar
+    /// function_parser ran (tree-sitter-java a42dde8: `seq("'", repeat(...), "'")`, not a
+    /// token); a string literal was one token.
+    #[test]
+    fn character_literals_are_their_quotes_as_function_parser_saw_them() {
+        let out = crate::extract::Extractor::default()
+            .extract(
+                crate::extract::Lang::Java,
+                "class A { char m(String s) { return s == \"a'b\" ? '\\n' : 'c'; } }",
+            )
+            .expect("parses");
+        let got: Vec<&str> = out.functions[0].code_tokens.iter().collect();
+        assert_eq!(
+            got,
+            [
+                "char", "m", "(", "String", "s", ")", "{", "return", "s", "==", "\"a'b\"", "?",
+                "'", "'", ":", "'", "'", ";", "}"
+            ]
+        );
     }
 }

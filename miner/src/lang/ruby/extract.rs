@@ -248,8 +248,19 @@ impl LanguageSpec for Ruby {
         ))
     }
 
+    /// A string literal is one token (function_parser's `string` rule), and so is a word
+    /// of `%w()`/`%i()`: the grammar function_parser used had it as a node whose
+    /// characters were hidden.
     fn atomic_token(&self, kind: &str) -> bool {
-        kind == "string"
+        matches!(kind, "string" | "bare_string" | "bare_symbol")
+    }
+
+    /// The characters of a quoted symbol, a regex, a backtick command or a heredoc were the
+    /// scanner's hidden `_string_content`/`_heredoc_content` in that grammar (2019): such a
+    /// literal gave its delimiters, escape sequences and interpolations only
+    /// (`:"#{name}="` is `:"`, `#{`, `name`, `}`, `"`; `/^\d+$/` is `/`, `\d`, `/`).
+    fn hidden_leaf(&self, kind: &str) -> bool {
+        matches!(kind, "string_content" | "heredoc_content")
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
@@ -760,5 +771,26 @@ end
         );
         let q = out.info.classes.iter().find(|c| c.name == "Q").unwrap();
         assert_eq!(q.bases, ["< Base"]);
+    }
+
+    /// Issue 34, item 3: the tokens the 2019 grammar (tree-sitter-ruby 50eab32, the one
+    /// function_parser ran) gave: `symbol`, `regex`, `subshell` and `heredoc_body` had their
+    /// characters in the scanner's hidden `_string_content`/`_heredoc_content`, with
+    /// escape sequences and interpolations visible; `%w()` words were leaves (`bare_string`
+    /// aliased over hidden contents); a string is one token (function_parser's `string`).
+    /// Worked out from that grammar.json and scanner.cc by hand.
+    #[test]
+    fn literal_tokens_follow_the_grammar_function_parser_used() {
+        let src = "def m\n  a = :\"#{name}=\"\n  b = /^\\d+$/i\n  c = `ls #{d}`\n  e = %w(x y)\n  f = \"s #{t}\"\n  :sym\nend\n";
+        let out = extract(src);
+        let got: Vec<&str> = out.functions[0].code_tokens.iter().collect();
+        assert_eq!(
+            got,
+            [
+                "def", "m", "a", "=", ":\"", "#{", "name", "}", "\"", "b", "=", "/", "\\d", "/i",
+                "c", "=", "`", "#{", "d", "}", "`", "e", "=", "%w(", "x", "y", ")", "f", "=",
+                "\"s #{t}\"", ":sym", "end"
+            ]
+        );
     }
 }
