@@ -57,7 +57,6 @@ fn syntax(lang: &str) -> Syntax {
             single: &[],
             begin_end: true,
             heredoc: Some("<<"),
-            ..c_like
         },
         _ => c_like,
     }
