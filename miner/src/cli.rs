@@ -260,6 +260,19 @@ struct MineArgs {
     /// sources than C sources).
     #[arg(long, value_name = "auto|c|cpp", default_value = "auto", value_parser = parse_headers)]
     headers: HeaderMode,
+    /// How CSN rows name functions: `codemine` (`Type.Method`, `obj.m`, scopes joined by
+    /// dots) or `function-parser`, CodeSearchNet's own names for joining with its published
+    /// rows (Go methods without the receiver type, anonymous JavaScript function expressions
+    /// empty). Only CSN's `func_name` changes; ids and the other tables keep codemine's names.
+    #[arg(long, value_name = "codemine|function-parser", default_value = "codemine",
+          value_parser = parse_csn_names)]
+    csn_names: crate::csn::CsnNames,
+    /// Whose definitions YABLoCo's counts and categories follow: `codemine`
+    /// (docs/callgraph.md) or `yabloco`, the published tables' (a call made by a macro's
+    /// expansion is no dependency and makes no caller). The edges table is the same.
+    #[arg(long, value_name = "codemine|yabloco", default_value = "codemine",
+          value_parser = parse_callgraph_compat)]
+    callgraph_compat: crate::callgraph::CallgraphCompat,
     /// The YABLoCo `instruction` template: Python `str.format` syntax with the placeholders
     /// {language}, {signature}, {docstring} and {context}.
     #[arg(long, value_name = "TEMPLATE", conflicts_with = "instruction_file")]
@@ -506,6 +519,22 @@ fn parse_size(s: &str) -> Result<u64, String> {
     };
     n.checked_mul(mult)
         .ok_or_else(|| format!("`{s}` is too large"))
+}
+
+fn parse_callgraph_compat(s: &str) -> Result<crate::callgraph::CallgraphCompat, String> {
+    match s {
+        "codemine" => Ok(crate::callgraph::CallgraphCompat::Codemine),
+        "yabloco" => Ok(crate::callgraph::CallgraphCompat::Yabloco),
+        _ => Err(format!("expected codemine or yabloco, not {s:?}")),
+    }
+}
+
+fn parse_csn_names(s: &str) -> Result<crate::csn::CsnNames, String> {
+    match s {
+        "codemine" => Ok(crate::csn::CsnNames::Codemine),
+        "function-parser" => Ok(crate::csn::CsnNames::FunctionParser),
+        _ => Err(format!("expected codemine or function-parser, not {s:?}")),
+    }
 }
 
 fn parse_headers(s: &str) -> Result<HeaderMode, String> {
@@ -912,6 +941,8 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.shards.max_shard_rows = args.shard_rows.unwrap_or(usize::MAX);
     opts.split = args.split;
     opts.headers = args.headers;
+    opts.csn_names = args.csn_names;
+    opts.callgraph_compat = args.callgraph_compat;
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;

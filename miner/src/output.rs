@@ -219,10 +219,13 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
             y += &format!("  - name: {f}\n    dtype: string\n");
         }
     }
+    // `datasets` wants name, num_examples and num_bytes in every split (else it warns that
+    // the field is malformed and ignores it).
     y += "  splits:\n";
     for (split, n) in &write.csn_rows {
         if *n > 0 {
-            y += &format!("  - name: {split}\n    num_examples: {n}\n");
+            let bytes = write.csn_bytes.get(split).copied().unwrap_or(0);
+            y += &format!("  - name: {split}\n    num_bytes: {bytes}\n    num_examples: {n}\n");
         }
     }
     y += "tags:\n- code\n- code-summarization\n- codemine\n---\n\n";

@@ -273,6 +273,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let total: usize = csn.iter().map(|(_, w)| w.rows()).sum();
     for (split, w) in csn {
         let rows = w.rows();
+        write.csn_bytes.insert(split.as_str(), w.data_bytes());
         // With no rows at all, one empty train shard still carries the schema.
         let files = w.finish(total == 0 && split == Split::Train)?;
         write.csn_rows.insert(split.as_str(), rows);

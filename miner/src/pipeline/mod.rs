@@ -83,6 +83,10 @@ pub struct MineOptions {
     pub decontam: Option<std::sync::Arc<decontam::Decontaminator>>,
     /// The SIDE model (`--side-model`), loaded before mining; `None` scores nothing.
     pub side: Option<side::SideModel>,
+    /// How CSN rows name functions (`--csn-names`); ids never change with it.
+    pub csn_names: crate::csn::CsnNames,
+    /// Whose definitions YABLoCo's counts follow (`--callgraph-compat`).
+    pub callgraph_compat: callgraph::CallgraphCompat,
 }
 
 /// The language of `.h` headers.
@@ -124,6 +128,8 @@ impl MineOptions {
             repo_completion: None,
             decontam: None,
             side: None,
+            csn_names: Default::default(),
+            callgraph_compat: Default::default(),
         }
     }
 }

@@ -626,6 +626,14 @@ impl CsnWriter {
         }
     }
 
+    /// Arrow bytes written ([`ShardWriter::data_bytes`]).
+    pub fn data_bytes(&self) -> u64 {
+        match self {
+            Self::Plain(w) => w.data_bytes(),
+            Self::Scored(w) => w.data_bytes(),
+        }
+    }
+
     pub fn finish(self, write_empty: bool) -> Result<Vec<PathBuf>, Error> {
         Ok(match self {
             Self::Plain(w) => w.finish(write_empty)?,

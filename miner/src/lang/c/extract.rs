@@ -49,6 +49,7 @@ pub(crate) fn comment_docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstri
         .collect();
     Some(Docstring {
         text: parts.join("\n").trim().to_string(),
+        published: None,
         inner_node: None,
     })
 }
