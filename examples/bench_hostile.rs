@@ -29,8 +29,8 @@ fn main() {
         Some("hash") => {
             let path = std::path::Path::new(&args[2]);
             let t = Instant::now();
-            let bytes = codemine_io::read_regular(path, u64::MAX, codemine_io::Follow::Yes)
-                .expect("read");
+            let bytes =
+                codemine_io::read_regular(path, u64::MAX, codemine_io::Follow::Yes).expect("read");
             let read = t.elapsed().as_secs_f64();
             let t = Instant::now();
             let h = xxhash_rust::xxh3::xxh3_128(&bytes);

@@ -259,6 +259,8 @@ impl Side {
             })?;
 
         let device = Device::Cpu;
+        // The open weights file outlives the model's loading: candle reopens it per tensor.
+        let mut _weights_file = None;
         // model.safetensors when the folder has one (of whatever type: a FIFO named so is
         // an error about it), else pytorch_model.bin.
         let st = dir.join("model.safetensors");
@@ -274,7 +276,7 @@ impl Side {
             hash_file(&file, &bin, &mut digest)?;
             let pinned = pinned_path(&file, &bin);
             let vb = VarBuilder::from_pth(&pinned, DType::F32, &device);
-            drop(file);
+            _weights_file = Some(file);
             (bin, vb)
         } else {
             return Err(SideError::Missing(st));
