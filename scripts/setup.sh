@@ -18,6 +18,8 @@ command -v cc >/dev/null || need+=(build-essential)
 # jemalloc, the binary's allocator, is built from source by its crate: configure and make.
 command -v make >/dev/null || need+=(make)
 command -v gcc >/dev/null || need+=(gcc)
+# The offline test checks with strace that no socket is made.
+command -v strace >/dev/null || need+=(strace)
 command -v javac >/dev/null || need+=(default-jdk-headless)
 [ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)

@@ -104,10 +104,15 @@ impl FilterConfig {
     /// Reads a TOML config. A bad date, number or unknown key is an error naming the file,
     /// the key and the line.
     pub fn from_toml_file(path: &Path) -> Result<Self, FilterError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FilterError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // Only a regular file, and a bounded one (a FIFO or /dev/zero named as the config
+        // would hang or fill memory).
+        let text =
+            codemine_io::read_regular_string(path, codemine_io::MAX_TEXT_BYTES).map_err(|e| {
+                FilterError::Read {
+                    path: path.to_path_buf(),
+                    source: e.into(),
+                }
+            })?;
         Self::from_toml_str(&text, path)
     }
 

@@ -372,6 +372,15 @@ struct DecontamArgs {
     /// share for an exact match (0: any one shared run, GPT-3's rule).
     #[arg(long, value_name = "F", default_value_t = codemine_filters::decontam::DEFAULT_MIN_COVERAGE)]
     decontaminate_min_coverage: f64,
+    /// Warn (in the log and the dataset card) when decontamination removes more than this
+    /// share (0 to 1) of the functions it checks: short or generic benchmark items match
+    /// code they were never copied into.
+    #[arg(long, value_name = "F", default_value_t = crate::pipeline::decontam::DEFAULT_WARN_SHARE)]
+    decontaminate_warn_share: f64,
+    /// Refuse benchmark files larger than this once decompressed (bytes; K, M, G suffixes
+    /// allowed); files are streamed, so a gzip that inflates past it is stopped there.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_benchmark_bytes: u64,
 }
 
 impl DecontamArgs {
@@ -385,6 +394,7 @@ impl DecontamArgs {
         Ok(crate::benchmark::ReadOptions {
             fields: self.decontaminate_field.clone(),
             language,
+            max_bytes: self.max_benchmark_bytes,
         })
     }
 
@@ -417,28 +427,42 @@ impl DecontamArgs {
     }
 }
 
-/// Reads every benchmark and builds the index once; a bad file is a usage error.
+/// Reads every benchmark into the index (each streamed, item by item); a bad file is a
+/// usage error that starts with `flag`, the argument that named the files (`--decontaminate`
+/// for `mine`, `BENCH` for `contamination`).
 fn decontaminator(
     files: &[String],
+    flag: &str,
     read: &crate::benchmark::ReadOptions,
     params: &codemine_filters::decontam::DecontamParams,
+    warn_share: f64,
 ) -> Result<crate::pipeline::decontam::Decontaminator, crate::Error> {
-    let mut benchmarks: Vec<crate::benchmark::Benchmark> = Vec::new();
+    if !(0.0..=1.0).contains(&warn_share) {
+        return Err(crate::Error::Usage(format!(
+            "--decontaminate-warn-share {warn_share}: must be in [0, 1]"
+        )));
+    }
+    let mut d =
+        crate::pipeline::decontam::DecontaminatorBuilder::new(params).warn_share(warn_share);
     for f in files {
         let spec = crate::benchmark::BenchmarkSpec::parse(f);
-        if benchmarks.iter().any(|b| b.name == spec.name()) {
+        if d.benchmarks().iter().any(|b| b.name == spec.name()) {
             return Err(crate::Error::Usage(format!(
-                "--decontaminate {f}: a second benchmark named `{}`: name them with NAME=FILE",
+                "{flag} {f}: a second benchmark named `{}`: name them with NAME=FILE",
                 spec.name()
             )));
         }
-        let b = crate::benchmark::read(&spec, read)
-            .map_err(|e| crate::Error::Usage(format!("--decontaminate {e}")))?;
-        benchmarks.push(b);
+        d.read(&spec, read)
+            .map_err(|e| crate::Error::Usage(format!("{flag} {e}")))?;
     }
-    Ok(crate::pipeline::decontam::Decontaminator::build(
-        benchmarks, params,
-    ))
+    for b in d.benchmarks().iter().filter(|b| b.short_items > 0) {
+        crate::escape::log(&format!(
+            "codemine: warning: {}: {} of {} items are shorter than {} tokens: each matches \
+             only a function of exactly its tokens, never code that contains them",
+            b.name, b.short_items, b.items, params.ngram
+        ));
+    }
+    Ok(d.finish())
 }
 
 /// Near-duplicate removal across the run (MinHash LSH): a preset, adjusted by the direct
@@ -578,7 +602,7 @@ pub fn main() -> i32 {
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
-                eprintln!("codemine: error: {}", render(&e));
+                crate::escape::log(&format!("codemine: error: {}", render(&e)));
                 if e.downcast_ref::<codemine_eval::Error>()
                     .is_some_and(|e| matches!(e, codemine_eval::Error::Usage(_)))
                 {
@@ -611,7 +635,7 @@ fn exit_code(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("codemine: error: {}", render(&e));
+            crate::escape::log(&format!("codemine: error: {}", render(&e)));
             if e.downcast_ref::<crate::Error>()
                 .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
             {
@@ -635,15 +659,15 @@ fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
     let step = crate::pipeline::cluster(&args.out, args.threads)
         .with_context(|| format!("clustering in {}", args.out.display()))?;
     match step {
-        Some(s) => eprintln!(
+        Some(s) => crate::escape::log(&format!(
             "codemine: {} functions clustered in {:.1} s ({} candidate pairs, {} near pairs) -> {}",
             s.functions,
             s.seconds,
             s.candidate_pairs,
             s.near_pairs,
             args.out.join("dedup").display()
-        ),
-        None => eprintln!("codemine: the run was mined without dedup: nothing to cluster"),
+        )),
+        None => crate::escape::log("codemine: the run was mined without dedup: nothing to cluster"),
     }
     Ok(0)
 }
@@ -660,7 +684,13 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
 
 fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
     let params = args.decontam.params(None)?;
-    let d = decontaminator(&args.benchmarks, &args.decontam.read_options()?, &params)?;
+    let d = decontaminator(
+        &args.benchmarks,
+        "benchmark",
+        &args.decontam.read_options()?,
+        &params,
+        args.decontam.decontaminate_warn_share,
+    )?;
     let report = crate::contamination::run(&d, &args.against)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -675,13 +705,13 @@ fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
     let w = crate::report::write(&args.out, &stats, args.html)
         .with_context(|| format!("drawing the report of {}", args.out.display()))?;
     match &w.not_drawn {
-        None => eprintln!(
+        None => crate::escape::log(&format!(
             "codemine: {} figures drawn in {}{}",
             w.figures,
             args.out.display(),
             if w.html { ", with report.html" } else { "" }
-        ),
-        Some(why) => eprintln!("codemine: warning: figures not drawn: {why}"),
+        )),
+        Some(why) => crate::escape::log(&format!("codemine: warning: figures not drawn: {why}")),
     }
     Ok(0)
 }
@@ -722,7 +752,7 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     };
     let ev = codemine_eval::evaluate(&opts)?;
     for note in &ev.notes {
-        eprintln!("codemine: note: {note}");
+        crate::escape::log(&format!("codemine: note: {note}"));
     }
     if let Some(p) = &args.per_example {
         codemine_eval::report::write_per_example(&ev, p)?;
@@ -885,9 +915,11 @@ fn completion_options(
         ..Default::default()
     };
     if let Some(f) = literals {
-        let bytes = std::fs::read(f).map_err(|e| {
-            crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
-        })?;
+        let bytes =
+            codemine_io::read_regular(f, codemine_io::MAX_TEXT_BYTES, codemine_io::Follow::Yes)
+                .map_err(|e| {
+                    crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+                })?;
         c = c.with_literals(&bytes).map_err(|e| {
             crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
         })?;
@@ -980,16 +1012,20 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         let params = args.decontam.params(opts.dedup.as_ref())?;
         let d = decontaminator(
             &config.decontaminate,
+            "--decontaminate",
             &args.decontam.read_options()?,
             &params,
+            args.decontam.decontaminate_warn_share,
         )?;
         opts.decontam = Some(std::sync::Arc::new(d));
     }
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
-        (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {
-            crate::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
-        })?),
+        (None, Some(f)) => Some(
+            codemine_io::read_regular_string(f, codemine_io::MAX_TEXT_BYTES).map_err(|e| {
+                crate::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
+            })?,
+        ),
         (None, None) => None,
     };
     if let Some(t) = template {
@@ -1013,7 +1049,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
             .with_context(|| format!("mining into {}", args.out.display()))?;
         display.finish();
         if !args.quiet {
-            eprintln!(
+            crate::escape::log(&format!(
                 "codemine: rank {rank} of {world}: {} repositories mined{} -> {}",
                 share.mined,
                 match share.resumed {
@@ -1021,7 +1057,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
                     n => format!(" ({n} done by an earlier run)"),
                 },
                 args.out.join("staging").display()
-            );
+            ));
         }
         return Ok(0);
     }
@@ -1030,10 +1066,10 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .with_context(|| format!("mining into {}", args.out.display()))?;
     display.finish();
     if summary.resumed > 0 && !args.quiet {
-        eprintln!(
+        crate::escape::log(&format!(
             "codemine: resumed: {} repositories were done by an earlier run with the same arguments",
             summary.resumed
-        );
+        ));
     }
     report(&summary, &args.out, args.quiet)
 }
@@ -1047,7 +1083,7 @@ fn report(
     let s = &summary.stats;
     let rows: usize = s.stages.write.csn_rows.values().sum();
     if !quiet {
-        eprintln!(
+        crate::escape::log(&format!(
             "codemine: {} of {} repositories mined, {} files, {} functions, {} rows in {:.1} s -> {}{}",
             s.stages.source.opened,
             s.stages.source.repositories,
@@ -1060,7 +1096,17 @@ fn report(
                 0 => String::new(),
                 n => format!(" ({n} failures: see failures.jsonl)"),
             }
-        );
+        ));
+    }
+    // Shown even with --quiet: a run that lost much of its corpus to decontamination
+    // should not pass unseen.
+    if let Some(w) = s
+        .stages
+        .decontamination
+        .as_ref()
+        .and_then(|d| d.warning.as_ref())
+    {
+        crate::escape::log(&format!("codemine: warning: {w}"));
     }
     if !summary.mined_anything() {
         bail!(
@@ -1112,11 +1158,11 @@ impl Display {
     fn line(&self, msg: String) {
         match &self.bars {
             Some((m, _, _)) => {
-                let _ = m.println(msg);
+                let _ = m.println(crate::escape::visible(&msg));
             }
             None => {
                 let _guard = self.lock.lock();
-                eprintln!("{msg}");
+                crate::escape::log(&msg);
             }
         }
     }
@@ -1146,7 +1192,7 @@ impl Progress for Display {
     fn repo_finished(&self, s: &RepoStats, failure: Option<&Failure>) {
         if let Some((_, r, _)) = &self.bars {
             r.inc(1);
-            r.set_message(s.repo.clone());
+            r.set_message(crate::escape::visible(&s.repo).into_owned());
         }
         if let Some(f) = failure {
             // Failures are errors: shown even with --quiet.

@@ -26,6 +26,7 @@ pub mod contamination;
 pub mod coverage;
 pub mod csn;
 pub mod enrich;
+pub mod escape;
 pub mod extract;
 pub mod fault;
 pub(crate) mod intern;

@@ -5,6 +5,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::escape::markdown;
 use crate::stats::{Failure, Stats};
 use crate::Error;
 
@@ -250,15 +251,19 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         crate::pipeline::decontam::card_summary(stats.stages.decontamination.as_ref()),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
+        // Every text from input is escaped: a name cannot add markup, split a cell, start a
+        // line or imitate the figures' markers (see `crate::escape::markdown`).
         body += &format!(
             "| {} | {} | {} | {} | {} |\n",
-            r.repo.replace('|', "\\|"),
-            r.sha.as_deref().unwrap_or("(working folder)"),
+            markdown(&r.repo),
+            markdown(r.sha.as_deref().unwrap_or("(working folder)")),
             r.partition.unwrap_or(""),
-            r.license
-                .as_ref()
-                .and_then(|l| l.license.as_deref())
-                .unwrap_or("unknown"),
+            markdown(
+                r.license
+                    .as_ref()
+                    .and_then(|l| l.license.as_deref())
+                    .unwrap_or("unknown")
+            ),
             r.totals.csn_rows
         );
     }

@@ -21,6 +21,7 @@ use crate::source::Skipped;
 pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("source", "path_not_found"),
     ("source", "unreachable"),
+    ("source", "not_in_cache"),
     ("source", "revision_not_found"),
     ("source", "revision_not_a_commit"),
     ("source", "revision_without_git"),
@@ -276,8 +277,6 @@ pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
     pub busy_seconds: f64,
     pub csn_rows: BTreeMap<&'static str, usize>,
-    /// Arrow bytes of each CSN split (`num_bytes` of the card's `splits`).
-    pub csn_bytes: BTreeMap<&'static str, u64>,
     pub yabloco_rows: usize,
     pub callgraph_nodes: usize,
     pub callgraph_edges: usize,
@@ -426,6 +425,10 @@ mod tests {
                 url: String::new(),
                 message: String::new(),
             },
+            RepoError::NotCached {
+                url: String::new(),
+                cache: String::new(),
+            },
             RepoError::RevNotFound {
                 rev: String::new(),
                 repo: String::new(),
@@ -453,6 +456,7 @@ mod tests {
             let kind = match e {
                 RepoError::PathNotFound(_)
                 | RepoError::Unreachable { .. }
+                | RepoError::NotCached { .. }
                 | RepoError::RevNotFound { .. }
                 | RepoError::RevNotCommit { .. }
                 | RepoError::RevWithoutGit(_)
@@ -507,11 +511,11 @@ mod tests {
                 "{kind} is not in FAILURE_KINDS"
             );
         }
-        let readme = include_str!("../../docs/failures.md");
+        let table = include_str!("../../docs/failures.md");
         for (stage, kind) in FAILURE_KINDS {
             assert!(
-                readme.contains(&format!("| `{kind}` | {stage} |")),
-                "docs/failures.md's failure table lacks {kind} ({stage})"
+                table.contains(&format!("| `{kind}` | {stage} |")),
+                "docs/failures.md's table lacks {kind} ({stage})"
             );
         }
     }

@@ -295,7 +295,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         None => text,
     };
     let text = match &opts.side {
-        Some(s) => format!("{text}\nside {:?} {}", s.dir, s.config_hash),
+        Some(s) => format!("{text}\nside {:?} {}", s.dir, s.model_hash),
         None => text,
     };
     format!(

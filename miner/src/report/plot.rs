@@ -46,7 +46,11 @@ pub fn font() -> Result<(), String> {
             .map(String::as_str)
             .chain(SYSTEM_FONTS.iter().copied())
         {
-            let Ok(bytes) = std::fs::read(path) else {
+            let Ok(bytes) = codemine_io::read_regular(
+                std::path::Path::new(path),
+                64 << 20,
+                codemine_io::Follow::Yes,
+            ) else {
                 tried.push(path.to_string());
                 continue;
             };
@@ -70,9 +74,12 @@ fn height(f: &Figure) -> u32 {
     (110 + per_row * f.labels.len() as u32).max(220)
 }
 
+/// A label as drawn: one line of visible text (a repository name may hold a newline or a
+/// NUL, which SVG cannot carry), cut to [`LABEL_CHARS`].
 fn cut(label: &str) -> String {
+    let label = crate::escape::visible(label);
     if label.chars().count() <= LABEL_CHARS {
-        label.to_string()
+        label.into_owned()
     } else {
         let head: String = label.chars().take(LABEL_CHARS - 1).collect();
         format!("{head}…")

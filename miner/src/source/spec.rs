@@ -246,7 +246,7 @@ impl Entry {
 /// per line; `#` starts a comment). `coverage` is a report path or a list of them.
 /// Relative paths (repositories and reports) are taken relative to the manifest's folder.
 pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
-    let text = std::fs::read_to_string(path)
+    let text = codemine_io::read_regular_string(path, codemine_io::MAX_TEXT_BYTES)
         .map_err(|e| Error::Usage(format!("manifest {}: {e}", path.display())))?;
     let bad = |line: usize, why: String| {
         Error::Usage(format!("manifest {}:{line}: {why}", path.display()))
