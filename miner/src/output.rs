@@ -39,9 +39,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// Flushes a folder's entries to disk (a created or renamed file's name lives there).
 fn sync_dir(dir: Option<&Path>) -> Result<(), Error> {
     let dir = dir.unwrap_or(Path::new("."));
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io(dir))
+    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
 }
 
 fn tmp_name(path: &Path, tag: &str) -> PathBuf {
