@@ -56,6 +56,30 @@ enum Command {
     /// README.md, their numbers in plots.json); --html also writes a self-contained
     /// report.html.
     Report(ReportArgs),
+    /// Print a table's schema, row count and first rows (for an output folder: its tables
+    /// and their rows): a look at what `mine` wrote, without Python. Reads only the
+    /// Parquet footers and the first rows.
+    Inspect(InspectArgs),
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// An output folder of `codemine mine`, one of its table folders, or a Parquet file.
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+    /// A table of the output folder, as the dataset card's configs name them (csn,
+    /// yabloco, callgraph_nodes, callgraph_edges, repositories, dedup_bands,
+    /// dedup_clusters, dropped, completion_token, ...), or a folder or file in it.
+    #[arg(value_name = "TABLE")]
+    table: Option<String>,
+    /// First rows to show (0: the files, row counts and schema only).
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u64).range(0..=crate::inspect::MAX_ROWS as u64))]
+    rows: u64,
+    /// Characters of a value shown before it is cut.
+    #[arg(long, value_name = "N", default_value_t = 80,
+          value_parser = clap::value_parser!(u64).range(8..=100_000))]
+    width: u64,
 }
 
 #[derive(Args)]
@@ -546,6 +570,7 @@ pub fn main() -> i32 {
         Command::Finalize(args) => exit_code(run_finalize(args)),
         Command::Report(args) => exit_code(run_report(args)),
         Command::Contamination(args) => exit_code(run_contamination(args)),
+        Command::Inspect(args) => exit_code(run_inspect(args)),
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
@@ -638,6 +663,16 @@ fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
     } else {
         print!("{}", crate::contamination::table(&report));
     }
+    Ok(0)
+}
+
+fn run_inspect(args: InspectArgs) -> anyhow::Result<i32> {
+    let opts = crate::inspect::InspectOptions {
+        rows: usize::try_from(args.rows).unwrap_or(crate::inspect::MAX_ROWS),
+        width: usize::try_from(args.width).unwrap_or(usize::MAX),
+    };
+    let text = crate::inspect::inspect(&args.out, args.table.as_deref(), &opts)?;
+    print!("{text}");
     Ok(0)
 }
 

@@ -28,6 +28,7 @@ pub mod csn;
 pub mod enrich;
 pub mod extract;
 pub mod fault;
+pub mod inspect;
 pub(crate) mod intern;
 pub mod lang;
 pub mod license;

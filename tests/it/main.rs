@@ -14,6 +14,7 @@ mod eval;
 mod extraction;
 mod filters;
 mod history;
+mod inspect;
 mod lang_go;
 mod lang_javascript;
 mod lang_php;
