@@ -1389,7 +1389,7 @@ mod tests {
             text.lines()
                 .skip_while(|l| *l != format!("{h}:"))
                 .skip(1)
-                .take_while(|l| !(l.ends_with(':') && !l.starts_with(' ')))
+                .take_while(|l| !l.ends_with(':') || l.starts_with(' '))
                 .collect::<Vec<_>>()
                 .join("\n")
         };
