@@ -10,6 +10,7 @@ mod coverage;
 mod coverage_reports;
 mod decontam;
 mod dedup;
+mod docs;
 mod eval;
 mod extraction;
 mod filters;
