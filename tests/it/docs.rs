@@ -208,6 +208,9 @@ fn commands(text: &str, quoted: &mut Vec<String>) -> Vec<Vec<String>> {
                     }
                     q.push(n);
                 }
+                // Double quotes expand variables; single quotes do not (but a quoted
+                // command line is checked as the shell that runs it later would read it).
+                let q = if c == '"' { expand(&q) } else { q };
                 if q.contains("codemine") {
                     quoted.push(q.clone());
                 }
@@ -258,6 +261,33 @@ fn commands(text: &str, quoted: &mut Vec<String>) -> Vec<Vec<String>> {
         cmds.push(cmd);
     }
     cmds
+}
+
+/// `$VAR` and `${VAR}` in `s` as `1`.
+fn expand(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '$' {
+            out.push(c);
+            continue;
+        }
+        let braced = chars.peek() == Some(&'{');
+        if braced {
+            chars.next();
+        }
+        while chars
+            .peek()
+            .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '_')
+        {
+            chars.next();
+        }
+        if braced {
+            chars.next();
+        }
+        out.push('1');
+    }
+    out
 }
 
 /// The `codemine` commands of shell text (those inside quoted words too), without the
