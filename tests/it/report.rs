@@ -162,7 +162,7 @@ fn report_redraws_and_the_page_loads_in_chromium() {
     let chromium = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|c| Command::new(c).arg("--version").output().is_ok())
-        .expect("Chromium is needed for this test: run scripts/setup.sh");
+        .expect("Chromium is needed for this test: run scripts/setup.sh test");
     let profile = tmp.path().join("chromium-profile");
     let page = format!("file://{}", out.join("report.html").display());
     let run = Command::new(chromium)
