@@ -29,6 +29,7 @@ pub mod enrich;
 pub mod escape;
 pub mod extract;
 pub mod fault;
+pub mod inspect;
 pub(crate) mod intern;
 pub mod lang;
 pub mod license;

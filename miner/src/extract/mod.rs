@@ -168,6 +168,10 @@ impl FunctionKind {
             FunctionKind::Module => "module",
         }
     }
+
+    /// The kinds of the call-graph nodes that are not functions: no function row, and not
+    /// counted among stats.json's `functions` (nor in the figures that count functions).
+    pub const NODE_ONLY: [FunctionKind; 2] = [FunctionKind::Lambda, FunctionKind::Module];
 }
 
 /// A docstring found for a function: its cleaned text, the text CodeSearchNet published for

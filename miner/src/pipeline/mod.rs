@@ -227,7 +227,9 @@ fn mine_share_locked(
         .num_threads(opts.threads)
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
-    let staged = stage::run(specs, opts, progress, &pool)?;
+    // Names are fixed before mining: local clones by their origin remote, none shared.
+    let specs = crate::source::resolve_names(specs, crate::source::origin_of)?;
+    let staged = stage::run(&specs, opts, progress, &pool)?;
     Ok(Share {
         threads: pool.current_num_threads(),
         mined: staged.mined,

@@ -262,7 +262,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|f| f.describe().to_string());
     let repos: Vec<String> = specs
         .iter()
-        .map(|s| format!("{}|{:?}", s.display(), s.coverage))
+        .map(|s| format!("{}|{:?}|{}", s.display(), s.coverage, s.repo_name()))
         .collect();
     let text = format!(
         "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {} {:?} {}\n{filter:?}",

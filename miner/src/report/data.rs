@@ -326,19 +326,26 @@ fn csn_lengths(out_dir: &Path) -> Result<Vec<Figure>, Error> {
     Ok(out)
 }
 
-/// Last-commit years and coverage of every function (the call-graph nodes).
+/// Last-commit years and coverage of every function: the call-graph nodes but for those
+/// that are no function (Python's `<module>` and `<lambda>` nodes), so that the figures
+/// count what stats.json's `functions` counts.
 fn nodes(out_dir: &Path) -> Result<Vec<Figure>, Error> {
     let files = shards(&out_dir.join("callgraph"), "nodes-")?;
     let mut years: BTreeMap<i64, u64> = BTreeMap::new();
     let mut undated = 0u64;
     let (mut covered, mut uncovered, mut no_report) = (0u64, 0u64, 0u64);
-    each_batch(&files, &["last_commit", "test_cov_hits"], |b| {
+    let node_only = crate::extract::FunctionKind::NODE_ONLY.map(|k| k.as_str());
+    each_batch(&files, &["last_commit", "test_cov_hits", "kind"], |b| {
+        let kinds = b
+            .column_by_name("kind")
+            .and_then(|c| c.as_string_opt::<i32>());
+        let is_function = |i: usize| kinds.is_none_or(|k| !node_only.contains(&k.value(i)));
         // A timestamp in milliseconds (the nodes table), or seconds as a plain integer.
         let column = b.column_by_name("last_commit");
         let millis = column.and_then(|c| c.as_primitive_opt::<TimestampMillisecondType>());
         let seconds = column.and_then(|c| c.as_primitive_opt::<Int64Type>());
         let len = column.map_or(0, |c| c.len());
-        for i in 0..len {
+        for i in (0..len).filter(|&i| is_function(i)) {
             let secs = match (millis, seconds) {
                 (Some(c), _) if !c.is_null(i) => Some(c.value(i).div_euclid(1000)),
                 (_, Some(c)) if !c.is_null(i) => Some(c.value(i)),
@@ -358,7 +365,7 @@ fn nodes(out_dir: &Path) -> Result<Vec<Figure>, Error> {
             .column_by_name("test_cov_hits")
             .and_then(|c| c.as_primitive_opt::<Int64Type>())
         {
-            for i in 0..c.len() {
+            for i in (0..c.len()).filter(|&i| is_function(i)) {
                 match (c.is_null(i), c.value(i)) {
                     (true, _) => no_report += 1,
                     (false, 0) => uncovered += 1,

@@ -112,7 +112,8 @@ pub struct Snapshot {
     pub display: String,
     /// The resolved commit; `None` for a plain folder.
     pub sha: Option<String>,
-    /// Whether the location is a remote URL (a GitHub one gets `blob` URLs in rows).
+    /// The web host of the repository: a remote URL's, or a local clone's `origin`'s
+    /// (rows link to `https://{host}/{repo}/blob/...`; GitHub's when `None`).
     pub remote_host: Option<String>,
     pub files: Vec<SourceFile>,
     /// The license files and package manifests ([`crate::license::wanted`]), read by the
@@ -241,7 +242,12 @@ pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError
             let commit = resolve(&repo, spec.rev.as_deref(), &display)?;
             let mut snap = list_git(&commit, &display)?;
             snap.name = name;
-            snap.remote_host = Some(host_of(&display));
+            // A `file://` URL is a local repository: its web host is its origin's.
+            snap.remote_host = match spec.web() {
+                Some(w) => Some(w.host),
+                None if url.starts_with("file://") => None,
+                None => Some(host_of(&display)),
+            };
             snap.access = Access::Git(dir);
             Ok(snap)
         }
@@ -254,6 +260,7 @@ pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError
                     let commit = resolve(&repo, spec.rev.as_deref(), &display)?;
                     let mut snap = list_git(&commit, &display)?;
                     snap.name = name;
+                    snap.remote_host = spec.web().map(|w| w.host);
                     snap.access = Access::Git(repo.path().to_path_buf());
                     Ok(snap)
                 }
@@ -276,6 +283,14 @@ pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError
             }
         }
     }
+}
+
+/// The URL of a local repository's `origin` remote, as configured (it may carry
+/// credentials: redact it), or `None` when the folder is no repository or has no origin.
+pub fn origin_of(path: &Path) -> Option<String> {
+    let repo = Repository::open_ext(path, RepositoryOpenFlags::NO_SEARCH, &[] as &[&Path]).ok()?;
+    let remote = repo.find_remote("origin").ok()?;
+    remote.url().ok().map(str::to_string)
 }
 
 fn host_of(display_url: &str) -> String {
