@@ -536,13 +536,11 @@ fn a_daemon_left_behind_is_killed_with_the_run() {
     let sb = sandbox();
     let w = world(&sb);
     // A double fork into a new session, then a write after the run has ended.
-    let script = format!(
-        "setsid sh -c 'sleep 2.71828; echo late > /sandbox/copy/late' </dev/null >/dev/null 2>&1 & \
-         nohup sleep 31.4159 </dev/null >/dev/null 2>&1 & echo early > /sandbox/copy/early"
-    );
+    let script = "setsid sh -c 'sleep 2.71828; echo late > /sandbox/copy/late' </dev/null >/dev/null 2>&1 & \
+                  nohup sleep 31.4159 </dev/null >/dev/null 2>&1 & echo early > /sandbox/copy/early";
     let r = sb
         .run(
-            &sh(&script)
+            &sh(script)
                 .mount(Mount::writable(&w.copy, "/sandbox/copy"))
                 .limits(limits(30)),
         )
