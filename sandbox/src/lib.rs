@@ -432,6 +432,31 @@ impl Sandbox {
     }
 }
 
+/// Copies the tree `src` into `dst` (made if missing): folders, regular files (replacing
+/// files already there) and symbolic links (as links, never followed); other entries are
+/// skipped.
+pub(crate) fn copy_into(src: &Path, dst: &Path) -> std::io::Result<()> {
+    let mut stack = vec![(src.to_path_buf(), dst.to_path_buf())];
+    while let Some((from, to)) = stack.pop() {
+        fs::create_dir_all(&to)?;
+        for entry in fs::read_dir(&from)? {
+            let entry = entry?;
+            let (a, b) = (entry.path(), to.join(entry.file_name()));
+            let ft = entry.file_type()?;
+            if ft.is_dir() {
+                stack.push((a, b));
+            } else if ft.is_symlink() {
+                let _ = fs::remove_file(&b);
+                std::os::unix::fs::symlink(fs::read_link(&a)?, &b)?;
+            } else if ft.is_file() {
+                let _ = fs::remove_file(&b);
+                fs::copy(&a, &b)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `lchown` of `path` and, with `recursive`, of everything below it (iteratively; symbolic
 /// links are not followed).
 pub fn chown_tree(path: &Path, uid: u32, gid: u32, recursive: bool) -> Result<(), Error> {

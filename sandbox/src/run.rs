@@ -8,7 +8,9 @@
 use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -234,6 +236,18 @@ fn bwrap_args(sb: &Sandbox, spec: &RunSpec, status_fd: RawFd) -> Vec<OsString> {
                 a.push(source.into());
                 a.push(target.into());
             }
+            Mount::Overlay {
+                scratch, target, ..
+            } => {
+                // Mounted (or copied) at scratch/merged before bubblewrap starts.
+                if let Some(parent) = target.parent().filter(|p| p.parent().is_some()) {
+                    a.push("--dir".into());
+                    a.push(parent.into());
+                }
+                a.push("--bind".into());
+                a.push(scratch.join("merged").into());
+                a.push(target.into());
+            }
             Mount::Tmpfs { target, size } => {
                 a.extend(["--perms", "1777"].map(OsString::from));
                 tmp_size(&mut a, *size);
@@ -265,6 +279,56 @@ fn bwrap_args(sb: &Sandbox, spec: &RunSpec, status_fd: RawFd) -> Vec<OsString> {
     a
 }
 
+/// Makes each overlay's folders; returns the mounts the child makes (root), or copies
+/// `lower` and `upper` into `merged` once (a non-root caller cannot mount overlayfs).
+fn prepare_overlays(sb: &Sandbox, spec: &RunSpec) -> Result<Vec<(CString, CString)>, Error> {
+    let mut out = Vec::new();
+    for m in &spec.mounts {
+        let Mount::Overlay { lower, scratch, .. } = m else {
+            continue;
+        };
+        let io = |what: &str, p: &Path, e: io::Error| Error::Io {
+            what: format!("{what} {}", p.display()),
+            source: e,
+        };
+        let (upper, work, merged) = (
+            scratch.join("upper"),
+            scratch.join("work"),
+            scratch.join("merged"),
+        );
+        match sb.mode {
+            Mode::Root { .. } => {
+                for d in [&upper, &work, &merged] {
+                    std::fs::create_dir_all(d).map_err(|e| io("making", d, e))?;
+                }
+                sb.hand_over(&upper, false)?;
+                let options = format!(
+                    "lowerdir={},upperdir={},workdir={}",
+                    lower.display(),
+                    upper.display(),
+                    work.display()
+                );
+                let c = |s: &[u8]| {
+                    CString::new(s).map_err(|_| Error::Spec("a path with a NUL byte".into()))
+                };
+                out.push((c(options.as_bytes())?, c(merged.as_os_str().as_bytes())?));
+            }
+            Mode::User { .. } => {
+                if !merged.exists() {
+                    let staging = scratch.join("merged.partial");
+                    crate::copy_into(lower, &staging).map_err(|e| io("copying", lower, e))?;
+                    if upper.exists() {
+                        crate::copy_into(&upper, &staging).map_err(|e| io("copying", &upper, e))?;
+                    }
+                    std::fs::rename(&staging, &merged).map_err(|e| io("renaming", &staging, e))?;
+                }
+            }
+            Mode::Off => {}
+        }
+    }
+    Ok(out)
+}
+
 fn check_spec(sb: &Sandbox, spec: &RunSpec) -> Result<(), Error> {
     if spec.argv.is_empty() {
         return Err(Error::Spec("the command is empty".into()));
@@ -282,19 +346,54 @@ fn check_spec(sb: &Sandbox, spec: &RunSpec) -> Result<(), Error> {
                 m.target().display()
             )));
         }
-        if let Mount::Bind { source, target, .. } = m {
-            if !source.is_absolute() {
-                return Err(Error::Spec(format!(
-                    "the mount source {} is not absolute",
-                    source.display()
-                )));
+        match m {
+            Mount::Bind { source, target, .. } => {
+                if !source.is_absolute() {
+                    return Err(Error::Spec(format!(
+                        "the mount source {} is not absolute",
+                        source.display()
+                    )));
+                }
+                if sb.mode == Mode::Off && source != target {
+                    return Err(Error::NoSandboxRemap {
+                        from: source.clone(),
+                        to: target.clone(),
+                    });
+                }
             }
-            if sb.mode == Mode::Off && source != target {
-                return Err(Error::NoSandboxRemap {
-                    from: source.clone(),
-                    to: target.clone(),
-                });
+            Mount::Overlay {
+                lower,
+                scratch,
+                target,
+            } => {
+                if !lower.is_absolute() || !scratch.is_absolute() {
+                    return Err(Error::Spec(format!(
+                        "the overlay at {} needs absolute folders",
+                        target.display()
+                    )));
+                }
+                if sb.mode == Mode::Off {
+                    return Err(Error::NoSandboxRemap {
+                        from: lower.clone(),
+                        to: target.clone(),
+                    });
+                }
+                // overlayfs's options separate folders with ':' and options with ','.
+                let bad = |p: &Path| {
+                    p.as_os_str()
+                        .as_bytes()
+                        .iter()
+                        .any(|b| b",:\\\n".contains(b))
+                };
+                if bad(lower) || bad(scratch) {
+                    return Err(Error::Spec(format!(
+                        "the overlay folders {} and {} must not contain ',', ':', a backslash or a newline",
+                        lower.display(),
+                        scratch.display()
+                    )));
+                }
             }
+            Mount::Tmpfs { .. } => {}
         }
     }
     if spec.limits.wall.is_zero() {
@@ -311,6 +410,8 @@ struct PreExec {
     rlimits: Vec<(Resource, libc::rlim_t, libc::rlim_t)>,
     keep_fd: Option<RawFd>,
     new_session: bool,
+    /// overlayfs mounts (options, mount point) made in a mount namespace of the child's own.
+    overlays: Vec<(CString, CString)>,
 }
 
 impl PreExec {
@@ -345,6 +446,40 @@ impl PreExec {
             // SAFETY: fcntl(2) on a descriptor inherited from the parent.
             if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
                 return Err(last_error());
+            }
+        }
+        if !self.overlays.is_empty() {
+            // SAFETY: unshare(2) and mount(2) with NUL-terminated strings prepared before
+            // the fork. The new mount namespace is private, so the overlays never show on
+            // the host and vanish with the last process of the run.
+            unsafe {
+                if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                    return Err(last_error());
+                }
+                let root = c"/";
+                if libc::mount(
+                    std::ptr::null(),
+                    root.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    return Err(last_error());
+                }
+                for (options, point) in &self.overlays {
+                    let fs = c"overlay";
+                    if libc::mount(
+                        fs.as_ptr(),
+                        point.as_ptr(),
+                        fs.as_ptr(),
+                        0,
+                        options.as_ptr().cast(),
+                    ) != 0
+                    {
+                        return Err(last_error());
+                    }
+                }
             }
         }
         // SAFETY: setsid(2) in the fresh child; it leads no group yet, so this succeeds.
@@ -468,6 +603,7 @@ fn execute_in(
         rlimits: rlimits(sb, spec, group),
         keep_fd: status_w.as_ref().map(|w| w.as_raw_fd()),
         new_session: !sandboxed,
+        overlays: prepare_overlays(sb, spec)?,
     };
     // SAFETY: PreExec::run makes only async-signal-safe system calls on data prepared
     // before the fork.

@@ -32,6 +32,19 @@ pub enum Mount {
     /// An empty, writable tmpfs at `target` (charged to the memory limit where a memory
     /// cgroup applies, otherwise capped at `size` or the memory limit).
     Tmpfs { target: PathBuf, size: Option<u64> },
+    /// `lower` seen writable at `target` without ever being written: changes go to
+    /// `scratch/upper` (copy-on-write, an overlayfs mount made by the sandbox in a mount
+    /// namespace of its own, so nothing is left mounted on the host). `scratch` is the
+    /// caller's folder for this view; runs given the same `scratch` one after another see
+    /// each other's changes. Files the caller puts into `scratch/upper` beforehand (a
+    /// rewritten file) appear over `lower`'s; they must belong to the sandbox's user
+    /// ([`crate::Sandbox::hand_over`]). Where the sandbox cannot mount (a non-root caller),
+    /// `lower` and then `scratch/upper` are copied into `scratch/merged` once instead.
+    Overlay {
+        lower: PathBuf,
+        scratch: PathBuf,
+        target: PathBuf,
+    },
 }
 
 impl Mount {
@@ -61,9 +74,24 @@ impl Mount {
         }
     }
 
+    /// `lower` seen writable at `target`, copy-on-write into `scratch` (see [`Mount::Overlay`]).
+    pub fn overlay(
+        lower: impl Into<PathBuf>,
+        scratch: impl Into<PathBuf>,
+        target: impl Into<PathBuf>,
+    ) -> Mount {
+        Mount::Overlay {
+            lower: lower.into(),
+            scratch: scratch.into(),
+            target: target.into(),
+        }
+    }
+
     pub(crate) fn target(&self) -> &PathBuf {
         match self {
-            Mount::Bind { target, .. } | Mount::Tmpfs { target, .. } => target,
+            Mount::Bind { target, .. }
+            | Mount::Tmpfs { target, .. }
+            | Mount::Overlay { target, .. } => target,
         }
     }
 }

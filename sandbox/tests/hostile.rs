@@ -699,3 +699,46 @@ fn runs_in_parallel_are_independent() {
         );
     }
 }
+
+#[test]
+fn an_overlay_is_writable_inside_and_leaves_its_lower_folder_untouched() {
+    let sb = sandbox();
+    let w = world(&sb);
+    // The lower folder belongs to the sandbox's user (as a prepared environment does), so
+    // only the overlay keeps the writes away from it.
+    fs::write(w.copy.join("build.o"), "old object\n").unwrap();
+    sb.hand_over(&w.copy, true).unwrap();
+    let before = snapshot(&w.copy);
+    let scratch = w.copy.parent().unwrap().join("scratch");
+    fs::create_dir(&scratch).unwrap();
+    // A file put over the lower one before the run (a rewritten source file).
+    fs::create_dir_all(scratch.join("upper")).unwrap();
+    fs::write(scratch.join("upper/module.py"), "x = 2\n").unwrap();
+    sb.hand_over(&scratch.join("upper"), true).unwrap();
+    let overlay = Mount::overlay(&w.copy, &scratch, "/sandbox/repo");
+    let script = "cat module.py; echo new >> build.o; rm -f module.py; echo created > new.txt; mkdir d; echo x > d/y; cat build.o";
+    let r = sb
+        .run(
+            &sh(script)
+                .mount(overlay.clone())
+                .cwd("/sandbox/repo")
+                .limits(limits(30)),
+        )
+        .unwrap();
+    assert!(r.outcome.success(), "{}", r.stderr.text());
+    assert_eq!(r.stdout.text(), "x = 2\nold object\nnew\n");
+    // A second run on the same scratch sees the first one's changes.
+    let r = sb
+        .run(
+            &sh("ls; cat new.txt d/y")
+                .mount(overlay)
+                .cwd("/sandbox/repo")
+                .limits(limits(30)),
+        )
+        .unwrap();
+    assert_eq!(r.stdout.text(), "build.o\nd\nnew.txt\ncreated\nx\n");
+    assert_eq!(snapshot(&w.copy), before);
+    // Nothing stays mounted on the host.
+    let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mounts.contains(&scratch.display().to_string()), "{mounts}");
+}
