@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing codemine needs on a fresh Debian/Ubuntu machine:
 # OpenSSL headers and pkg-config (git2's https transport), make (jemalloc's build),
+# bubblewrap, cmake and npm (the sandbox and the test-run tests),
 # git (tests compare against it),
 # gcc (the call-graph test compares against `gcc -fcallgraph-info`; the coverage test runs gcov),
 # a JDK and Debian's JaCoCo (the coverage test makes a real JaCoCo report), WordNet 3.0
@@ -23,6 +24,13 @@ command -v javac >/dev/null || need+=(default-jdk-headless)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 # The report test opens report.html in headless Chromium.
 command -v chromium >/dev/null || need+=(chromium)
+# The sandbox of every run of a repository's code (codemine-sandbox): bubblewrap; setpriv
+# (util-linux) drops root inside it. The test-run tests (codemine-testrun) build a CMake
+# fixture and install a JavaScript fixture's test runner with npm inside the sandbox.
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v setpriv >/dev/null || need+=(util-linux)
+command -v cmake >/dev/null || need+=(cmake)
+command -v npm >/dev/null || need+=(npm)
 # Data packages, installed without what they recommend (the WordNet browser and its Tk).
 data=()
 [ -f /usr/share/wordnet/index.noun ] || data+=(wordnet-base)

@@ -11,7 +11,11 @@
 //! - `true`: an empty process tree (the fixed cost per start),
 //! - `python`: one Python process importing and computing for about a second,
 //! - `processes`: a shell starting 400 short processes (a `make test` of many binaries),
-//! - `files`: 4000 small files written, read back and removed in the writable folder.
+//! - `files`: 4000 small files written, read back and removed in the writable folder,
+//! - `cpython`: with `--python-suite PYTHON`, seven modules of CPython's own test suite
+//!   (`PYTHON -m test test_json test_difflib ...`, about 1,000 tests) — a real suite that is
+//!   not a mined repository's, so it may also run outside the sandbox for the comparison.
+//!   The interpreter's prefix is bound read-only when it is not under `/usr`.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -56,11 +60,14 @@ fn direct(argv: &[&str], work: &Path) -> Duration {
     start.elapsed()
 }
 
-fn boxed(sb: &Sandbox, argv: &[&str], work: &Path, inside: &str) -> Duration {
+fn boxed(sb: &Sandbox, argv: &[&str], work: &Path, inside: &str, extra: &[Mount]) -> Duration {
     let mut spec = RunSpec::new(argv.iter().copied()).limits(Limits {
         wall: Duration::from_secs(600),
         ..Limits::default()
     });
+    if sb.info().sandboxed {
+        spec.mounts.extend(extra.iter().cloned());
+    }
     if sb.info().sandboxed {
         spec = spec
             .mount(Mount::writable(work, inside))
@@ -81,10 +88,15 @@ fn boxed(sb: &Sandbox, argv: &[&str], work: &Path, inside: &str) -> Duration {
 }
 
 fn main() {
-    let runs: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(20);
+    let mut runs: usize = 20;
+    let mut python_suite: Option<String> = None;
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--python-suite" => python_suite = it.next(),
+            n => runs = n.parse().expect("RUNS or --python-suite PYTHON"),
+        }
+    }
     let sandboxed = Sandbox::new(SandboxConfig::default()).expect("sandbox");
     let unsandboxed = Sandbox::new(SandboxConfig {
         no_sandbox: true,
@@ -96,16 +108,54 @@ fn main() {
     sandboxed.hand_over(work.path(), true).expect("hand over");
     let inside = "/work/scratch";
 
-    let workloads: [(&str, Vec<&str>, usize); 4] = [
-        ("true", vec!["/bin/true"], runs * 5),
-        ("python", vec!["python3", "-c", PYTHON], runs.div_ceil(2)),
+    let mut workloads: Vec<(&str, Vec<&str>, usize, Vec<Mount>)> = vec![
+        ("true", vec!["/bin/true"], runs * 5, vec![]),
+        (
+            "python",
+            vec!["python3", "-c", PYTHON],
+            runs.div_ceil(2),
+            vec![],
+        ),
         (
             "processes",
             vec!["/bin/sh", "-c", PROCESSES],
             runs.div_ceil(2),
+            vec![],
         ),
-        ("files", vec!["/bin/sh", "-c", FILES], runs.div_ceil(2)),
+        (
+            "files",
+            vec!["/bin/sh", "-c", FILES],
+            runs.div_ceil(2),
+            vec![],
+        ),
     ];
+    if let Some(py) = &python_suite {
+        let real = std::fs::canonicalize(py).expect("the Python exists");
+        let prefix = real
+            .parent()
+            .and_then(Path::parent)
+            .expect("PREFIX/bin/python")
+            .to_path_buf();
+        let mounts = if prefix.starts_with("/usr") {
+            vec![]
+        } else {
+            vec![Mount::read_only(&prefix, &prefix)]
+        };
+        let argv = [
+            py.as_str(),
+            "-m",
+            "test",
+            "-q",
+            "test_json",
+            "test_difflib",
+            "test_textwrap",
+            "test_statistics",
+            "test_re",
+            "test_csv",
+            "test_fractions",
+        ];
+        workloads.push(("cpython", argv.to_vec(), runs.div_ceil(4).max(3), mounts));
+    }
     println!(
         "{:<10} {:>5} {:>12} {:>12} {:>12} {:>12} {:>10} {:>12}",
         "workload",
@@ -117,13 +167,13 @@ fn main() {
         "added %",
         "added p95"
     );
-    for (name, argv, n) in workloads {
+    for (name, argv, n, mounts) in workloads {
         // Interleaved, so that the machine's load drifts the same for the three.
         let (mut d, mut u, mut s) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..n {
             d.push(direct(&argv, work.path()));
-            u.push(boxed(&unsandboxed, &argv, work.path(), inside));
-            s.push(boxed(&sandboxed, &argv, work.path(), inside));
+            u.push(boxed(&unsandboxed, &argv, work.path(), inside, &mounts));
+            s.push(boxed(&sandboxed, &argv, work.path(), inside, &mounts));
         }
         let (dm, um, sm) = (median(d.clone()), median(u), median(s.clone()));
         let added = sm.as_secs_f64() - dm.as_secs_f64();

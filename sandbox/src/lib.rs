@@ -126,7 +126,7 @@ pub enum Error {
          or turn the sandbox off only where the caller already isolates"
     )]
     BwrapNotFound,
-    #[error("setpriv (util-linux) was not found under the sandbox's system folders: running as root, the sandbox needs it to drop to an unprivileged user")]
+    #[error("setpriv (util-linux) was not found under the sandbox's system folders: the sandbox runs commands through it (and, as root, drops to an unprivileged user with it)")]
     SetprivNotFound,
     /// The kernel (or a container's seccomp policy) refused the namespaces.
     #[error(
@@ -317,7 +317,7 @@ impl Sandbox {
             } else {
                 version
             };
-            let setpriv = if matches!(mode, Mode::Root { .. }) {
+            let setpriv = {
                 // setpriv runs inside: it must lie under a bound system folder.
                 let found = ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv"]
                     .iter()
@@ -329,8 +329,6 @@ impl Sandbox {
                                 .any(|e| matches!(e, SystemEntry::Dir(d) if p.starts_with(d)))
                     });
                 Some(found.ok_or(Error::SetprivNotFound)?)
-            } else {
-                None
             };
             (bwrap, setpriv, version)
         };

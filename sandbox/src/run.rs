@@ -261,19 +261,28 @@ fn bwrap_args(sb: &Sandbox, spec: &RunSpec, status_fd: RawFd) -> Vec<OsString> {
     a.push("--json-status-fd".into());
     a.push(status_fd.to_string().into());
     a.push("--".into());
-    if let (Mode::Root { uid, gid }, Some(setpriv)) = (sb.mode, &sb.setpriv) {
-        a.push(setpriv.into());
-        a.push(format!("--reuid={uid}").into());
-        a.push(format!("--regid={gid}").into());
-        a.extend(
-            [
-                "--clear-groups",
-                "--inh-caps=-all",
-                "--bounding-set=-all",
-                "--",
-            ]
-            .map(OsString::from),
-        );
+    // setpriv executes the command in both modes, so that a command that cannot be
+    // executed is its exit code 127 (as in a shell), not a failure of bubblewrap's setup.
+    match (sb.mode, &sb.setpriv) {
+        (Mode::Root { uid, gid }, Some(setpriv)) => {
+            a.push(setpriv.into());
+            a.push(format!("--reuid={uid}").into());
+            a.push(format!("--regid={gid}").into());
+            a.extend(
+                [
+                    "--clear-groups",
+                    "--inh-caps=-all",
+                    "--bounding-set=-all",
+                    "--",
+                ]
+                .map(OsString::from),
+            );
+        }
+        (Mode::User { .. }, Some(setpriv)) => {
+            a.push(setpriv.into());
+            a.extend(["--no-new-privs", "--"].map(OsString::from));
+        }
+        _ => {}
     }
     a.extend(spec.argv.iter().cloned());
     a

@@ -243,7 +243,8 @@ impl Prepared {
         self.dir.join("repo")
     }
 
-    fn env_dir(&self) -> PathBuf {
+    /// The prepared environment folder (virtualenv, tools) on the host.
+    pub fn env_dir(&self) -> PathBuf {
         self.dir.join("env")
     }
 }
