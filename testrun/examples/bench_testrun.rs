@@ -316,6 +316,53 @@ fn c_reference(sb: &Sandbox, p: &Prepared, ours: &Coverage) {
     }
 }
 
+/// pass@k's per-sample cost: 20 passing tests, each run alone with one file rewritten (to
+/// its own content), as `eval --execute` will: the call's time against the sandboxed
+/// command's own, and against the test's own duration as its runner reports it.
+fn pass_at_k_overhead(runner: &TestRunner, p: &Prepared, suite: &codemine_testrun::SuiteRun) {
+    let rewrite_path = suite.coverage.as_ref().and_then(|c| {
+        c.files
+            .keys()
+            .find(|f| !f.starts_with("test") && p.repo_dir().join(f).is_file())
+            .cloned()
+    });
+    let Some(path) = rewrite_path else { return };
+    let content = std::fs::read(p.repo_dir().join(&path)).unwrap();
+    let picks: Vec<_> = suite
+        .tests
+        .iter()
+        .filter(|t| t.outcome == codemine_testrun::TestOutcome::Passed)
+        .step_by((suite.tests.len() / 20).max(1))
+        .take(20)
+        .collect();
+    let (mut total, mut beyond_command, mut beyond_test) = (Vec::new(), Vec::new(), Vec::new());
+    for t in &picks {
+        let rw = codemine_testrun::Rewrite {
+            path: path.clone(),
+            content: content.clone(),
+        };
+        let r = runner
+            .run_selected(p, std::slice::from_ref(&t.id), &[rw])
+            .unwrap();
+        assert!(r.passed(), "{}: {:?}\n{}", t.id, r.tests, r.log_tail);
+        total.push(r.seconds);
+        beyond_command.push(r.seconds - r.command_seconds);
+        beyond_test.push(r.seconds - r.tests[0].seconds);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0) * 1e3
+    };
+    println!(
+        "pass@k samples ({} tests alone, {path} rewritten): median {:.0} ms per sample; beyond the sandboxed \
+         commands {:.1} ms; beyond the test's own reported time {:.0} ms",
+        picks.len(),
+        median(total),
+        median(beyond_command),
+        median(beyond_test)
+    );
+}
+
 fn main() {
     let a = args();
     let sandbox = Arc::new(Sandbox::new(SandboxConfig::default()).expect("sandbox"));
@@ -407,6 +454,7 @@ fn main() {
         covered,
         100.0 * covered as f64 / spans.len().max(1) as f64
     );
+    pass_at_k_overhead(&runner, &prepared, &suite);
     if a.reference {
         match prepared.plan.language {
             Language::Python => python_reference(&sandbox, &prepared, cov),

@@ -128,20 +128,28 @@ fn message_of(r: &codemine_sandbox::RunResult) -> String {
     text[cut..].to_string()
 }
 
+/// The id of a suite that is one command: the command without its placeholder.
+fn whole_suite_id(test: &str) -> String {
+    test.replace(" {tests}", "")
+        .replace("{tests}", "")
+        .trim()
+        .to_string()
+}
+
 pub(crate) fn run(
     ws: &Workspace,
     selected: Option<&[String]>,
     coverage: bool,
 ) -> Result<RawRun, Error> {
     let plan = &ws.prepared.plan;
-    // (test id, shell script, time limit)
-    let mut jobs: Vec<(String, String, Duration)> = Vec::new();
-    match &plan.runner {
-        Runner::Ctest { build_dir } => {
-            let dir = shell_quote(build_dir);
+    // The ids to run: the selection as given (a selected id that does not exist leaves no
+    // result), or the listing.
+    let ids: Vec<String> = match (selected, &plan.runner) {
+        (Some(sel), _) => sel.to_vec(),
+        (None, Runner::Ctest { build_dir }) => {
             let r = ws.sh(
                 "ctest -N",
-                &format!("cd {dir} && ctest -N"),
+                &format!("cd {} && ctest -N", shell_quote(build_dir)),
                 &[],
                 Duration::from_secs(120),
             )?;
@@ -151,20 +159,14 @@ pub(crate) fn run(
                     log_tail: String::new(),
                 });
             }
-            let per_test = ws.per_test();
-            for name in parse_ctest_list(&r.stdout.text()) {
-                let script = format!(
-                    "cd {dir} && ctest -R {} --output-on-failure --no-tests=error --timeout {}",
-                    shell_quote(&ctest_exact(&name)),
-                    per_test.as_secs()
-                );
-                jobs.push((name, script, per_test + Duration::from_secs(30)));
-            }
+            parse_ctest_list(&r.stdout.text())
         }
-        Runner::Command {
-            test,
-            list: Some(list),
-        } => {
+        (
+            None,
+            Runner::Command {
+                list: Some(list), ..
+            },
+        ) => {
             let r = ws.sh("list tests", list, &[], Duration::from_secs(300))?;
             if !r.outcome.success() {
                 return Err(Error::Suite {
@@ -172,38 +174,82 @@ pub(crate) fn run(
                     log_tail: String::new(),
                 });
             }
-            for id in r
-                .stdout
+            r.stdout
                 .text()
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .take(100_000)
-            {
-                jobs.push((
-                    id.to_string(),
-                    test.replace("{tests}", &shell_quote(id)),
-                    ws.per_test(),
-                ));
+                .map(str::to_string)
+                .collect()
+        }
+        (None, Runner::Command { test, list: None }) => vec![whole_suite_id(test)],
+        (None, other) => return Err(Error::Request(format!("{other:?} is not a C runner"))),
+    };
+    // (test id, shell script, time limit)
+    let mut jobs: Vec<(String, String, Duration)> = Vec::new();
+    for id in ids {
+        match &plan.runner {
+            Runner::Ctest { build_dir } => {
+                let script = format!(
+                    "cd {} && ctest -R {} --output-on-failure --no-tests=error --timeout {}",
+                    shell_quote(build_dir),
+                    shell_quote(&ctest_exact(&id)),
+                    ws.per_test().as_secs()
+                );
+                jobs.push((id, script, ws.per_test() + Duration::from_secs(30)));
             }
+            Runner::Command {
+                test,
+                list: Some(_),
+            } => {
+                let script = test.replace("{tests}", &shell_quote(&id));
+                jobs.push((id, script, ws.per_test()));
+            }
+            Runner::Command { test, list: None } if id == whole_suite_id(test) => {
+                jobs.push((id, test.replace("{tests}", ""), ws.suite_time()));
+            }
+            Runner::Command { .. } => {} // not a test of this suite: no result
+            other => return Err(Error::Request(format!("{other:?} is not a C runner"))),
         }
-        Runner::Command { test, list: None } => {
-            jobs.push((
-                test.replace(" {tests}", "").replace("{tests}", ""),
-                test.replace("{tests}", ""),
-                ws.suite_time(),
-            ));
-        }
-        other => return Err(Error::Request(format!("{other:?} is not a C runner"))),
-    }
-    if let Some(sel) = selected {
-        jobs.retain(|(id, _, _)| sel.contains(id));
     }
     if jobs.is_empty() {
         return Err(Error::Suite {
             reason: "no test to run".into(),
             log_tail: String::new(),
         });
+    }
+    // ctest runs what is built: after a rewrite, build again (incrementally) first. A build
+    // that fails is every selected test's error. (`make test`/`make check` and recipes'
+    // test commands build themselves.)
+    if let (true, Runner::Ctest { build_dir }) = (ws.rewritten, &plan.runner) {
+        let r = ws.sh(
+            "rebuild",
+            &format!("cmake --build {} -j 2", shell_quote(build_dir)),
+            &[],
+            ws.suite_time(),
+        )?;
+        if !r.outcome.success() {
+            let message = format!(
+                "the build failed after the rewrite ({}): {}",
+                r.outcome,
+                message_of(&r)
+            );
+            return Ok(RawRun {
+                tests: jobs
+                    .into_iter()
+                    .map(|(id, _, _)| TestResult {
+                        id,
+                        file: None,
+                        outcome: TestOutcome::Error,
+                        seconds: 0.0,
+                        message: Some(message.clone()),
+                    })
+                    .collect(),
+                coverage: None,
+                outcome: r.outcome,
+            });
+        }
     }
 
     let deadline = Instant::now() + ws.suite_time();
@@ -238,6 +284,10 @@ pub(crate) fn run(
             codemine_sandbox::Outcome::Timeout => TestOutcome::Timeout,
             _ if out.contains("***Timeout") => TestOutcome::Timeout,
             _ if out.contains("***Not Run") => TestOutcome::Error,
+            // --no-tests=error: the id names no test of the suite.
+            _ if r.stderr.text().contains("No tests were found") || out.contains("No tests were found") => {
+                TestOutcome::Error
+            }
             o if o.success() => TestOutcome::Passed,
             _ => TestOutcome::Failed,
         };

@@ -167,14 +167,9 @@ fn relative_files(ws: &Workspace, abs: impl IntoIterator<Item = String>) -> Vec<
     out
 }
 
-pub(crate) fn run(
-    ws: &Workspace,
-    selected: Option<&[String]>,
-    coverage: bool,
-) -> Result<RawRun, Error> {
-    let runner = ws.prepared.plan.runner.clone();
-    let bin = format!("{REPO}/node_modules/.bin");
-    let files = match &runner {
+/// The test files the runner finds, repository-relative.
+fn list_files(ws: &Workspace, runner: &Runner, bin: &str) -> Result<Vec<String>, Error> {
+    let files = match runner {
         Runner::Jest => {
             let r = ws.sh(
                 "jest --listTests",
@@ -224,10 +219,32 @@ pub(crate) fn run(
             )))
         }
     };
-    let files: Vec<String> = match selected {
-        Some(sel) => files.into_iter().filter(|f| sel.contains(f)).collect(),
-        None => files,
+    Ok(files)
+}
+
+pub(crate) fn run(
+    ws: &Workspace,
+    selected: Option<&[String]>,
+    coverage: bool,
+) -> Result<RawRun, Error> {
+    let runner = ws.prepared.plan.runner.clone();
+    let bin = format!("{REPO}/node_modules/.bin");
+    // With a selection the files are the selected ids (a missing one leaves no result);
+    // otherwise the runner lists them.
+    let is_file = |f: &String| {
+        crate::tree::checked_relative(f)
+            .is_some_and(|r| crate::tree::is_plain_file(&ws.prepared.repo_dir(), &r))
     };
+    let files: Vec<String> = match (selected, &runner) {
+        (Some(sel), Runner::Command { list: Some(_), .. }) => sel.to_vec(),
+        (Some(sel), Runner::Command { test, list: None }) => {
+            let whole = test.replace("{tests}", "").trim().to_string();
+            sel.iter().filter(|s| **s == whole).cloned().collect()
+        }
+        (Some(sel), _) => sel.iter().filter(|f| is_file(f)).cloned().collect(),
+        (None, _) => list_files(ws, &runner, &bin)?,
+    };
+    let per_file = matches!(runner, Runner::Jest | Runner::Mocha);
     if files.is_empty() {
         return Err(Error::Suite {
             reason: "no test file to run".into(),
@@ -251,7 +268,7 @@ pub(crate) fn run(
         if left.is_zero() {
             tests.push(TestResult {
                 id: file.clone(),
-                file: Some(file.clone()),
+                file: per_file.then(|| file.clone()),
                 outcome: TestOutcome::Timeout,
                 seconds: 0.0,
                 message: Some("the suite's time limit was used up before this test file".into()),
@@ -319,7 +336,7 @@ pub(crate) fn run(
         };
         tests.push(TestResult {
             id: file.clone(),
-            file: Some(file.clone()),
+            file: per_file.then(|| file.clone()),
             outcome,
             seconds: t.elapsed().as_secs_f64(),
             message,

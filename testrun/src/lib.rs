@@ -334,7 +334,12 @@ pub struct SelectedRun {
     /// One result per selected test, in the order asked; a test that left no result is an
     /// `Error` ("no result").
     pub tests: Vec<TestResult>,
+    /// Wall time of the whole call: the copy, the rewrites, the sandboxed commands and
+    /// reading their reports.
     pub seconds: f64,
+    /// Wall time of the sandboxed commands alone (sandbox start included); `seconds`
+    /// minus this is the runner's own cost.
+    pub command_seconds: f64,
     pub outcome: Outcome,
     pub log_tail: String,
 }
@@ -812,6 +817,11 @@ impl TestRunner {
         Ok(SelectedRun {
             tests: results,
             seconds: start.elapsed().as_secs_f64(),
+            command_seconds: ws
+                .command_time
+                .lock()
+                .map(|t| t.as_secs_f64())
+                .unwrap_or(0.0),
             outcome: raw.outcome,
             log_tail: ws.log_tail(),
         })
@@ -848,6 +858,10 @@ pub(crate) struct Workspace<'a> {
     scratch: PathBuf,
     pub(crate) out: PathBuf,
     log: std::sync::Mutex<Log>,
+    /// Wall time of the sandboxed commands so far (from their start to their end).
+    command_time: std::sync::Mutex<Duration>,
+    /// Whether files of the repository were rewritten for this run.
+    pub(crate) rewritten: bool,
 }
 
 impl Drop for Workspace<'_> {
@@ -873,6 +887,8 @@ impl<'a> Workspace<'a> {
             out: dir.join("out"),
             dir,
             log: std::sync::Mutex::new(Log::default()),
+            command_time: std::sync::Mutex::new(Duration::ZERO),
+            rewritten: !rewrites.is_empty(),
         };
         fs::create_dir(&ws.out).map_err(io(&ws.out, "making"))?;
         runner.sandbox.hand_over(&ws.out, false)?;
@@ -953,7 +969,11 @@ impl<'a> Workspace<'a> {
             },
             tail_bytes: TAIL,
         };
+        let t = Instant::now();
         let r = self.runner.sandbox.run(&spec)?;
+        if let Ok(mut total) = self.command_time.lock() {
+            *total += t.elapsed();
+        }
         if let Ok(mut log) = self.log.lock() {
             log.add(title, &r);
         }

@@ -263,6 +263,29 @@ fn c_cmake_project_is_detected_and_run_with_ctest() {
     assert!(covering(cov.function("src/calc.c", 10, 12)).is_empty());
     assert_eq!(cov.line("src/calc.c", 7).unwrap().hits, 4);
     assert_eq!(cov.line("src/calc.c", 2).unwrap().hits, 5);
+
+    // pass@k: ctest runs what is built, so a rewrite is built first.
+    let both = ["multiplies".to_string(), "adds".to_string()];
+    let wrong = Rewrite {
+        path: "src/calc.c".into(),
+        content: CALC_C.replace("r = add(r, a);", "r = add(r, b);").into_bytes(),
+    };
+    let r = runner().run_selected(&p, &both, &[wrong]).unwrap();
+    assert_eq!(
+        outcomes(&r.tests),
+        BTreeMap::from([("adds".to_string(), TestOutcome::Passed), ("multiplies".to_string(), TestOutcome::Failed)]),
+        "{}",
+        r.log_tail
+    );
+    let syntax = Rewrite {
+        path: "src/calc.c".into(),
+        content: b"int add(int a, int b) { return a + ; }\n".to_vec(),
+    };
+    let r = runner().run_selected(&p, &both, &[syntax]).unwrap();
+    assert!(r.tests.iter().all(|t| t.outcome == TestOutcome::Error), "{:?}", r.tests);
+    assert!(r.tests[0].message.as_deref().unwrap().contains("build failed"), "{:?}", r.tests);
+    let unknown = runner().run_selected(&p, &["no such test".to_string()], &[]).unwrap();
+    assert_eq!(unknown.tests[0].outcome, TestOutcome::Error);
 }
 
 const MATHX_PY: &str = "\
@@ -614,4 +637,58 @@ fn javascript_package_with_mocha() {
         .run_selected(&p, &["test/dec.test.js".into()], &[fixed])
         .unwrap();
     assert!(r.passed(), "{:?}\n{}", r.tests, r.log_tail);
+}
+
+const JEST_PACKAGE_JSON: &str = r#"{
+  "name": "fixture-jest",
+  "version": "1.0.0",
+  "private": true,
+  "scripts": { "test": "jest" },
+  "devDependencies": { "jest": "29.7.0" }
+}
+"#;
+const SUM_TEST_JS: &str = "\
+const { inc } = require('../lib/util');
+test('inc adds one', () => {
+  expect(inc(41)).toBe(42);
+});
+";
+const BROKEN_TEST_JS: &str = "\
+const { dec } = require('../lib/util');
+test('dec is wrong here', () => {
+  expect(dec(1)).toBe(7);
+});
+";
+
+#[test]
+fn javascript_package_with_jest() {
+    let files = [
+        ("package.json", JEST_PACKAGE_JSON),
+        ("lib/util.js", UTIL_JS),
+        ("__tests__/sum.test.js", SUM_TEST_JS),
+        ("__tests__/broken.test.js", BROKEN_TEST_JS),
+    ];
+    let p = prepare("fixture/js-jest", &files, None);
+    assert_eq!(p.plan.runner, codemine_testrun::Runner::Jest);
+    let run = runner().run_suite(&p).unwrap();
+    assert_eq!(
+        outcomes(&run.tests),
+        BTreeMap::from([
+            ("__tests__/broken.test.js".to_string(), TestOutcome::Failed),
+            ("__tests__/sum.test.js".to_string(), TestOutcome::Passed),
+        ]),
+        "{}",
+        run.log_tail
+    );
+    let cov = run.coverage.as_ref().expect("jest's V8 coverage");
+    assert_eq!(
+        covering(cov.function("lib/util.js", 1, 3)),
+        ["__tests__/sum.test.js"]
+    );
+    assert_eq!(
+        covering(cov.function("lib/util.js", 4, 6)),
+        ["__tests__/broken.test.js"]
+    );
+    assert!(covering(cov.function("lib/util.js", 7, 9)).is_empty());
+    assert_eq!(cov.line("lib/util.js", 2).unwrap().hits, 1);
 }
