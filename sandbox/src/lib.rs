@@ -39,7 +39,9 @@
 //!   `/proc` of its own PID namespace, a minimal `/dev` and an empty `/tmp`. The user's home,
 //!   the clone cache, the output folder, credentials (`~/.ssh`, `~/.npmrc`, tokens in the
 //!   environment) and `/sys` are simply not there. The environment is not inherited: the run
-//!   gets exactly [`RunSpec::env`].
+//!   gets exactly [`RunSpec::env`]. A folder the run may change without changing it for
+//!   anyone else is given as a copy-on-write overlay ([`Mount::Overlay`]): the writes land
+//!   in the run's scratch folder, the lower folder is never written.
 //! - **outliving its run**: a PID namespace of its own whose init bubblewrap provides; when
 //!   the command exits (or a limit is passed) that init is killed, and the kernel kills every
 //!   other process of the namespace with it, daemons and double forks included. Where a
@@ -49,7 +51,8 @@
 //!   up and `setpriv` (util-linux) then becomes an unprivileged user (by default `nobody`,
 //!   65534; [`SandboxConfig::user`]) with no capabilities, an empty bounding set and
 //!   `no_new_privs`, so setuid binaries give nothing back. Run as another user, bubblewrap
-//!   makes a user namespace that maps only that user and forbids nested ones. An
+//!   makes a user namespace that maps only that user and forbids nested ones (and setpriv
+//!   only executes the command, so that a missing program is exit code 127 in both modes). An
 //!   unprivileged user also matters to the limits: the kernel exempts root from
 //!   `RLIMIT_NPROC`, so a fork bomb run as root would not be stopped by rlimits alone; and
 //!   files given to the sandbox read-only stay unwritable even through hard links (root's
@@ -57,10 +60,11 @@
 //! - **the machine's resources**: limits on wall time, CPU time, memory, processes, file
 //!   size and open files ([`Limits`]), each of which ends the run with its own [`Outcome`].
 //!
-//! Out of scope: kernel exploits (the sandbox shares the host's kernel; there is no
-//! seccomp filter beyond bubblewrap's defaults), side channels, and what the caller hands
-//! over writable (a writable bind is exactly that). Setup runs with [`Network::Host`] can
-//! talk to whatever the host can reach.
+//! Out of scope: kernel exploits (the sandbox shares the host's kernel and installs no
+//! seccomp filter), side channels, and what the caller hands over writable (a writable bind
+//! is exactly that; run by a non-root caller, the tree is that caller and can write the
+//! caller's own files it is shown, hard links into a writable folder included). Setup runs
+//! with [`Network::Host`] can talk to whatever the host can reach.
 //!
 //! # Mechanism: bubblewrap, cgroups, rlimits
 //!

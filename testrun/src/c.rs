@@ -285,7 +285,9 @@ pub(crate) fn run(
             _ if out.contains("***Timeout") => TestOutcome::Timeout,
             _ if out.contains("***Not Run") => TestOutcome::Error,
             // --no-tests=error: the id names no test of the suite.
-            _ if r.stderr.text().contains("No tests were found") || out.contains("No tests were found") => {
+            _ if r.stderr.text().contains("No tests were found")
+                || out.contains("No tests were found") =>
+            {
                 TestOutcome::Error
             }
             o if o.success() => TestOutcome::Passed,

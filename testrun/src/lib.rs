@@ -101,8 +101,9 @@ pub(crate) const TOOLS: &str = "/codemine/tools";
 /// The home folder inside the sandbox (an empty tmpfs).
 pub(crate) const HOME: &str = "/codemine/home";
 
-/// Changes whenever what a prepared environment holds changes meaning: part of the key.
-const ENV_FORMAT: &str = "codemine-testrun-env-2";
+/// Changes whenever what a prepared environment holds, or how layouts are detected, changes
+/// meaning: part of the key (so remembered failures are retried with the new rules too).
+const ENV_FORMAT: &str = "codemine-testrun-env-3";
 /// Largest report a run may leave (results, coverage JSON).
 const MAX_REPORT: u64 = 1 << 30;
 /// Largest log tail kept per step or run.
@@ -205,6 +206,54 @@ pub struct RepoSource<'a> {
     pub name: &'a str,
     pub commit: &'a str,
     pub tree: &'a Path,
+}
+
+/// A failed setup as the cache remembers it.
+#[derive(Debug, Serialize, Deserialize)]
+struct FailedSetup {
+    kind: String,
+    command: String,
+    outcome: String,
+    log_tail: String,
+}
+
+impl FailedSetup {
+    /// The failures worth remembering: those that would happen again (not I/O errors).
+    fn of(e: &Error) -> Option<FailedSetup> {
+        match e {
+            Error::Setup {
+                command,
+                outcome,
+                log_tail,
+            } => Some(FailedSetup {
+                kind: "setup_failed".into(),
+                command: command.clone(),
+                outcome: outcome.clone(),
+                log_tail: log_tail.clone(),
+            }),
+            Error::NoSuite { reason } => Some(FailedSetup {
+                kind: "no_suite".into(),
+                command: String::new(),
+                outcome: reason.clone(),
+                log_tail: String::new(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn into_error(self) -> Error {
+        let remembered = " (remembered from an earlier attempt)";
+        match self.kind.as_str() {
+            "no_suite" => Error::NoSuite {
+                reason: format!("{}{remembered}", self.outcome),
+            },
+            _ => Error::Setup {
+                command: self.command,
+                outcome: format!("{}{remembered}", self.outcome),
+                log_tail: self.log_tail,
+            },
+        }
+    }
 }
 
 /// One setup command's outcome.
@@ -545,25 +594,63 @@ impl TestRunner {
         self.cache.join(key)
     }
 
-    /// The cache key of a repository at a commit with a plan.
-    fn key(&self, repo: &RepoSource, plan: &Plan) -> String {
-        let plan_json = serde_json::to_string(plan).unwrap_or_default();
+    /// The cache key of a repository at a commit with a recipe (the plan detected from the
+    /// tree is a function of the commit and the recipe, so the tree is not needed to find
+    /// a prepared environment).
+    fn key(&self, name: &str, commit: &str, recipe: Option<&Recipe>) -> String {
+        let recipe_json = serde_json::to_string(&recipe).unwrap_or_default();
         let h = fnv(format!(
-            "{ENV_FORMAT}\0{}\0{}\0{plan_json}\0{}",
-            repo.name,
-            repo.commit,
+            "{ENV_FORMAT}\0{name}\0{commit}\0{recipe_json}\0{}",
             self.options.python.display()
         )
         .as_bytes());
         format!(
             "{}-{}-{h:016x}",
-            sanitize(repo.name),
-            sanitize(&repo.commit.chars().take(12).collect::<String>())
+            sanitize(name),
+            sanitize(&commit.chars().take(12).collect::<String>())
         )
+    }
+
+    /// The environment prepared earlier for this repository, commit and recipe, if any,
+    /// without needing the tree (so a caller can skip checking it out). A setup that failed
+    /// before is returned as its error (unless [`RunnerOptions::retry_failed`]).
+    pub fn find_prepared(
+        &self,
+        name: &str,
+        commit: &str,
+        recipe: Option<&Recipe>,
+    ) -> Result<Option<Prepared>, Error> {
+        let key = self.key(name, commit, recipe);
+        if let Some(p) = self.load(&self.prepared_path(&key))? {
+            return Ok(Some(p));
+        }
+        if !self.options.retry_failed {
+            let failed = self.cache.join(format!("{key}.failed.json"));
+            if let Ok(Some(bytes)) = tree::read_inside(&self.cache, &failed, 1 << 20) {
+                if let Ok(f) = serde_json::from_slice::<FailedSetup>(&bytes) {
+                    return Err(f.into_error());
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Prepares the environment of `repo` (or finds it in the cache): see the crate docs.
     pub fn prepare(&self, repo: &RepoSource, recipe: Option<&Recipe>) -> Result<Prepared, Error> {
+        if let Some(p) = self.find_prepared(repo.name, repo.commit, recipe)? {
+            return Ok(p);
+        }
+        let key = self.key(repo.name, repo.commit, recipe);
+        let dir = self.prepared_path(&key);
+        let failed = self.cache.join(format!("{key}.failed.json"));
+        let remember = |e: Error| -> Error {
+            if let Some(f) = FailedSetup::of(&e) {
+                if let Ok(json) = serde_json::to_vec(&f) {
+                    let _ = fs::write(&failed, json);
+                }
+            }
+            e
+        };
         let tree_meta = fs::symlink_metadata(repo.tree)
             .map_err(io(repo.tree, "reading the repository tree"))?;
         if !tree_meta.is_dir() {
@@ -572,24 +659,7 @@ impl TestRunner {
                 repo.tree.display()
             )));
         }
-        let plan = recipe::plan(repo.tree, recipe, &self.options.python)?;
-        let key = self.key(repo, &plan);
-        let dir = self.prepared_path(&key);
-        if let Some(p) = self.load(&dir)? {
-            return Ok(p);
-        }
-        let failed = self.cache.join(format!("{key}.failed.json"));
-        if !self.options.retry_failed {
-            if let Ok(Some(bytes)) = tree::read_inside(&self.cache, &failed, 1 << 20) {
-                if let Ok(step) = serde_json::from_slice::<StepLog>(&bytes) {
-                    return Err(Error::Setup {
-                        command: step.command,
-                        outcome: format!("{} (remembered from an earlier attempt)", step.outcome),
-                        log_tail: step.log_tail,
-                    });
-                }
-            }
-        }
+        let plan = recipe::plan(repo.tree, recipe, &self.options.python).map_err(remember)?;
 
         let staging = self.cache.join(unique(&format!(".{key}.partial-")));
         let result = self.prepare_in(repo, &plan, &key, &staging);
@@ -613,23 +683,7 @@ impl TestRunner {
             }
             Err(e) => {
                 tree::remove(&staging);
-                if let Error::Setup {
-                    command,
-                    outcome,
-                    log_tail,
-                } = &e
-                {
-                    let step = StepLog {
-                        command: command.clone(),
-                        outcome: outcome.clone(),
-                        seconds: 0.0,
-                        log_tail: log_tail.clone(),
-                    };
-                    if let Ok(json) = serde_json::to_vec(&step) {
-                        let _ = fs::write(&failed, json);
-                    }
-                }
-                Err(e)
+                Err(remember(e))
             }
         }
     }

@@ -372,20 +372,24 @@ fn parse_coverage(bytes: &[u8], tests: &[TestResult]) -> Result<Coverage, Error>
             let Ok(line) = line.parse::<u32>() else {
                 continue;
             };
-            for ctx in ctxs.iter().filter(|c| !c.is_empty()) {
-                // pytest-cov's contexts end in |setup, |run or |teardown; ours are bare ids.
-                let id = ctx.rsplit_once('|').map_or(ctx.as_str(), |(id, _)| id);
-                let t = cov.test_index(id, &mut index);
-                let l = cov
-                    .files
-                    .entry(rel.clone())
-                    .or_default()
-                    .entry(line)
-                    .or_default();
-                if let Err(i) = l.tests.binary_search(&t) {
-                    l.tests.insert(i, t);
-                }
-            }
+            // pytest-cov's contexts end in |setup, |run or |teardown; ours are bare ids.
+            let mut tests: Vec<u32> = ctxs
+                .iter()
+                .filter(|c| !c.is_empty())
+                .map(|c| c.rsplit_once('|').map_or(c.as_str(), |(id, _)| id))
+                .map(|id| cov.test_index(id, &mut index))
+                .collect();
+            let l = cov
+                .files
+                .entry(rel.clone())
+                .or_default()
+                .entry(line)
+                .or_default();
+            // Sorted once per line: linear in the line's tests, however many there are.
+            tests.append(&mut l.tests);
+            tests.sort_unstable();
+            tests.dedup();
+            l.tests = tests;
         }
     }
     Ok(cov)

@@ -268,12 +268,17 @@ fn c_cmake_project_is_detected_and_run_with_ctest() {
     let both = ["multiplies".to_string(), "adds".to_string()];
     let wrong = Rewrite {
         path: "src/calc.c".into(),
-        content: CALC_C.replace("r = add(r, a);", "r = add(r, b);").into_bytes(),
+        content: CALC_C
+            .replace("r = add(r, a);", "r = add(r, b);")
+            .into_bytes(),
     };
     let r = runner().run_selected(&p, &both, &[wrong]).unwrap();
     assert_eq!(
         outcomes(&r.tests),
-        BTreeMap::from([("adds".to_string(), TestOutcome::Passed), ("multiplies".to_string(), TestOutcome::Failed)]),
+        BTreeMap::from([
+            ("adds".to_string(), TestOutcome::Passed),
+            ("multiplies".to_string(), TestOutcome::Failed)
+        ]),
         "{}",
         r.log_tail
     );
@@ -282,9 +287,23 @@ fn c_cmake_project_is_detected_and_run_with_ctest() {
         content: b"int add(int a, int b) { return a + ; }\n".to_vec(),
     };
     let r = runner().run_selected(&p, &both, &[syntax]).unwrap();
-    assert!(r.tests.iter().all(|t| t.outcome == TestOutcome::Error), "{:?}", r.tests);
-    assert!(r.tests[0].message.as_deref().unwrap().contains("build failed"), "{:?}", r.tests);
-    let unknown = runner().run_selected(&p, &["no such test".to_string()], &[]).unwrap();
+    assert!(
+        r.tests.iter().all(|t| t.outcome == TestOutcome::Error),
+        "{:?}",
+        r.tests
+    );
+    assert!(
+        r.tests[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("build failed"),
+        "{:?}",
+        r.tests
+    );
+    let unknown = runner()
+        .run_selected(&p, &["no such test".to_string()], &[])
+        .unwrap();
     assert_eq!(unknown.tests[0].outcome, TestOutcome::Error);
 }
 
@@ -342,12 +361,15 @@ fn python_files() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-fn python_fixture() -> Prepared {
-    let recipe = Recipe {
+fn python_recipe() -> Recipe {
+    Recipe {
         per_test_timeout: Some(3),
         ..Recipe::default()
-    };
-    prepare("fixture/python", &python_files(), Some(&recipe))
+    }
+}
+
+fn python_fixture() -> Prepared {
+    prepare("fixture/python", &python_files(), Some(&python_recipe()))
 }
 
 #[test]
@@ -529,6 +551,11 @@ fn prepared_environments_are_reused() {
     assert!(again.reused);
     assert_eq!(again.key, p.key);
     assert_eq!(again.dir, p.dir);
+    // Found without the tree (the pipeline can skip the checkout), and only for the same
+    // recipe.
+    let found = runner().find_prepared(&p.repo, &p.commit, Some(&python_recipe())).unwrap().unwrap();
+    assert_eq!(found.dir, p.dir);
+    assert!(runner().find_prepared(&p.repo, &p.commit, None).unwrap().is_none());
 }
 
 #[test]
