@@ -766,3 +766,47 @@ fn an_overlay_is_writable_inside_and_leaves_its_lower_folder_untouched() {
     let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap();
     assert!(!mounts.contains(&scratch.display().to_string()), "{mounts}");
 }
+
+#[test]
+fn a_refused_namespace_is_an_error_never_an_unsandboxed_run() {
+    // What bubblewrap prints where the kernel (or a container's policy) refuses to make the
+    // namespaces; this stand-in fails the same way, and leaves a mark if anything runs it
+    // as the command instead.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("bwrap");
+    let mark = dir.path().join("ran");
+    fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in --version) echo 'bubblewrap 0.8.0'; exit 0;; esac\n\
+             echo 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow \
+             non-privileged user namespaces.' >&2\ntouch {}\nexit 1\n",
+            mark.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let e = Sandbox::new(SandboxConfig {
+        bwrap: Some(fake),
+        ..SandboxConfig::default()
+    })
+    .unwrap_err();
+    assert!(
+        matches!(e, codemine_sandbox::Error::NamespacesRefused { .. }),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("No permissions to creating new namespace"),
+        "{e}"
+    );
+    assert!(mark.exists(), "the probe did run bubblewrap");
+
+    let e = Sandbox::new(SandboxConfig {
+        bwrap: Some(dir.path().join("missing")),
+        ..SandboxConfig::default()
+    })
+    .unwrap_err();
+    assert!(matches!(e, codemine_sandbox::Error::BwrapNotFound), "{e}");
+}

@@ -320,11 +320,15 @@ fn c_reference(sb: &Sandbox, p: &Prepared, ours: &Coverage) {
 /// its own content), as `eval --execute` will: the call's time against the sandboxed
 /// command's own, and against the test's own duration as its runner reports it.
 fn pass_at_k_overhead(runner: &TestRunner, p: &Prepared, suite: &codemine_testrun::SuiteRun) {
+    // The largest covered source file (not a test, not setup.py) is the one rewritten.
     let rewrite_path = suite.coverage.as_ref().and_then(|c| {
         c.files
-            .keys()
-            .find(|f| !f.starts_with("test") && p.repo_dir().join(f).is_file())
-            .cloned()
+            .iter()
+            .filter(|(f, _)| {
+                !f.starts_with("test") && !f.ends_with("setup.py") && p.repo_dir().join(f).is_file()
+            })
+            .max_by_key(|(_, lines)| lines.len())
+            .map(|(f, _)| f.clone())
     });
     let Some(path) = rewrite_path else { return };
     let content = std::fs::read(p.repo_dir().join(&path)).unwrap();

@@ -128,12 +128,32 @@ fn message_of(r: &codemine_sandbox::RunResult) -> String {
     text[cut..].to_string()
 }
 
-/// The id of a suite that is one command: the command without its placeholder.
-fn whole_suite_id(test: &str) -> String {
-    test.replace(" {tests}", "")
-        .replace("{tests}", "")
-        .trim()
-        .to_string()
+/// The id of a suite that is one command: the command without its placeholder and without
+/// the variable assignments that follow its words (`make test CC='cc --coverage'` is
+/// `make test`).
+pub(crate) fn whole_suite_id(test: &str) -> String {
+    let test = test.replace(" {tests}", "").replace("{tests}", "");
+    let b = test.as_bytes();
+    let mut cut = b.len();
+    for i in 0..b.len() {
+        if b[i] != b' ' {
+            continue;
+        }
+        let word: Vec<u8> = b[i + 1..]
+            .iter()
+            .copied()
+            .take_while(|c| *c != b'=' && *c != b' ')
+            .collect();
+        let assigns = b.get(i + 1 + word.len()) == Some(&b'=');
+        let name = !word.is_empty()
+            && !word[0].is_ascii_digit()
+            && word.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+        if assigns && name {
+            cut = i;
+            break;
+        }
+    }
+    test[..cut].trim().to_string()
 }
 
 pub(crate) fn run(
@@ -337,6 +357,17 @@ mod tests {
         let text = "Test project /codemine/repo/build\n  Test #1: unit.a\n  Test  #2: b c\n\nTotal Tests: 2\n";
         assert_eq!(parse_ctest_list(text), ["unit.a", "b c"]);
         assert_eq!(ctest_exact("unit.a+[x]"), r"^unit\.a\+\[x\]$");
+    }
+
+    #[test]
+    fn a_whole_suite_is_named_by_its_command_words() {
+        assert_eq!(
+            whole_suite_id("make test CC='cc --coverage -O0 -g' CXX='c++ -O0'"),
+            "make test"
+        );
+        assert_eq!(whole_suite_id("make check"), "make check");
+        assert_eq!(whole_suite_id("./run.sh {tests}"), "./run.sh");
+        assert_eq!(whole_suite_id("./t --opt=1 X=2"), "./t --opt=1");
     }
 
     #[test]

@@ -210,9 +210,7 @@ fn list_files(ws: &Workspace, runner: &Runner, bin: &str) -> Result<Vec<String>,
                 .map(str::to_string)
                 .collect()
         }
-        Runner::Command { test, list: None } => {
-            vec![test.replace("{tests}", "").trim().to_string()]
-        }
+        Runner::Command { test, list: None } => vec![crate::c::whole_suite_id(test)],
         other => {
             return Err(Error::Request(format!(
                 "{other:?} is not a JavaScript runner"
@@ -238,7 +236,7 @@ pub(crate) fn run(
     let files: Vec<String> = match (selected, &runner) {
         (Some(sel), Runner::Command { list: Some(_), .. }) => sel.to_vec(),
         (Some(sel), Runner::Command { test, list: None }) => {
-            let whole = test.replace("{tests}", "").trim().to_string();
+            let whole = crate::c::whole_suite_id(test);
             sel.iter().filter(|s| **s == whole).cloned().collect()
         }
         (Some(sel), _) => sel.iter().filter(|f| is_file(f)).cloned().collect(),

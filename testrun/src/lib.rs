@@ -38,20 +38,27 @@
 //! # Prepared environments
 //!
 //! [`TestRunner::prepare`] copies the repository's tree (without `.git`) into a staging
-//! folder of the cache, runs the setup commands of its [`Plan`] there, seals the result
-//! (owned by root, read-only for the sandbox's user) and renames it into place, so an
-//! environment appears complete or not at all and two workers preparing the same one do
-//! not clash. The folder's name is made of the repository, the commit and a hash of the
-//! plan; its `meta.json` records the plan, each setup step's outcome and log tail, and
-//! the time taken. A setup that failed is remembered (`<key>.failed.json`) and not
-//! retried unless [`RunnerOptions::retry_failed`] says so.
+//! folder of the cache, runs the setup commands of its [`Plan`] there (as the sandbox's
+//! user) and renames the result into place, so an environment appears complete or not at
+//! all and two workers preparing the same one do not clash (the later rename loses and
+//! uses the winner's). The folder's name is made of the repository, the commit and a hash
+//! of the recipe (the plan detected from a tree is a function of both), so
+//! [`TestRunner::find_prepared`] finds it without the tree; its `meta.json` records the
+//! plan, each setup step's outcome and log tail, and the time taken. A setup that failed
+//! (or a tree with no suite) is remembered (`<key>.failed.json`) and not retried unless
+//! [`RunnerOptions::retry_failed`] says so. Runs never write into a prepared environment
+//! (below), so any number of runs may use one at once.
+//!
+//! Python's virtualenv is made from [`RunnerOptions::python`] (default `/usr/bin/python3`);
+//! a project that needs another Python gets it through that option (its installation is
+//! bound read-only into the sandbox) or a recipe.
 //!
 //! # Runs on copies
 //!
 //! Every run ([`TestRunner::run_suite`], [`TestRunner::run_selected`]) sees the prepared
 //! repository through a copy-on-write overlay ([`codemine_sandbox::Mount::Overlay`]): it
 //! may build, write and delete anything, the changes land in the run's own scratch folder
-//! and the prepared environment is never written. Making the copy costs one mount, not a
+//! (removed after the run) and the prepared environment is never written. Making the copy costs one mount, not a
 //! file per file, whatever the size of the tree (`node_modules` included). For
 //! [`TestRunner::run_selected`] the rewritten files are put into the overlay's upper
 //! folder before the run. (A non-root caller's sandbox cannot mount overlays: the sandbox

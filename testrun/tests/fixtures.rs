@@ -225,6 +225,51 @@ fn c_make_recipe_rebuilds_a_rewritten_file() {
     assert_eq!(snapshot(&p.repo_dir()), before);
 }
 
+#[test]
+fn c_makefile_and_configure_layouts_are_detected() {
+    // A Makefile with a test target: the whole `make test` is one test (it fails: test_bad).
+    let p = prepare("fixture/c-makefile", &c_files(), None);
+    let run = runner().run_suite(&p).unwrap();
+    assert_eq!(
+        outcomes(&run.tests),
+        BTreeMap::from([("make test".to_string(), TestOutcome::Failed)]),
+        "{}",
+        run.log_tail
+    );
+    let cov = run.coverage.as_ref().unwrap();
+    assert_eq!(covering(cov.function("src/calc.c", 4, 9)), ["make test"]);
+    assert!(covering(cov.function("src/calc.c", 10, 12)).is_empty());
+    // The loop stops at test_bad (the last), after mul(3, 4) ran in test_mul.
+    assert_eq!(cov.line("src/calc.c", 7).unwrap().hits, 4);
+
+    // A configure script (as autotools leave one) and `make check`.
+    let mut files = c_files();
+    files.retain(|(p, _)| *p != "Makefile" && *p != "tests/test_bad.c");
+    files.push((
+        "configure",
+        "#!/bin/sh\nfor a in \"$@\"; do case $a in CFLAGS=*) echo \"$a\" >> config.mk;; LDFLAGS=*) echo \"$a\" >> config.mk;; esac; done\n",
+    ));
+    files.push((
+        "Makefile",
+        "include config.mk\nall: test_add test_mul\ntest_%: tests/test_%.c src/calc.c\n\tcc $(CFLAGS) $(LDFLAGS) -Isrc -o $@ tests/test_$*.c src/calc.c\ncheck: all\n\t./test_add && ./test_mul\n",
+    ));
+    let p = prepare("fixture/c-configure", &files, None);
+    let run = runner().run_suite(&p).unwrap();
+    assert_eq!(
+        outcomes(&run.tests),
+        BTreeMap::from([("make check".to_string(), TestOutcome::Passed)]),
+        "{}",
+        run.log_tail
+    );
+    let cov = run.coverage.as_ref().unwrap();
+    assert_eq!(covering(cov.function("src/calc.c", 1, 3)), ["make check"]);
+    assert_eq!(cov.line("src/calc.c", 2).unwrap().hits, 5);
+    let r = runner()
+        .run_selected(&p, &["make check".to_string()], &[])
+        .unwrap();
+    assert!(r.passed(), "{:?}", r.tests);
+}
+
 const CMAKELISTS: &str = "\
 cmake_minimum_required(VERSION 3.13)
 project(calc C)
@@ -553,9 +598,15 @@ fn prepared_environments_are_reused() {
     assert_eq!(again.dir, p.dir);
     // Found without the tree (the pipeline can skip the checkout), and only for the same
     // recipe.
-    let found = runner().find_prepared(&p.repo, &p.commit, Some(&python_recipe())).unwrap().unwrap();
+    let found = runner()
+        .find_prepared(&p.repo, &p.commit, Some(&python_recipe()))
+        .unwrap()
+        .unwrap();
     assert_eq!(found.dir, p.dir);
-    assert!(runner().find_prepared(&p.repo, &p.commit, None).unwrap().is_none());
+    assert!(runner()
+        .find_prepared(&p.repo, &p.commit, None)
+        .unwrap()
+        .is_none());
 }
 
 #[test]
