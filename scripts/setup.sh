@@ -11,7 +11,8 @@
 #                           compare against it), a JDK and Debian's JaCoCo (the coverage test
 #                           makes a real JaCoCo report), WordNet 3.0 (METEOR's synonym stage,
 #                           checked against nltk reading the same files), Chromium (the report
-#                           test renders report.html), bubblewrap (the sandbox tests), and a
+#                           test renders report.html), bubblewrap, cmake and npm (the sandbox and test-run
+#                           tests), strace (the offline test), and a
 #                           Python virtualenv in .venv with the tests' independent reference
 #                           readers (pyarrow, pandas, nltk, ...: tests/requirements.txt).
 #
@@ -43,7 +44,13 @@ if [ "$part" = test ]; then
   [ -f /usr/share/java/org.jacoco.report.jar ] || need+=(libjacoco-java)
   python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
   command -v chromium >/dev/null || need+=(chromium)
+  # The sandbox of every run of a repository's code (codemine-sandbox): bubblewrap; setpriv
+  # (util-linux) drops root inside it. The test-run tests (codemine-testrun) build a CMake
+  # fixture and install a JavaScript fixture's test runner with npm inside the sandbox.
   command -v bwrap >/dev/null || need+=(bubblewrap)
+  command -v setpriv >/dev/null || need+=(util-linux)
+  command -v cmake >/dev/null || need+=(cmake)
+  command -v npm >/dev/null || need+=(npm)
   # The offline test checks with strace that no socket is made.
   command -v strace >/dev/null || need+=(strace)
   # Data packages, installed without what they recommend (the WordNet browser and its Tk).
