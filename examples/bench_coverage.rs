@@ -1,7 +1,7 @@
 //! Benchmark of coverage-report parsing (issue 4). Generates an LCOV tracefile, a
 //! Cobertura XML, a gcov JSON (plain and gzip), a gcovr JSON and a coverage.py JSON (hits
 //! as 0/1) with the same lines, parses each with
-//! `miner::coverage::read_report` (best of five) and prints MB/s and lines/s; then maps
+//! `codemine_coverage::read_report` (best of five) and prints MB/s and lines/s; then maps
 //! the LCOV report onto a repository of the same files with `RepoCoverage::build`.
 //! Given report files instead, it prints what each contains or why it cannot be read.
 //!
@@ -16,7 +16,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use miner::coverage::{read_report, RepoCoverage};
+use codemine_coverage::{read_report, RepoCoverage};
 
 /// Lines per generated source file (a few hundred files, as in a mid-sized C project).
 const LINES_PER_FILE: usize = 500;

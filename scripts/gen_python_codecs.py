@@ -1,4 +1,4 @@
-"""Writes miner/src/completion/data/python_codecs.tsv: every codec name CPython 3.11's
+"""Writes completion/src/data/python_codecs.tsv: every codec name CPython 3.11's
 `codecs.lookup` accepts (after `encodings.normalize_encoding`), the codec it names, and
 whether it reads ASCII text unchanged. CodeXGLUE's Python preprocessing decodes each file with the codec its PEP 263
 coding cookie names; codemine emulates that for ASCII files through this table.
@@ -27,7 +27,7 @@ for name in sorted(names):
     except Exception:
         transparent = False
     rows.append(f"{name}\t{info.name}\t{int(transparent)}")
-out = Path(__file__).resolve().parent.parent / "miner/src/completion/data/python_codecs.tsv"
+out = Path(__file__).resolve().parent.parent / "completion/src/data/python_codecs.tsv"
 out.write_text(
     "# name (encodings.normalize_encoding form)\tcodec\treads ASCII unchanged; "
     "made by scripts/gen_python_codecs.py\n" + "\n".join(rows) + "\n"

@@ -1,4 +1,5 @@
-//! The `codemine` binary: everything it does lives in [`miner::cli`] (the library crates).
+//! The `codemine` binary: its command line is `codemine_cli`, the work is in the library
+//! crates below it (docs/design.md, "Layout").
 
 // jemalloc keeps less freed memory resident than glibc's malloc when a large repository
 // frees its call sites between the functions that outlive them (BENCHMARKS.md, issue 22).
@@ -7,5 +8,5 @@
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() {
-    std::process::exit(miner::cli::main());
+    std::process::exit(codemine_cli::main());
 }

@@ -35,8 +35,8 @@ use crate::wordnet::{self, WordNet};
 use crate::{generation as gen, Error, Task};
 
 /// The joined examples a metric scores: predictions, references and the language of each
-/// example (`python`, `java`, `c`, `cpp` when the dataset says; see
-/// [`crate::dataset::normalize_language`]).
+/// example (`python`, `java`, `c`, `cpp` when the dataset says; the dataset reader
+/// normalizes the names).
 pub struct Batch<'a> {
     pub predictions: &'a [String],
     pub references: &'a [String],

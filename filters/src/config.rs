@@ -1,21 +1,18 @@
-//! What a user can set: [`FilterConfig`] (TOML file or flags, every field optional so the
-//! two can be layered) and [`FilterArgs`], the clap flags that produce one.
+//! What a user can set: [`FilterConfig`], from a TOML file or from the command line's flags
+//! (the CLI crate turns its flags into one), every field optional so the two can be layered.
 //!
-//! Everything that can be checked while parsing is checked there, so a bad date, number,
-//! language or glob on the command line is a usage error naming the flag before any work
-//! starts; the rest (min above max, a preset's bound against an explicit one) is checked by
-//! [`FilterConfig::compile`].
+//! A bad date, number or glob in a file is an error naming the key; the rest (an unknown
+//! language, min above max, a preset's bound against an explicit one) is checked by
+//! [`crate::Filter::compile`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::date::{DateSpec, DateZone};
 use crate::error::FilterError;
-use crate::filter::Filter;
-use crate::rules::{canonical_language, normalize_glob, LANGUAGES};
 
 /// A published dataset's filtering rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
     /// CodeSearchNet (Husain et al., 2019).
@@ -27,6 +24,9 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// Every preset, in the order help texts list them.
+    pub const ALL: [Preset; 3] = [Preset::Csn, Preset::Codexglue, Preset::Yabloco];
+
     /// The name used on the command line, in TOML and in stats.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -34,6 +34,17 @@ impl Preset {
             Preset::Codexglue => "codexglue",
             Preset::Yabloco => "yabloco",
         }
+    }
+}
+
+impl std::str::FromStr for Preset {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown preset `{s}` (known: csn, codexglue, yabloco)"))
     }
 }
 
@@ -179,12 +190,6 @@ impl FilterConfig {
             completion_literals: overrides.completion_literals.or(self.completion_literals),
         }
     }
-
-    /// Checks the settings and builds the rule list. Errors name the option: an invalid
-    /// glob, an unknown language, a minimum above its maximum (the preset's bound included).
-    pub fn compile(&self) -> Result<Filter, FilterError> {
-        Filter::compile(self)
-    }
 }
 
 /// The bare key a `key = value` line assigns.
@@ -205,130 +210,4 @@ fn line_of(text: &str, offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
-}
-
-// The filter flags of `codemine mine`; `to_config` turns them into a `FilterConfig`.
-// (A plain comment: clap would make a doc comment the `about` of the command that
-// flattens these flags.) Their help headings are among those `codemine mine --help`
-// groups its flags by (miner's cli.rs, `heading`; a test there checks them).
-#[derive(Debug, Clone, Default, clap::Args)]
-#[command(next_help_heading = "Filtering")]
-pub struct FilterArgs {
-    /// Apply a published dataset's rules (explicit flags win over the preset's values).
-    #[arg(long, value_enum, value_name = "PRESET")]
-    pub preset: Option<Preset>,
-    /// Read filter settings from a TOML file; flags given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub filter_config: Option<PathBuf>,
-    /// Keep functions last changed on or after DATE (YYYY-MM-DD, a day of --date-timezone;
-    /// or RFC 3339).
-    #[arg(long, value_name = "DATE", value_parser = parse_date)]
-    pub since: Option<DateSpec>,
-    /// Keep functions last changed on or before DATE (a YYYY-MM-DD day counts whole).
-    #[arg(long, value_name = "DATE", value_parser = parse_date)]
-    pub until: Option<DateSpec>,
-    /// Keep functions with at least N test-coverage hits (no coverage data: dropped).
-    #[arg(long, value_name = "N")]
-    pub min_coverage_hits: Option<u64>,
-    /// Keep functions of at least N lines (end - start + 1).
-    #[arg(long, value_name = "N")]
-    pub min_lines: Option<u32>,
-    /// Keep functions of at most N lines (end - start + 1).
-    #[arg(long, value_name = "N")]
-    pub max_lines: Option<u32>,
-    /// Keep functions whose docstring summary has at least N tokens.
-    #[arg(long, value_name = "N")]
-    pub min_docstring_tokens: Option<usize>,
-    /// Keep functions whose docstring summary has at most N tokens.
-    #[arg(long, value_name = "N")]
-    pub max_docstring_tokens: Option<usize>,
-    /// Drop functions without a docstring.
-    #[arg(long)]
-    pub require_docstring: bool,
-    /// Keep only these languages (comma-separated: python, java, c, cpp, go, javascript,
-    /// typescript, php, ruby; aliases py, c++, golang, js, ts, rb).
-    #[arg(long, value_name = "LANG,...", value_delimiter = ',', value_parser = parse_language)]
-    pub languages: Option<Vec<String>>,
-    /// Drop files whose repository path matches GLOB (repeatable). A pattern without `/`
-    /// matches a file name in any folder; `dir/` means that folder at any depth.
-    #[arg(long = "exclude", value_name = "GLOB", value_parser = parse_glob)]
-    pub exclude: Vec<String>,
-    /// Do not apply the built-in excludes for vendored and generated code.
-    #[arg(long)]
-    pub no_default_excludes: bool,
-    /// Keep functions with at most N distinct callers.
-    #[arg(long, value_name = "N")]
-    pub max_calls_num: Option<u64>,
-    /// The time zone of the dd.mm.YYYY dates written (YABLoCo's last_commit) and of
-    /// YYYY-MM-DD days in --since/--until: an IANA name (Europe/Moscow) or a fixed offset
-    /// (+03:00). Default UTC.
-    #[arg(long, value_name = "TZ", value_parser = parse_zone, help_heading = "History and coverage")]
-    pub date_timezone: Option<DateZone>,
-    /// Keep only functions whose file's license is allowed: SPDX ids and the groups
-    /// `permissive` and `copyleft` (comma-separated); unknown licenses are dropped.
-    #[arg(long, value_name = "LICENSE,...", value_delimiter = ',')]
-    pub licenses: Option<Vec<String>>,
-    /// Remove functions that copy an item of this benchmark (JSONL, JSON or Parquet;
-    /// NAME=FILE names it, default the file stem). Repeatable.
-    #[arg(long, value_name = "[NAME=]FILE", help_heading = "Decontamination")]
-    pub decontaminate: Vec<String>,
-    /// Drop (code, docstring) pairs whose SIDE score (--side-model) is below F, in [-1, 1];
-    /// scored after dedup, on the survivors only.
-    #[arg(long, value_name = "F", help_heading = "SIDE")]
-    pub min_side: Option<f64>,
-}
-
-impl FilterArgs {
-    /// The `--filter-config` file (if any) with the flags laid over it.
-    pub fn to_config(&self) -> Result<FilterConfig, FilterError> {
-        let file = match &self.filter_config {
-            Some(path) => FilterConfig::from_toml_file(path)?,
-            None => FilterConfig::default(),
-        };
-        Ok(file.merged(self.flags_config()))
-    }
-
-    /// The flags alone, as a config (unset flags are `None`).
-    pub fn flags_config(&self) -> FilterConfig {
-        FilterConfig {
-            preset: self.preset,
-            since: self.since.clone(),
-            until: self.until.clone(),
-            min_coverage_hits: self.min_coverage_hits,
-            min_lines: self.min_lines,
-            max_lines: self.max_lines,
-            min_docstring_tokens: self.min_docstring_tokens,
-            max_docstring_tokens: self.max_docstring_tokens,
-            // A switch can only turn a rule on; `false` would override a file's `true`.
-            require_docstring: self.require_docstring.then_some(true),
-            languages: self.languages.clone(),
-            exclude: self.exclude.clone(),
-            default_excludes: self.no_default_excludes.then_some(false),
-            max_calls_num: self.max_calls_num,
-            date_timezone: self.date_timezone.clone(),
-            licenses: self.licenses.clone(),
-            decontaminate: self.decontaminate.clone(),
-            min_side: self.min_side,
-            // The miner's own flags (`--emit`, `--completion-*`) are laid over by the miner.
-            ..FilterConfig::default()
-        }
-    }
-}
-
-fn parse_date(s: &str) -> Result<DateSpec, String> {
-    s.parse().map_err(|e: crate::date::DateError| e.to_string())
-}
-
-fn parse_zone(s: &str) -> Result<DateZone, String> {
-    s.parse().map_err(|e: crate::date::ZoneError| e.to_string())
-}
-
-fn parse_language(s: &str) -> Result<String, String> {
-    canonical_language(s)
-        .map(str::to_string)
-        .ok_or_else(|| format!("unknown language (known: {})", LANGUAGES.join(", ")))
-}
-
-fn parse_glob(s: &str) -> Result<String, String> {
-    normalize_glob(s).map(|_| s.to_string())
 }

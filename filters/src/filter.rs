@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::config::{FilterConfig, Preset};
 use crate::date::{DateSpec, DateZone};
 use crate::error::FilterError;
-use crate::rules::{self, canonical_language, compile_glob, normalize_glob, LANGUAGES};
+use crate::rules::{self, compile_glob, normalize_glob, KnownLanguages};
 use crate::{english, FunctionView};
 
 /// One rule with its parameters. Variant order is not evaluation order: `compile` pushes
@@ -222,7 +222,13 @@ fn check_order<T: PartialOrd + std::fmt::Display + Copy>(
 }
 
 impl Filter {
-    pub(crate) fn compile(cfg: &FilterConfig) -> Result<Filter, FilterError> {
+    /// Checks the settings and builds the rule list. Errors name the option: an invalid
+    /// glob, a language not in `languages`, a minimum above its maximum (the preset's bound
+    /// included).
+    pub fn compile(
+        cfg: &FilterConfig,
+        languages: KnownLanguages<'_>,
+    ) -> Result<Filter, FilterError> {
         let preset = cfg.preset;
         let csn_like = matches!(preset, Some(Preset::Csn | Preset::Codexglue));
         let codexglue = preset == Some(Preset::Codexglue);
@@ -236,10 +242,10 @@ impl Filter {
             }
             let mut canon = Vec::new();
             for l in langs {
-                let c = canonical_language(l).ok_or_else(|| {
+                let c = languages.canonical(l).ok_or_else(|| {
                     FilterError::invalid(
                         "languages",
-                        format!("unknown language '{l}' (known: {})", LANGUAGES.join(", ")),
+                        format!("unknown language '{l}' (known: {})", languages.names()),
                     )
                 })?;
                 if !canon.contains(&c) {

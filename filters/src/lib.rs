@@ -1,6 +1,6 @@
 //! The filter stage of codemine: named presets that reproduce published datasets' rules,
-//! individual rules, the same settings from flags ([`FilterArgs`]) or a TOML file
-//! ([`FilterConfig`]), and the funnel ([`Funnel`]) that stats.json reports.
+//! individual rules, the settings from a TOML file or the CLI's flags ([`FilterConfig`];
+//! the languages it may name come from the miner's registry, [`KnownLanguages`]), and the funnel ([`Funnel`]) that stats.json reports.
 //!
 //! The caller describes each function with a [`FunctionView`] (the numbers it needs, such
 //! as YABLoCo body lines and CodeSearchNet docstring tokens, are computed by the caller),
@@ -97,12 +97,12 @@ mod funnel;
 pub mod license;
 pub mod rules;
 
-pub use config::{FilterArgs, FilterConfig, Preset};
+pub use config::{FilterConfig, Preset};
 pub use date::{DateError, DateSpec, DateZone, ZoneError};
 pub use error::FilterError;
 pub use filter::{Filter, MIN_SIDE};
 pub use funnel::{Funnel, FunnelCounts};
-pub use rules::DEFAULT_EXCLUDES;
+pub use rules::{KnownLanguages, DEFAULT_EXCLUDES};
 
 /// What kind of callable a function is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

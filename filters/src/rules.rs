@@ -9,39 +9,30 @@ use regex::Regex;
 
 use crate::{FunctionView, Kind};
 
-/// The languages codemine mines, by their canonical names (the miner's language registry,
-/// `miner::lang`, checks in a test that both know the same names and aliases).
-pub const LANGUAGES: &[&str] = &[
-    "python",
-    "java",
-    "c",
-    "cpp",
-    "go",
-    "javascript",
-    "typescript",
-    "ruby",
-    "php",
-];
+/// The languages a filter may name, as the miner's language registry knows them (the list
+/// is written there, once): each language's canonical name and its other spellings, lower
+/// case.
+#[derive(Debug, Clone, Copy)]
+pub struct KnownLanguages<'a>(pub &'a [(&'static str, &'static [&'static str])]);
 
-/// Other spellings of the languages: (alias, canonical name).
-pub const ALIASES: &[(&str, &str)] = &[
-    ("py", "python"),
-    ("c++", "cpp"),
-    ("cxx", "cpp"),
-    ("golang", "go"),
-    ("js", "javascript"),
-    ("ts", "typescript"),
-    ("rb", "ruby"),
-];
+impl KnownLanguages<'_> {
+    /// A language as a user may write it (`Python`, `c++`) to its canonical name.
+    pub fn canonical(&self, name: &str) -> Option<&'static str> {
+        let n = name.trim().to_ascii_lowercase();
+        self.0
+            .iter()
+            .find(|(l, aliases)| *l == n || aliases.contains(&n.as_str()))
+            .map(|(l, _)| *l)
+    }
 
-/// A language as a user may write it (`Python`, `c++`) to its canonical name.
-pub fn canonical_language(name: &str) -> Option<&'static str> {
-    let n = name.trim().to_ascii_lowercase();
-    LANGUAGES
-        .iter()
-        .copied()
-        .find(|l| *l == n)
-        .or_else(|| ALIASES.iter().find(|(a, _)| *a == n).map(|(_, l)| *l))
+    /// The canonical names, comma-separated, for error messages.
+    pub fn names(&self) -> String {
+        self.0
+            .iter()
+            .map(|(l, _)| *l)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The built-in excludes for vendored and generated code, matched case-insensitively
@@ -431,9 +422,12 @@ mod tests {
 
     #[test]
     fn languages() {
-        assert_eq!(canonical_language("C++"), Some("cpp"));
-        assert_eq!(canonical_language(" Python "), Some("python"));
-        assert_eq!(canonical_language("rust"), None);
+        const TABLE: &[(&str, &[&str])] = &[("python", &["py"]), ("cpp", &["c++", "cxx"])];
+        let known = KnownLanguages(TABLE);
+        assert_eq!(known.canonical("C++"), Some("cpp"));
+        assert_eq!(known.canonical(" Python "), Some("python"));
+        assert_eq!(known.canonical("rust"), None);
+        assert_eq!(known.names(), "python, cpp");
     }
 
     #[test]

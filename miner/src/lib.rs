@@ -20,19 +20,13 @@
 
 pub mod benchmark;
 pub mod callgraph;
-pub mod cli;
-pub mod completion;
 pub mod contamination;
-pub mod coverage;
 pub mod csn;
-pub mod enrich;
 pub mod escape;
 pub mod extract;
 pub mod fault;
 pub mod inspect;
-pub(crate) mod intern;
 pub mod lang;
-pub mod license;
 mod output;
 pub mod pipeline;
 pub mod repo_completion;

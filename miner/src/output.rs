@@ -6,6 +6,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::escape::markdown;
+use crate::stats::steps::{DecontamStage, DECONTAM_RULE};
 use crate::stats::{Failure, Stats};
 use crate::Error;
 
@@ -246,7 +247,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         t.csn_rows,
         filter_summary(stats),
         dedup_summary(stats),
-        crate::pipeline::decontam::card_summary(stats.stages.decontamination.as_ref()),
+        decontam_summary(stats.stages.decontamination.as_ref()),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         // Every text from input is escaped: a name cannot add markup, split a cell, start a
@@ -266,4 +267,32 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         );
     }
     write_atomic(&out_dir.join("README.md"), (y + &body).as_bytes())
+}
+
+/// The dataset card's lines on decontamination (empty when the step was off).
+fn decontam_summary(stage: Option<&DecontamStage>) -> String {
+    let Some(d) = stage else {
+        return String::new();
+    };
+    let mut s = format!(
+        "- decontamination: functions sharing a run of {} tokens with a benchmark item, or \
+         with a shingle Jaccard >= {} (MinHash LSH), removed (rule `{DECONTAM_RULE}`; nodes keep \
+         `contaminated_by`):\n",
+        d.ngram, d.threshold
+    );
+    for (name, b) in &d.benchmarks {
+        s += &format!(
+            "  - {}: {} of {} items found; {} functions removed ({} exact, {} near)\n",
+            crate::escape::markdown(name),
+            b.items_found,
+            b.items,
+            b.functions_matched,
+            b.exact,
+            b.near
+        );
+    }
+    if let Some(w) = &d.warning {
+        s += &format!("\n**Warning**: {w}.\n\n");
+    }
+    s
 }

@@ -1,4 +1,4 @@
-"""Reference for codemine's CodeXGLUE token-level completion lines (miner/tests/completion.rs).
+"""Reference for codemine's CodeXGLUE token-level completion lines (completion/tests/it/completion.rs).
 
 Reads {"lang": "python"|"java", "files": [source, ...], "literals": {...}} as JSON on stdin and
 writes one line per file: the `<s> ... </s>` line, or null where CodeXGLUE's preprocessing

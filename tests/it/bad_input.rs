@@ -61,7 +61,7 @@ fn broken_repositories_are_recorded_and_the_rest_is_mined() {
             "--repo",
             "/definitely/not/here",
             "--repo",
-            "file:///definitely/not/here.git",
+            "file:///definitely/not/there.git",
             "--repo",
             &format!("{good_path}@no-such-branch"),
             "--repo",

@@ -51,8 +51,8 @@ public class Demo {
 /// CodeXGLUE's lines for `files` of `lang` by the reference (null where it writes none).
 fn reference(lang: &str, files: &[&str]) -> Vec<Value> {
     let literals: Value = serde_json::from_str(match lang {
-        "python" => include_str!("../../miner/src/completion/data/py150_literals.json"),
-        _ => include_str!("../../miner/src/completion/data/javacorpus_literals.json"),
+        "python" => include_str!("../../completion/src/data/py150_literals.json"),
+        _ => include_str!("../../completion/src/data/javacorpus_literals.json"),
     })
     .unwrap();
     let req = serde_json::json!({"lang": lang, "files": files, "literals": literals});

@@ -1,4 +1,4 @@
-//! Coverage reports made by the real tools at test time, read by `miner::coverage` and
+//! Coverage reports made by the real tools at test time, read by `codemine_coverage` and
 //! checked against an independent reference from the same run:
 //! - C: gcc `--coverage`, then `gcov --json-format`, gcovr's `--xml` (Cobertura) and
 //!   `--lcov`, all against the per-line counts of gcov's own text output (`*.gcov`);
@@ -16,7 +16,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use miner::coverage::{read_report, CoverageError, Format, FunctionCoverage, RepoCoverage, Report};
+use codemine_coverage::{
+    read_report, CoverageError, Format, FunctionCoverage, RepoCoverage, Report,
+};
 
 // ---------------------------------------------------------------- helpers
 

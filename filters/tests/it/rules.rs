@@ -2,6 +2,7 @@
 //! (the spec, CodeSearchNet's function_parser and paper, CodeXGLUE's README,
 //! YABLoCo's generate_benchmark.py).
 
+use crate::Compile;
 use codemine_filters::{Filter, FilterConfig, FunctionView, Kind, Preset};
 
 /// A C function that every preset keeps.

@@ -1,7 +1,7 @@
 //! The code-completion outputs (`--emit completion`), a step of their own on both sides of
 //! the staging area:
 //! - per repository ([`step`]): every Python and Java file's CodeXGLUE token line (see
-//!   [`crate::completion`]) and its line-level cuts, staged per chunk as
+//!   [`codemine_completion`]) and its line-level cuts, staged per chunk as
 //!   `staging/ctoken-*` and `staging/cline-*`;
 //! - at finalize ([`finalize`]): a file whose token line an earlier file of the run already
 //!   has (input order, so the same for any thread count or rank count) is left out with its
@@ -10,7 +10,7 @@
 //!   `completion/{python,java}/{train,dev,test}.txt` and `line_{train,dev,test}.json`, in
 //!   the order of the Parquet rows.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,10 +27,11 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 use super::stage::{file_names, staged_files};
-use crate::completion::{self as cx, line, CompletionLang, Literals};
 use crate::extract::Lang;
 use crate::source::SourceFile;
+pub use crate::stats::steps::{CompletionStage, CpuSeconds, RepoCompletion, RepoCpu};
 use crate::Error;
+use codemine_completion::{self as cx, line, CompletionLang, Literals};
 use codemine_filters::dedup::{
     cluster as dedup_cluster, is_content_token, prepare, BandTable, DedupParams, DedupStats, Item,
     Prepared,
@@ -95,31 +96,6 @@ impl CompletionOptions {
             CompletionLang::Java => &self.java,
         }
     }
-}
-
-/// One repository's completion counts (in its stats and chunk marker).
-#[derive(Debug, Default, Clone, Serialize, Deserialize)]
-pub struct RepoCompletion {
-    /// Python and Java files looked at.
-    pub files: usize,
-    pub token_rows: usize,
-    pub line_rows: usize,
-    /// Files without a token line, by reason (`tokenize`, `encoding`, `empty`,
-    /// `line_break`, and the read failures `too_large`, `binary`, `non_utf8`, `read_error`).
-    pub skipped: BTreeMap<String, usize>,
-    /// Thread CPU seconds of the export in this repository (see [`CpuSeconds`]).
-    #[serde(default)]
-    pub cpu_seconds: RepoCpu,
-}
-
-/// A repository's share of the export's thread CPU time.
-#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
-pub struct RepoCpu {
-    /// Tokenizing, cutting and building the rows of its files ([`file_rows`]).
-    pub rows: f64,
-    /// Writing its rows to staging (the chunk's completion writers' closing is counted to
-    /// the chunk's last repository).
-    pub staging: f64,
 }
 
 /// This thread's CPU time in seconds (`CLOCK_THREAD_CPUTIME_ID`): what the export's own
@@ -242,48 +218,6 @@ pub fn collect(outcomes: impl IntoIterator<Item = FileOutcome>) -> RepoRows {
     rows.counts.token_rows = rows.tokens.len();
     rows.counts.line_rows = rows.lines.len();
     rows
-}
-
-/// stats.json's `stages.completion`.
-#[derive(Debug, Default, Serialize)]
-pub struct CompletionStage {
-    pub seed: u64,
-    pub cuts: usize,
-    pub files: usize,
-    pub skipped: BTreeMap<String, usize>,
-    /// Files left out because an earlier file of the run has the same token line.
-    pub duplicate_files: usize,
-    /// Files left out as near-duplicates of an earlier file (with dedup on): the same
-    /// content tokens in another layout, or a Jaccard of their shingles at or above dedup's
-    /// threshold.
-    pub near_duplicate_files: usize,
-    /// The near-duplicate pass over whole files (dedup's parameters and counts); absent
-    /// with `--no-dedup`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub near_duplicate: Option<DedupStats>,
-    pub token_rows: BTreeMap<&'static str, usize>,
-    pub line_rows: BTreeMap<&'static str, usize>,
-    /// The export's own thread CPU time.
-    pub cpu_seconds: CpuSeconds,
-    /// The Parquet shards written, for `stages.write.shards`.
-    #[serde(skip)]
-    pub shards: Vec<String>,
-}
-
-/// The export's own thread CPU time, in seconds, summed over the threads that did it. Not
-/// counted: reading the files (the extract stage reads each blob once, for parsing and for
-/// this export) and, with dedup on, the near-duplicate pass's worker threads.
-#[derive(Debug, Default, Serialize)]
-pub struct CpuSeconds {
-    /// Per file: tokenizing (Python's `tokenize` or javalang), the literal placeholders, the
-    /// token line, the line-level cuts and the rows.
-    pub rows: f64,
-    /// Writing the rows to the staging tables (Parquet, zstd).
-    pub staging: f64,
-    /// Finalize: reading staging back, the exact-duplicate check, the final Parquet shards
-    /// and the text files.
-    pub finalize: f64,
-    pub total: f64,
 }
 
 /// The run-wide settings a rank records for finalize.

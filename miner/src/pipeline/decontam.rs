@@ -13,7 +13,7 @@
 //! in the corpus and the functions matched (exact and near); the repository records carry
 //! the per-repository counts that add up to it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Instant;
 
@@ -26,10 +26,11 @@ use crate::benchmark::{
     check_function, read_each, Benchmark, BenchmarkError, BenchmarkSpec, ReadOptions,
 };
 use crate::resolve::SourceUnit;
+pub use crate::stats::steps::{BenchCounts, DecontamStage, RepoDecontam, StageBench};
 use crate::stats::RepoStats;
 
 /// The funnel rule of a contaminated function.
-pub const RULE: &str = "decontaminated";
+pub const RULE: &str = crate::stats::steps::DECONTAM_RULE;
 
 /// One benchmark of a run, as stats.json and the rank marker name it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -190,23 +191,6 @@ impl Decontaminator {
     }
 }
 
-/// One benchmark's matches in one repository (or the whole run).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct BenchCounts {
-    pub exact: u64,
-    pub near: u64,
-    /// The ids of the items matched.
-    pub items: BTreeSet<String>,
-}
-
-/// The step's counts in one repository, per benchmark with a match.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RepoDecontam {
-    pub checked: u64,
-    pub seconds: f64,
-    pub benchmarks: BTreeMap<String, BenchCounts>,
-}
-
 /// Checks every function whose outcome is still `Ok`; a match sets its outcome to
 /// [`RULE`] and its node's `contaminated_by`.
 pub fn step(
@@ -247,38 +231,6 @@ pub fn step(
     }
     out.seconds = t.elapsed().as_secs_f64();
     out
-}
-
-/// stats.json `stages.decontamination`: one benchmark's totals over the run.
-#[derive(Debug, Clone, Serialize)]
-pub struct StageBench {
-    pub file: String,
-    pub items: u64,
-    /// Items that some mined function matched.
-    pub items_found: u64,
-    /// Mined functions removed for this benchmark, and how they matched.
-    pub functions_matched: u64,
-    pub exact: u64,
-    pub near: u64,
-    /// Items shorter than the n-gram size (matched only as whole functions).
-    pub short_items: u64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DecontamStage {
-    pub ngram: usize,
-    pub threshold: f64,
-    /// Functions checked (those the earlier rules kept).
-    pub functions_checked: u64,
-    pub busy_seconds: f64,
-    pub benchmarks: BTreeMap<String, StageBench>,
-    /// Functions removed, over all benchmarks.
-    pub functions_removed: u64,
-    /// The share of the checked functions above which the run warns.
-    pub warn_share: f64,
-    /// Why the run warns: it removed more than `warn_share` of the checked functions.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
 }
 
 /// The run's totals from the repositories' counts; `None` when the step was off.
@@ -334,32 +286,4 @@ pub fn finalize(settings: Option<&Settings>, repos: &[RepoStats]) -> Option<Deco
         warn_share: s.warn_share,
         warning,
     })
-}
-
-/// The dataset card's lines on decontamination (empty when the step was off).
-pub fn card_summary(stage: Option<&DecontamStage>) -> String {
-    let Some(d) = stage else {
-        return String::new();
-    };
-    let mut s = format!(
-        "- decontamination: functions sharing a run of {} tokens with a benchmark item, or \
-         with a shingle Jaccard >= {} (MinHash LSH), removed (rule `{RULE}`; nodes keep \
-         `contaminated_by`):\n",
-        d.ngram, d.threshold
-    );
-    for (name, b) in &d.benchmarks {
-        s += &format!(
-            "  - {}: {} of {} items found; {} functions removed ({} exact, {} near)\n",
-            crate::escape::markdown(name),
-            b.items_found,
-            b.items,
-            b.functions_matched,
-            b.exact,
-            b.near
-        );
-    }
-    if let Some(w) = &d.warning {
-        s += &format!("\n**Warning**: {w}.\n\n");
-    }
-    s
 }

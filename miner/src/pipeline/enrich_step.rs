@@ -7,11 +7,13 @@ use std::time::Instant;
 use super::repo::{each_function, failure};
 use super::MineOptions;
 use crate::callgraph;
-use crate::coverage::{self, CoverageError, CoverageStats, RepoCoverage};
-use crate::enrich::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats};
 use crate::resolve::SourceUnit;
 use crate::source::{self, RepoSpec};
 use crate::stats::{Failure, RepoCoverageStats, RepoStats};
+use codemine_coverage::{self as coverage, CoverageError, CoverageStats, RepoCoverage};
+use codemine_history::{
+    last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats,
+};
 
 /// The coverage step: the repository's reports give every node its coverage columns; a
 /// bad report is a failure and leaves all of them null.

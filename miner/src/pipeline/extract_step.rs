@@ -31,7 +31,7 @@ pub(super) struct Extracted {
 pub(super) fn extract_files(
     snap: &source::Snapshot,
     opts: &MineOptions,
-    licenses: &crate::license::Licenses,
+    licenses: &codemine_license::Licenses,
     split: codemine_schemas::Split,
     progress: &dyn Progress,
     stats: &mut RepoStats,
@@ -186,7 +186,7 @@ fn parse_text(
     ex: &mut Extractor,
     file: &SourceFile,
     text: &str,
-    licenses: &crate::license::Licenses,
+    licenses: &codemine_license::Licenses,
 ) -> FileResult {
     let size = text.len() as u64;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

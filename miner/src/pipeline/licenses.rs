@@ -1,33 +1,18 @@
 //! The license step of a repository: its license files and package manifests, read at the
-//! mined commit, give every folder's license ([`crate::license::Licenses`]); each source
+//! mined commit, give every folder's license ([`codemine_license::Licenses`]); each source
 //! file then takes its own SPDX header's license or the nearest folder's, which becomes the
 //! `license` of its call-graph nodes and what the `license` filter rule reads. The root
 //! folder's license is the repository's (the repositories table, the dataset card).
 
-use serde::{Deserialize, Serialize};
-
-use crate::license::{License, Licenses};
 use crate::source::Snapshot;
+pub use crate::stats::steps::RepoLicense;
+use codemine_license::{License, Licenses};
 
 /// License files larger than this are not license texts; they are not read.
 pub const MAX_LICENSE_BYTES: u64 = 1 << 20;
 
 /// How many bytes of a source file are looked at for an `SPDX-License-Identifier:` header.
 pub const HEADER_BYTES: usize = 4096;
-
-/// A repository's own license, as stats.json and the repositories table give it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct RepoLicense {
-    /// The SPDX expression; null when no license file or manifest was recognised.
-    pub license: Option<String>,
-    pub confidence: Option<f32>,
-    /// The file it comes from.
-    pub license_file: Option<String>,
-    /// License files and manifests read, and folders with a license of their own.
-    pub files_read: usize,
-    pub folders: usize,
-    pub seconds: f64,
-}
 
 /// Reads the snapshot's license files (unreadable or oversized ones are passed over: a
 /// license is then unknown, not an error of the run) and detects every folder's license.
@@ -39,7 +24,7 @@ pub fn detect(snap: &Snapshot) -> (Licenses, RepoLicense) {
         for f in snap
             .license_files
             .iter()
-            .filter(|f| crate::license::wanted(&f.path))
+            .filter(|f| codemine_license::wanted(&f.path))
         {
             if let Ok(bytes) = reader.read_license(f, MAX_LICENSE_BYTES) {
                 texts.push((f.path.clone(), bytes));

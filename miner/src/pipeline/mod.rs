@@ -110,7 +110,7 @@ impl MineOptions {
             },
             threads: 0,
             max_file_bytes: 1 << 20,
-            max_report_bytes: crate::coverage::DEFAULT_MAX_REPORT_BYTES,
+            max_report_bytes: codemine_coverage::DEFAULT_MAX_REPORT_BYTES,
             shards: ShardOptions::default(),
             split: SplitRatios::default(),
             headers: HeaderMode::Auto,

@@ -16,14 +16,14 @@ use codemine_schemas::repo_completion::{
 use codemine_schemas::staged::read_batches;
 use codemine_schemas::{ShardOptions, ShardWriter, Split, Table};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use super::stage::{file_names, staged_files};
-use crate::enrich::blame::{last_commits, BlameTarget};
 use crate::repo_completion::{self as rc, Candidate, Counts, Options, Uses};
 use crate::resolve::SourceUnit;
 use crate::source::Snapshot;
+pub use crate::stats::steps::RepoCompletionStage;
 use crate::Error;
+use codemine_history::blame::{last_commits, BlameTarget};
 
 /// Staging table names.
 pub const STAGED: &str = "crepo";
@@ -193,17 +193,6 @@ fn dates(
         out[fi] = d.into_iter().map(|d| d.map(|d| d.time)).collect();
     }
     Ok(out)
-}
-
-/// stats.json's `stages.repo_completion`.
-#[derive(Debug, Default, Serialize)]
-pub struct RepoCompletionStage {
-    pub settings: Option<Options>,
-    #[serde(flatten)]
-    pub counts: Counts,
-    pub rows_by_split: std::collections::BTreeMap<&'static str, usize>,
-    #[serde(skip)]
-    pub shards: Vec<String>,
 }
 
 /// Writes `completion/repo-*` (and `completion/snapshot-*`) from the staging tables;

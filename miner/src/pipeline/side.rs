@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use super::dedup::Decisions;
 use super::stage::{chunk_markers, json_error, staged_files, RankMarker, STAGING};
 use crate::output::write_atomic;
+pub use crate::stats::steps::SideStage;
 use crate::Error;
 
 const INPUTS: &str = "side-inputs.json";
@@ -96,31 +97,6 @@ pub struct Settings {
     #[serde(alias = "config_hash")]
     pub model_hash: String,
     pub min_side: Option<f64>,
-}
-
-/// stats.json `stages.side`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct SideStage {
-    /// The model folder's name, and its path.
-    pub model: String,
-    pub model_dir: String,
-    /// What the pairs are.
-    pub pairs_of: String,
-    pub min_side: Option<f64>,
-    /// Pairs with a score (survivors of the filters and dedup).
-    pub pairs: u64,
-    /// Of those, scored by this call (the others by an interrupted earlier call).
-    pub scored: u64,
-    pub seconds: f64,
-    /// `scored / seconds`.
-    pub pairs_per_s: f64,
-    pub threads: usize,
-    /// Pairs below `min_side`, left out of CSN and YABLoCo.
-    pub dropped_min_side: u64,
-    pub mean_score: Option<f64>,
-    /// Dropped pairs per repository and language, for the funnel.
-    #[serde(skip)]
-    pub dropped_by: Vec<(String, String, u64)>,
 }
 
 /// The side settings of a run, if any rank asked for SIDE.

@@ -39,7 +39,8 @@ use super::{MineOptions, Progress};
 use crate::output::write_atomic;
 use crate::source::RepoSpec;
 use crate::stats::{Failure, RepoStats};
-use crate::{intern, Error};
+use crate::Error;
+use codemine_schemas::intern;
 
 /// The folder of the staging tables, under `--out DIR`; removed once the run is final.
 pub const STAGING: &str = "staging";

@@ -30,8 +30,8 @@ use std::collections::{BTreeMap, HashSet};
 use codemine_schemas::repo_completion::{GoldItem, RepoFile, RepoRow, RetrievedItem};
 use serde::{Deserialize, Serialize};
 
-use crate::completion::line::SplitMix;
 use crate::resolve::SourceUnit;
+use codemine_completion::line::SplitMix;
 use uses::{last_name, owners};
 
 /// The kinds of RepoBench and Long Code Arena, plus where a line's key name comes from.
@@ -341,7 +341,7 @@ pub fn choose(cands: Vec<Candidate>, opts: &Options, key: &str) -> Vec<Candidate
             break;
         }
         // A uniform draw in [0, total) from 53 bits.
-        let mut x = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let mut x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
         let mut pick = None;
         for (i, (s, p)) in pools.iter().enumerate() {
             if p.is_empty() {

@@ -162,7 +162,7 @@ pub struct ResolveCounts {
     /// Call sites whose callee is a function of the repository.
     pub to_repository: usize,
     pub ambiguous: usize,
-    #[serde(deserialize_with = "crate::intern::de_map")]
+    #[serde(deserialize_with = "codemine_schemas::intern::de_map")]
     pub by_category: BTreeMap<&'static str, usize>,
     /// Edges found only by value flow (Python; a site's first edge counts among the
     /// call sites above, its further callees only here), and how far that analysis went: its graph

@@ -116,7 +116,7 @@ pub struct Snapshot {
     /// (rows link to `https://{host}/{repo}/blob/...`; GitHub's when `None`).
     pub remote_host: Option<String>,
     pub files: Vec<SourceFile>,
-    /// The license files and package manifests ([`crate::license::wanted`]), read by the
+    /// The license files and package manifests ([`codemine_license::wanted`]), read by the
     /// license step, and the project files resolvers read ([`Lang::wants_project_file`]);
     /// they are not source files.
     pub license_files: Vec<LicenseFile>,
@@ -392,7 +392,7 @@ fn list_git(commit: &git2::Commit, display: &str) -> Result<Snapshot, RepoError>
                     lang,
                     oid: Some(entry.id()),
                 }),
-                None if (crate::license::wanted(&path) || Lang::wants_project_file(&path)) => {
+                None if (codemine_license::wanted(&path) || Lang::wants_project_file(&path)) => {
                     skipped.unsupported += 1;
                     license_files.push(LicenseFile {
                         path,
@@ -454,7 +454,7 @@ fn list_disk(root: &Path, display: &str) -> Result<Snapshot, RepoError> {
                 lang,
                 oid: None,
             });
-        } else if crate::license::wanted(&path) || Lang::wants_project_file(&path) {
+        } else if codemine_license::wanted(&path) || Lang::wants_project_file(&path) {
             skipped.unsupported += 1;
             license_files.push(LicenseFile { path, oid: None });
         } else {

@@ -593,7 +593,7 @@ pub struct CoverageStats {
     /// Reports given.
     pub reports: usize,
     /// Reports per format name.
-    #[serde(deserialize_with = "crate::intern::de_map")]
+    #[serde(deserialize_with = "codemine_schemas::intern::de_map")]
     pub formats: BTreeMap<&'static str, usize>,
     /// Distinct source files named by the reports (a path counts once for all records and
     /// reports that name it with the same roots).

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use miner::completion::{token_line, tokens, CompletionLang, Literals, Skip};
+use codemine_completion::{token_line, tokens, CompletionLang, Literals, Skip};
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -196,7 +196,7 @@ fn python_lines_equal_the_reference() {
     check(
         CompletionLang::Python,
         &all,
-        include_bytes!("../../src/completion/data/py150_literals.json"),
+        include_bytes!("../../src/data/py150_literals.json"),
     );
 }
 
@@ -213,6 +213,6 @@ fn java_lines_equal_the_reference() {
     check(
         CompletionLang::Java,
         &all,
-        include_bytes!("../../src/completion/data/javacorpus_literals.json"),
+        include_bytes!("../../src/data/javacorpus_literals.json"),
     );
 }

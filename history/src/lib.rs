@@ -1,6 +1,6 @@
-//! The enrich stage: what the repository's history says about each function (its
-//! last-commit date, [`blame`]) and, in `crate::coverage`, what its tests' coverage
-//! reports say.
+//! What a repository's history says about each function: its last commit and date
+//! ([`blame`]), with rename and move detection. The pipeline's enrich step uses it next to
+//! `codemine_coverage`, which says what the tests' coverage reports say.
 
 pub mod blame;
 mod similarity;

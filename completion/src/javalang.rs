@@ -8,7 +8,7 @@
 //! of the token's start in it.
 //!
 //! ```
-//! use miner::completion::javalang::{tokenize, TokenKind};
+//! use codemine_completion::javalang::{tokenize, TokenKind};
 //! let toks = tokenize("List<List<String>> x = 0x1F;").unwrap();
 //! let texts: Vec<&str> = toks.iter().map(|t| t.text.as_str()).collect();
 //! assert_eq!(texts, ["List", "<", "List", "<", "String", ">", ">", "x", "=", "0x1F", ";"]);

@@ -2,7 +2,7 @@
 //! MIT text as the SPDX list has it) in the layouts repositories use: one license, a dual
 //! license, a vendored folder with its own license, an SPDX header, a manifest, none.
 
-use miner::license::{is_license_file, Licenses};
+use codemine_license::{is_license_file, Licenses};
 
 const MIT: &str = "MIT License
 

@@ -10,7 +10,7 @@
 //! per-license files (`LICENSE-MIT`, `LICENSE-APACHE`), else `A AND B`.
 //!
 //! ```
-//! use miner::license::Licenses;
+//! use codemine_license::Licenses;
 //! let lic = Licenses::detect([("package.json", br#"{"name": "x", "license": "MIT"}"#.as_slice())]);
 //! assert_eq!(lic.repository().unwrap().expression, "MIT");
 //! assert_eq!(lic.for_file("src/a.py", b"# SPDX-License-Identifier: Apache-2.0\n").unwrap().expression, "Apache-2.0");

@@ -2,6 +2,8 @@
 //! repository. Workers fill one [`RepoStats`] each; the writer merges them in input order,
 //! so the counts do not depend on the thread count.
 
+pub mod steps;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -9,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use codemine_filters::dedup::DedupParams;
 use codemine_filters::Funnel;
 
-use crate::coverage::CoverageStats;
-use crate::enrich::HistoryStats;
-use crate::intern;
 use crate::resolve::ResolveCounts;
+use codemine_coverage::CoverageStats;
+use codemine_history::HistoryStats;
+use codemine_schemas::intern;
 
 use crate::source::Skipped;
 
@@ -128,13 +130,13 @@ pub struct RepoStats {
     pub history: Option<HistoryStats>,
     /// The repository's own license (its root folder's) and the license step's counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub license: Option<crate::pipeline::licenses::RepoLicense>,
+    pub license: Option<steps::RepoLicense>,
     /// The completion step's counts, with `--emit completion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completion: Option<crate::pipeline::completion::RepoCompletion>,
+    pub completion: Option<steps::RepoCompletion>,
     /// The decontamination step's matches, with `--decontaminate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decontamination: Option<crate::pipeline::decontam::RepoDecontam>,
+    pub decontamination: Option<steps::RepoDecontam>,
     /// The repository-level completion step's counts, with `--emit repo-completion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo_completion: Option<crate::repo_completion::Counts>,
@@ -277,6 +279,8 @@ pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
     pub busy_seconds: f64,
     pub csn_rows: BTreeMap<&'static str, usize>,
+    /// Arrow bytes of each CSN split (`num_bytes` of the card's `splits`).
+    pub csn_bytes: BTreeMap<&'static str, u64>,
     pub yabloco_rows: usize,
     pub callgraph_nodes: usize,
     pub callgraph_edges: usize,
@@ -302,16 +306,16 @@ pub struct Stages {
     pub dedup: Option<DedupStage>,
     /// Absent without `--emit completion`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub completion: Option<crate::pipeline::completion::CompletionStage>,
+    pub completion: Option<steps::CompletionStage>,
     /// Absent without `--emit repo-completion`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub repo_completion: Option<crate::pipeline::repo_completion::RepoCompletionStage>,
+    pub repo_completion: Option<steps::RepoCompletionStage>,
     /// Absent without `--decontaminate`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub decontamination: Option<crate::pipeline::decontam::DecontamStage>,
+    pub decontamination: Option<steps::DecontamStage>,
     /// Absent without `--side-model`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub side: Option<crate::pipeline::side::SideStage>,
+    pub side: Option<steps::SideStage>,
     pub write: WriteStage,
 }
 
@@ -328,7 +332,7 @@ pub struct Stats {
     pub repositories: Vec<RepoStats>,
     /// The repositories' completion counts, summed (for `stages.completion`).
     #[serde(skip)]
-    pub completion_counts: crate::pipeline::completion::RepoCompletion,
+    pub completion_counts: steps::RepoCompletion,
     /// The repositories' repo-completion counts, summed.
     #[serde(skip)]
     pub repo_completion_counts: crate::repo_completion::Counts,
@@ -468,31 +472,31 @@ mod tests {
         }
         // Every coverage error's kind.
         let coverage = [
-            crate::coverage::CoverageError::TooLarge {
+            codemine_coverage::CoverageError::TooLarge {
                 path: Default::default(),
                 limit: 1,
                 compressed: true,
             },
-            crate::coverage::CoverageError::UnknownFormat {
+            codemine_coverage::CoverageError::UnknownFormat {
                 path: Default::default(),
                 reason: String::new(),
             },
         ];
         for e in &coverage {
             let kind = match e {
-                crate::coverage::CoverageError::Io { .. }
-                | crate::coverage::CoverageError::Gzip { .. }
-                | crate::coverage::CoverageError::TooLarge { .. }
-                | crate::coverage::CoverageError::UnknownFormat { .. }
-                | crate::coverage::CoverageError::Parse { .. } => e.kind(),
+                codemine_coverage::CoverageError::Io { .. }
+                | codemine_coverage::CoverageError::Gzip { .. }
+                | codemine_coverage::CoverageError::TooLarge { .. }
+                | codemine_coverage::CoverageError::UnknownFormat { .. }
+                | codemine_coverage::CoverageError::Parse { .. } => e.kind(),
             };
             assert!(listed("enrich", kind), "{kind} is not in FAILURE_KINDS");
         }
         // The file and enrich failures the pipeline writes, as string literals.
         let pipeline = [
-            include_str!("pipeline/repo.rs"),
-            include_str!("pipeline/extract_step.rs"),
-            include_str!("pipeline/enrich_step.rs"),
+            include_str!("../pipeline/repo.rs"),
+            include_str!("../pipeline/extract_step.rs"),
+            include_str!("../pipeline/enrich_step.rs"),
         ]
         .concat();
         let literal = regex::Regex::new(
@@ -511,7 +515,7 @@ mod tests {
                 "{kind} is not in FAILURE_KINDS"
             );
         }
-        let table = include_str!("../../docs/failures.md");
+        let table = include_str!("../../../docs/failures.md");
         for (stage, kind) in FAILURE_KINDS {
             assert!(
                 table.contains(&format!("| `{kind}` | {stage} |")),

@@ -15,12 +15,17 @@ use anyhow::{bail, Context};
 use clap::{Arg, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::callgraph::check_template;
-use crate::csn::SplitRatios;
-use crate::pipeline::{mine, HeaderMode, MineOptions, Progress};
-use crate::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
-use crate::stats::{Failure, RepoStats};
 use codemine_filters::dedup::DedupParams;
+use miner::callgraph::check_template;
+use miner::csn::SplitRatios;
+use miner::lang::Lang;
+use miner::pipeline::{mine, HeaderMode, MineOptions, Progress};
+use miner::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
+use miner::stats::{Failure, RepoStats};
+
+mod filter_args;
+
+pub use filter_args::FilterArgs;
 
 #[derive(Parser)]
 #[command(
@@ -192,7 +197,7 @@ struct InspectArgs {
     table: Option<String>,
     /// First rows to show (0: the files, row counts and schema only).
     #[arg(long, short = 'n', value_name = "N", default_value_t = 3,
-          value_parser = clap::value_parser!(u64).range(0..=crate::inspect::MAX_ROWS as u64))]
+          value_parser = clap::value_parser!(u64).range(0..=miner::inspect::MAX_ROWS as u64))]
     rows: u64,
     /// Characters of a value shown before it is cut.
     #[arg(long, value_name = "N", default_value_t = 80,
@@ -410,13 +415,13 @@ struct MineArgs {
     /// empty). Only CSN's `func_name` changes; ids and the other tables keep codemine's names.
     #[arg(long, value_name = "codemine|function-parser", default_value = "codemine",
           value_parser = parse_csn_names)]
-    csn_names: crate::csn::CsnNames,
+    csn_names: miner::csn::CsnNames,
     /// Whose definitions YABLoCo's counts and categories follow: `codemine`
     /// (docs/callgraph.md) or `yabloco`, the published tables' (a call made by a macro's
     /// expansion is no dependency and makes no caller). The edges table is the same.
     #[arg(long, value_name = "codemine|yabloco", default_value = "codemine",
           value_parser = parse_callgraph_compat)]
-    callgraph_compat: crate::callgraph::CallgraphCompat,
+    callgraph_compat: miner::callgraph::CallgraphCompat,
     /// The YABLoCo `instruction` template: Python `str.format` syntax with the placeholders
     /// {language}, {signature}, {docstring} and {context}.
     #[arg(help_heading = heading::OUTPUT, long, value_name = "TEMPLATE", conflicts_with = "instruction_file")]
@@ -465,7 +470,7 @@ struct MineArgs {
     #[arg(help_heading = heading::SIDE, long, value_name = "DIR")]
     side_model: Option<PathBuf>,
     #[command(flatten)]
-    filter: codemine_filters::FilterArgs,
+    filter: filter_args::FilterArgs,
     #[command(flatten)]
     dedup: DedupArgs,
     #[command(flatten)]
@@ -519,7 +524,7 @@ struct DecontamArgs {
     /// Warn (in the log and the dataset card) when decontamination removes more than this
     /// share (0 to 1) of the functions it checks: short or generic benchmark items match
     /// code they were never copied into.
-    #[arg(long, value_name = "F", default_value_t = crate::pipeline::decontam::DEFAULT_WARN_SHARE)]
+    #[arg(long, value_name = "F", default_value_t = miner::pipeline::decontam::DEFAULT_WARN_SHARE)]
     decontaminate_warn_share: f64,
     /// Refuse benchmark files larger than this once decompressed (bytes; K, M, G suffixes
     /// allowed); files are streamed, so a gzip that inflates past it is stopped there.
@@ -528,14 +533,14 @@ struct DecontamArgs {
 }
 
 impl DecontamArgs {
-    fn read_options(&self) -> Result<crate::benchmark::ReadOptions, crate::Error> {
+    fn read_options(&self) -> Result<miner::benchmark::ReadOptions, miner::Error> {
         let language = match &self.decontaminate_language {
-            Some(l) => Some(crate::lang::Lang::from_name(l).ok_or_else(|| {
-                crate::Error::Usage(format!("--decontaminate-language: unknown language `{l}`"))
+            Some(l) => Some(miner::lang::Lang::from_name(l).ok_or_else(|| {
+                miner::Error::Usage(format!("--decontaminate-language: unknown language `{l}`"))
             })?),
             None => None,
         };
-        Ok(crate::benchmark::ReadOptions {
+        Ok(miner::benchmark::ReadOptions {
             fields: self.decontaminate_field.clone(),
             language,
             max_bytes: self.max_benchmark_bytes,
@@ -547,17 +552,17 @@ impl DecontamArgs {
     fn params(
         &self,
         dedup: Option<&DedupParams>,
-    ) -> Result<codemine_filters::decontam::DecontamParams, crate::Error> {
+    ) -> Result<codemine_filters::decontam::DecontamParams, miner::Error> {
         let dedup = dedup.cloned().unwrap_or_else(DedupParams::bigcode);
         let threshold = self.decontaminate_threshold.unwrap_or(dedup.threshold);
         if !(threshold > 0.0 && threshold <= 1.0) {
-            return Err(crate::Error::Usage(format!(
+            return Err(miner::Error::Usage(format!(
                 "--decontaminate-threshold {threshold}: must be in (0, 1]"
             )));
         }
         let coverage = self.decontaminate_min_coverage;
         if !(0.0..=1.0).contains(&coverage) {
-            return Err(crate::Error::Usage(format!(
+            return Err(miner::Error::Usage(format!(
                 "--decontaminate-min-coverage {coverage}: must be in [0, 1]"
             )));
         }
@@ -577,30 +582,30 @@ impl DecontamArgs {
 fn decontaminator(
     files: &[String],
     flag: &str,
-    read: &crate::benchmark::ReadOptions,
+    read: &miner::benchmark::ReadOptions,
     params: &codemine_filters::decontam::DecontamParams,
     warn_share: f64,
-) -> Result<crate::pipeline::decontam::Decontaminator, crate::Error> {
+) -> Result<miner::pipeline::decontam::Decontaminator, miner::Error> {
     if !(0.0..=1.0).contains(&warn_share) {
-        return Err(crate::Error::Usage(format!(
+        return Err(miner::Error::Usage(format!(
             "--decontaminate-warn-share {warn_share}: must be in [0, 1]"
         )));
     }
     let mut d =
-        crate::pipeline::decontam::DecontaminatorBuilder::new(params).warn_share(warn_share);
+        miner::pipeline::decontam::DecontaminatorBuilder::new(params).warn_share(warn_share);
     for f in files {
-        let spec = crate::benchmark::BenchmarkSpec::parse(f);
+        let spec = miner::benchmark::BenchmarkSpec::parse(f);
         if d.benchmarks().iter().any(|b| b.name == spec.name()) {
-            return Err(crate::Error::Usage(format!(
+            return Err(miner::Error::Usage(format!(
                 "{flag} {f}: a second benchmark named `{}`: name them with NAME=FILE",
                 spec.name()
             )));
         }
         d.read(&spec, read)
-            .map_err(|e| crate::Error::Usage(format!("{flag} {e}")))?;
+            .map_err(|e| miner::Error::Usage(format!("{flag} {e}")))?;
     }
     for b in d.benchmarks().iter().filter(|b| b.short_items > 0) {
-        crate::escape::log(&format!(
+        miner::escape::log(&format!(
             "codemine: warning: {}: {} of {} items are shorter than {} tokens: each matches \
              only a function of exactly its tokens, never code that contains them",
             b.name, b.short_items, b.items, params.ngram
@@ -637,11 +642,11 @@ struct DedupArgs {
 
 impl DedupArgs {
     /// The parameters, or a usage error that names the flag.
-    fn params(&self) -> Result<Option<DedupParams>, crate::Error> {
+    fn params(&self) -> Result<Option<DedupParams>, miner::Error> {
         if self.no_dedup {
             return Ok(None);
         }
-        let usage = |m: String| crate::Error::Usage(m);
+        let usage = |m: String| miner::Error::Usage(m);
         let mut p = match self.dedup_preset.as_deref() {
             None | Some("bigcode") => DedupParams::bigcode(),
             Some("datatrove") => DedupParams::datatrove(),
@@ -690,18 +695,18 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
-fn parse_callgraph_compat(s: &str) -> Result<crate::callgraph::CallgraphCompat, String> {
+fn parse_callgraph_compat(s: &str) -> Result<miner::callgraph::CallgraphCompat, String> {
     match s {
-        "codemine" => Ok(crate::callgraph::CallgraphCompat::Codemine),
-        "yabloco" => Ok(crate::callgraph::CallgraphCompat::Yabloco),
+        "codemine" => Ok(miner::callgraph::CallgraphCompat::Codemine),
+        "yabloco" => Ok(miner::callgraph::CallgraphCompat::Yabloco),
         _ => Err(format!("expected codemine or yabloco, not {s:?}")),
     }
 }
 
-fn parse_csn_names(s: &str) -> Result<crate::csn::CsnNames, String> {
+fn parse_csn_names(s: &str) -> Result<miner::csn::CsnNames, String> {
     match s {
-        "codemine" => Ok(crate::csn::CsnNames::Codemine),
-        "function-parser" => Ok(crate::csn::CsnNames::FunctionParser),
+        "codemine" => Ok(miner::csn::CsnNames::Codemine),
+        "function-parser" => Ok(miner::csn::CsnNames::FunctionParser),
         _ => Err(format!("expected codemine or function-parser, not {s:?}")),
     }
 }
@@ -766,7 +771,7 @@ pub fn main() -> i32 {
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
-                crate::escape::log(&format!("codemine: error: {}", render(&e)));
+                miner::escape::log(&format!("codemine: error: {}", render(&e)));
                 if e.downcast_ref::<codemine_eval::Error>()
                     .is_some_and(|e| matches!(e, codemine_eval::Error::Usage(_)))
                 {
@@ -809,9 +814,9 @@ fn exit_code(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            crate::escape::log(&format!("codemine: error: {}", render(&e)));
-            if e.downcast_ref::<crate::Error>()
-                .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
+            miner::escape::log(&format!("codemine: error: {}", render(&e)));
+            if e.downcast_ref::<miner::Error>()
+                .is_some_and(|e| matches!(e, miner::Error::Usage(_)))
             {
                 2
             } else {
@@ -830,10 +835,10 @@ fn shard_options(size: u64, rows: Option<usize>) -> codemine_schemas::ShardOptio
 }
 
 fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
-    let step = crate::pipeline::cluster(&args.out, args.threads)
+    let step = miner::pipeline::cluster(&args.out, args.threads)
         .with_context(|| format!("clustering in {}", args.out.display()))?;
     match step {
-        Some(s) => crate::escape::log(&format!(
+        Some(s) => miner::escape::log(&format!(
             "codemine: {} functions clustered in {:.1} s ({} candidate pairs, {} near pairs) -> {}",
             s.functions,
             s.seconds,
@@ -841,13 +846,13 @@ fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
             s.near_pairs,
             args.out.join("dedup").display()
         )),
-        None => crate::escape::log("codemine: the run was mined without dedup: nothing to cluster"),
+        None => miner::escape::log("codemine: the run was mined without dedup: nothing to cluster"),
     }
     Ok(0)
 }
 
 fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
-    let summary = crate::pipeline::finalize(
+    let summary = miner::pipeline::finalize(
         &args.out,
         shard_options(args.shard_size, args.shard_rows),
         args.threads,
@@ -865,37 +870,37 @@ fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
         &params,
         args.decontam.decontaminate_warn_share,
     )?;
-    let report = crate::contamination::run(&d, &args.against)?;
+    let report = miner::contamination::run(&d, &args.against)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", crate::contamination::table(&report));
+        print!("{}", miner::contamination::table(&report));
     }
     Ok(0)
 }
 
 fn run_inspect(args: InspectArgs) -> anyhow::Result<i32> {
-    let opts = crate::inspect::InspectOptions {
-        rows: usize::try_from(args.rows).unwrap_or(crate::inspect::MAX_ROWS),
+    let opts = miner::inspect::InspectOptions {
+        rows: usize::try_from(args.rows).unwrap_or(miner::inspect::MAX_ROWS),
         width: usize::try_from(args.width).unwrap_or(usize::MAX),
     };
-    let text = crate::inspect::inspect(&args.out, args.table.as_deref(), &opts)?;
+    let text = miner::inspect::inspect(&args.out, args.table.as_deref(), &opts)?;
     print!("{text}");
     Ok(0)
 }
 
 fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
-    let stats = crate::report::read_stats(&args.out)?;
-    let w = crate::report::write(&args.out, &stats, args.html)
+    let stats = miner::report::read_stats(&args.out)?;
+    let w = miner::report::write(&args.out, &stats, args.html)
         .with_context(|| format!("drawing the report of {}", args.out.display()))?;
     match &w.not_drawn {
-        None => crate::escape::log(&format!(
+        None => miner::escape::log(&format!(
             "codemine: {} figures drawn in {}{}",
             w.figures,
             args.out.display(),
             if w.html { ", with report.html" } else { "" }
         )),
-        Some(why) => crate::escape::log(&format!("codemine: warning: figures not drawn: {why}")),
+        Some(why) => miner::escape::log(&format!("codemine: warning: figures not drawn: {why}")),
     }
     Ok(0)
 }
@@ -936,7 +941,7 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     };
     let ev = codemine_eval::evaluate(&opts)?;
     for note in &ev.notes {
-        crate::escape::log(&format!("codemine: note: {note}"));
+        miner::escape::log(&format!("codemine: note: {note}"));
     }
     if let Some(p) = &args.per_example {
         codemine_eval::report::write_per_example(&ev, p)?;
@@ -1004,7 +1009,7 @@ fn repo_completion_options(
     args: &MineArgs,
     config: &codemine_filters::FilterConfig,
     since: Option<i64>,
-) -> Result<Option<crate::repo_completion::Options>, crate::Error> {
+) -> Result<Option<miner::repo_completion::Options>, miner::Error> {
     let emit = args
         .emit
         .iter()
@@ -1013,7 +1018,7 @@ fn repo_completion_options(
     let a = &args.repo_completion;
     if !emit {
         if a.any() {
-            return Err(crate::Error::Usage(
+            return Err(miner::Error::Usage(
                 "--repo-completion-*, --retrieval-* and --completion-snapshot need \
                  --emit repo-completion (TOML `emit = [\"repo-completion\"]`)"
                     .into(),
@@ -1022,18 +1027,18 @@ fn repo_completion_options(
         return Ok(None);
     }
     let n = |v: Option<u64>, d: usize| v.map_or(d, |v| usize::try_from(v).unwrap_or(usize::MAX));
-    let d = crate::repo_completion::Options::default();
+    let d = miner::repo_completion::Options::default();
     let kinds = match &a.repo_completion_kinds {
-        Some(s) => crate::repo_completion::Options::parse_kinds(s)
-            .map_err(|e| crate::Error::Usage(format!("--repo-completion-kinds: {e}")))?,
+        Some(s) => miner::repo_completion::Options::parse_kinds(s)
+            .map_err(|e| miner::Error::Usage(format!("--repo-completion-kinds: {e}")))?,
         None => d.kinds.clone(),
     };
     if since.is_some() && args.no_history {
-        return Err(crate::Error::Usage(
+        return Err(miner::Error::Usage(
             "--no-history: --since on repository-level completion lines needs the history".into(),
         ));
     }
-    Ok(Some(crate::repo_completion::Options {
+    Ok(Some(miner::repo_completion::Options {
         lines_per_file: n(a.repo_completion_lines, d.lines_per_file),
         min_prefix_lines: n(a.repo_completion_min_prefix, d.min_prefix_lines),
         kinds,
@@ -1046,7 +1051,7 @@ fn repo_completion_options(
         seed: args
             .completion_seed
             .or(config.completion_seed)
-            .unwrap_or(crate::pipeline::completion::DEFAULT_SEED),
+            .unwrap_or(miner::pipeline::completion::DEFAULT_SEED),
     }))
 }
 
@@ -1054,10 +1059,10 @@ fn repo_completion_options(
 fn completion_options(
     args: &MineArgs,
     config: &codemine_filters::FilterConfig,
-) -> Result<Option<crate::pipeline::completion::CompletionOptions>, crate::Error> {
+) -> Result<Option<miner::pipeline::completion::CompletionOptions>, miner::Error> {
     for e in &config.emit {
         if e != "completion" && e != "repo-completion" {
-            return Err(crate::Error::Usage(format!(
+            return Err(miner::Error::Usage(format!(
                 "emit: unknown output `{e}` (known: completion, repo-completion)"
             )));
         }
@@ -1081,7 +1086,7 @@ fn completion_options(
     if !emit {
         // The seed also draws the repository-level examples.
         if (seed.is_some() && !repo_level) || cuts.is_some() || literals.is_some() {
-            return Err(crate::Error::Usage(
+            return Err(miner::Error::Usage(
                 "--completion-seed, --completion-cuts and --completion-literals need \
                  --emit completion (TOML `emit = [\"completion\"]`)"
                     .into(),
@@ -1090,12 +1095,12 @@ fn completion_options(
         return Ok(None);
     }
     if cuts == Some(0) {
-        return Err(crate::Error::Usage(
+        return Err(miner::Error::Usage(
             "completion_cuts: must be at least 1".into(),
         ));
     }
-    let mut c = crate::pipeline::completion::CompletionOptions {
-        seed: seed.unwrap_or(crate::pipeline::completion::DEFAULT_SEED),
+    let mut c = miner::pipeline::completion::CompletionOptions {
+        seed: seed.unwrap_or(miner::pipeline::completion::DEFAULT_SEED),
         cuts: cuts.map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         ..Default::default()
     };
@@ -1103,10 +1108,10 @@ fn completion_options(
         let bytes =
             codemine_io::read_regular(f, codemine_io::MAX_TEXT_BYTES, codemine_io::Follow::Yes)
                 .map_err(|e| {
-                    crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+                    miner::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
                 })?;
         c = c.with_literals(&bytes).map_err(|e| {
-            crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+            miner::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
         })?;
     }
     Ok(Some(c))
@@ -1126,7 +1131,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         specs.extend(read_manifest(m)?);
     }
     if !args.coverage.is_empty() && args.repos.is_empty() {
-        return Err(crate::Error::Usage(
+        return Err(miner::Error::Usage(
             "--coverage attaches reports to --repo repositories; in a manifest use `coverage`"
                 .into(),
         )
@@ -1139,7 +1144,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     }
     if specs.is_empty() {
         return Err(
-            crate::Error::Usage("nothing to mine: give --repo or --manifest".into()).into(),
+            miner::Error::Usage("nothing to mine: give --repo or --manifest".into()).into(),
         );
     }
     let mut opts = MineOptions::new(
@@ -1166,14 +1171,13 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     let config = args
         .filter
         .to_config()
-        .map_err(|e| crate::Error::Usage(e.to_string()))?;
-    let filter = config
-        .compile()
-        .map_err(|e| crate::Error::Usage(e.to_string()))?;
+        .map_err(|e| miner::Error::Usage(e.to_string()))?;
+    let filter = codemine_filters::Filter::compile(&config, Lang::known())
+        .map_err(|e| miner::Error::Usage(e.to_string()))?;
     opts.completion = completion_options(&args, &config)?;
     opts.repo_completion = repo_completion_options(&args, &config, filter.since())?;
     if filter.needs_last_commit() && args.no_history {
-        return Err(crate::Error::Usage(
+        return Err(miner::Error::Usage(
             "--no-history: the date rules (--since, --until, preset yabloco) need last-commit dates"
                 .into(),
         )
@@ -1182,9 +1186,9 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.date_zone = filter.date_zone().clone();
     // The model is loaded before any mining: a bad folder is a usage error naming the file.
     opts.side = match (&args.side_model, filter.min_side()) {
-        (Some(dir), _) => Some(crate::pipeline::side::SideModel::load(dir)?),
+        (Some(dir), _) => Some(miner::pipeline::side::SideModel::load(dir)?),
         (None, Some(_)) => {
-            return Err(crate::Error::Usage(
+            return Err(miner::Error::Usage(
                 "--min-side (min_side) needs a SIDE model: give --side-model DIR".into(),
             )
             .into())
@@ -1208,21 +1212,21 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         (Some(t), _) => Some(t.clone()),
         (None, Some(f)) => Some(
             codemine_io::read_regular_string(f, codemine_io::MAX_TEXT_BYTES).map_err(|e| {
-                crate::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
+                miner::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
             })?,
         ),
         (None, None) => None,
     };
     if let Some(t) = template {
         check_template(&t)
-            .map_err(|e| crate::Error::Usage(format!("instruction template: {e}")))?;
+            .map_err(|e| miner::Error::Usage(format!("instruction template: {e}")))?;
         opts.instruction = t;
     }
 
     opts.checkpoint_repos = args.checkpoint_repos;
     if let (Some(rank), Some(world)) = (args.rank, args.world_size) {
         if world == 0 || rank >= world {
-            return Err(crate::Error::Usage(format!(
+            return Err(miner::Error::Usage(format!(
                 "--rank {rank} must be below --world-size {world}"
             ))
             .into());
@@ -1230,11 +1234,11 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         opts.rank = rank;
         opts.world_size = world;
         let display = Display::new(specs.len().div_ceil(world), args.quiet, args.verbose);
-        let share = crate::pipeline::mine_share(&specs, &opts, &display)
+        let share = miner::pipeline::mine_share(&specs, &opts, &display)
             .with_context(|| format!("mining into {}", args.out.display()))?;
         display.finish();
         if !args.quiet {
-            crate::escape::log(&format!(
+            miner::escape::log(&format!(
                 "codemine: rank {rank} of {world}: {} repositories mined{} -> {}",
                 share.mined,
                 match share.resumed {
@@ -1251,7 +1255,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .with_context(|| format!("mining into {}", args.out.display()))?;
     display.finish();
     if summary.resumed > 0 && !args.quiet {
-        crate::escape::log(&format!(
+        miner::escape::log(&format!(
             "codemine: resumed: {} repositories were done by an earlier run with the same arguments",
             summary.resumed
         ));
@@ -1261,14 +1265,14 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
 
 /// The closing line of a finished run; an error when nothing at all could be mined.
 fn report(
-    summary: &crate::pipeline::Summary,
+    summary: &miner::pipeline::Summary,
     out: &std::path::Path,
     quiet: bool,
 ) -> anyhow::Result<i32> {
     let s = &summary.stats;
     let rows: usize = s.stages.write.csn_rows.values().sum();
     if !quiet {
-        crate::escape::log(&format!(
+        miner::escape::log(&format!(
             "codemine: {} of {} repositories mined, {} files, {} functions, {} rows in {:.1} s -> {}{}",
             s.stages.source.opened,
             s.stages.source.repositories,
@@ -1291,7 +1295,7 @@ fn report(
         .as_ref()
         .and_then(|d| d.warning.as_ref())
     {
-        crate::escape::log(&format!("codemine: warning: {w}"));
+        miner::escape::log(&format!("codemine: warning: {w}"));
     }
     if !summary.mined_anything() {
         bail!(
@@ -1343,11 +1347,11 @@ impl Display {
     fn line(&self, msg: String) {
         match &self.bars {
             Some((m, _, _)) => {
-                let _ = m.println(crate::escape::visible(&msg));
+                let _ = m.println(miner::escape::visible(&msg));
             }
             None => {
                 let _guard = self.lock.lock();
-                crate::escape::log(&msg);
+                miner::escape::log(&msg);
             }
         }
     }
@@ -1377,7 +1381,7 @@ impl Progress for Display {
     fn repo_finished(&self, s: &RepoStats, failure: Option<&Failure>) {
         if let Some((_, r, _)) = &self.bars {
             r.inc(1);
-            r.set_message(crate::escape::visible(&s.repo).into_owned());
+            r.set_message(miner::escape::visible(&s.repo).into_owned());
         }
         if let Some(f) = failure {
             // Failures are errors: shown even with --quiet.
@@ -1554,7 +1558,7 @@ mod tests {
     #[test]
     fn errors_print_each_cause_once() {
         let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
-        let e: anyhow::Error = crate::Error::Io {
+        let e: anyhow::Error = miner::Error::Io {
             path: "/x/data.noun".into(),
             source: io(),
         }

@@ -9,7 +9,7 @@
 //! a letter, digit or literal, such as a lone `}` or `) ;`).
 //!
 //! ```
-//! use miner::completion::{line, CompletionLang, LineToken};
+//! use codemine_completion::{line, CompletionLang, LineToken};
 //! let toks: Vec<LineToken> = ["x", "=", "f", "(", ")", "<EOL>", "return", "x"]
 //!     .iter()
 //!     .map(|t| LineToken { text: t.to_string().into(), line: 1 })
@@ -97,18 +97,18 @@ fn valid_cuts(line: &TokenLine, lang: CompletionLang) -> Vec<(usize, usize)> {
 }
 
 /// SplitMix64: a tiny, well-mixed generator; the stream is part of the output's contract.
-pub(crate) struct SplitMix(pub(crate) u64);
+pub struct SplitMix(pub u64);
 impl SplitMix {
-    pub(crate) fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    pub(crate) fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         // n is a token count: the modulo bias is far below what a test set can show.
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 

@@ -1,0 +1,3 @@
+//! The integration tests of codemine-cli, one test binary with a module per subject.
+
+mod filter_flags;

@@ -1,0 +1,3 @@
+//! The integration tests of codemine-completion.
+
+mod completion;

@@ -1,0 +1,188 @@
+//! The stats of the pipeline's steps, as stats.json and the chunk markers hold them: the
+//! types live here, below the steps that fill them and the card and report that read them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use codemine_filters::dedup::DedupStats;
+use serde::{Deserialize, Serialize};
+
+use crate::repo_completion::{Counts, Options};
+
+// The licenses step (`pipeline::licenses`).
+
+/// A repository's own license, as stats.json and the repositories table give it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RepoLicense {
+    /// The SPDX expression; null when no license file or manifest was recognised.
+    pub license: Option<String>,
+    pub confidence: Option<f32>,
+    /// The file it comes from.
+    pub license_file: Option<String>,
+    /// License files and manifests read, and folders with a license of their own.
+    pub files_read: usize,
+    pub folders: usize,
+    pub seconds: f64,
+}
+
+// The CodeXGLUE completion export (`pipeline::completion`).
+
+/// One repository's completion counts (in its stats and chunk marker).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct RepoCompletion {
+    /// Python and Java files looked at.
+    pub files: usize,
+    pub token_rows: usize,
+    pub line_rows: usize,
+    /// Files without a token line, by reason (`tokenize`, `encoding`, `empty`,
+    /// `line_break`, and the read failures `too_large`, `binary`, `non_utf8`, `read_error`).
+    pub skipped: BTreeMap<String, usize>,
+    /// Thread CPU seconds of the export in this repository (see [`CpuSeconds`]).
+    #[serde(default)]
+    pub cpu_seconds: RepoCpu,
+}
+
+/// A repository's share of the export's thread CPU time.
+#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
+pub struct RepoCpu {
+    /// Tokenizing, cutting and building the rows of its files (`pipeline::completion::file_rows`).
+    pub rows: f64,
+    /// Writing its rows to staging (the chunk's completion writers' closing is counted to
+    /// the chunk's last repository).
+    pub staging: f64,
+}
+
+/// stats.json's `stages.completion`.
+#[derive(Debug, Default, Serialize)]
+pub struct CompletionStage {
+    pub seed: u64,
+    pub cuts: usize,
+    pub files: usize,
+    pub skipped: BTreeMap<String, usize>,
+    /// Files left out because an earlier file of the run has the same token line.
+    pub duplicate_files: usize,
+    /// Files left out as near-duplicates of an earlier file (with dedup on): the same
+    /// content tokens in another layout, or a Jaccard of their shingles at or above dedup's
+    /// threshold.
+    pub near_duplicate_files: usize,
+    /// The near-duplicate pass over whole files (dedup's parameters and counts); absent
+    /// with `--no-dedup`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near_duplicate: Option<DedupStats>,
+    pub token_rows: BTreeMap<&'static str, usize>,
+    pub line_rows: BTreeMap<&'static str, usize>,
+    /// The export's own thread CPU time.
+    pub cpu_seconds: CpuSeconds,
+    /// The Parquet shards written, for `stages.write.shards`.
+    #[serde(skip)]
+    pub shards: Vec<String>,
+}
+
+/// The export's own thread CPU time, in seconds, summed over the threads that did it. Not
+/// counted: reading the files (the extract stage reads each blob once, for parsing and for
+/// this export) and, with dedup on, the near-duplicate pass's worker threads.
+#[derive(Debug, Default, Serialize)]
+pub struct CpuSeconds {
+    /// Per file: tokenizing (Python's `tokenize` or javalang), the literal placeholders, the
+    /// token line, the line-level cuts and the rows.
+    pub rows: f64,
+    /// Writing the rows to the staging tables (Parquet, zstd).
+    pub staging: f64,
+    /// Finalize: reading staging back, the exact-duplicate check, the final Parquet shards
+    /// and the text files.
+    pub finalize: f64,
+    pub total: f64,
+}
+
+// Decontamination (`pipeline::decontam`).
+
+/// The funnel rule of the functions decontamination removes.
+pub const DECONTAM_RULE: &str = "decontaminated";
+
+/// One benchmark's matches in one repository (or the whole run).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BenchCounts {
+    pub exact: u64,
+    pub near: u64,
+    /// The ids of the items matched.
+    pub items: BTreeSet<String>,
+}
+
+/// The step's counts in one repository, per benchmark with a match.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepoDecontam {
+    pub checked: u64,
+    pub seconds: f64,
+    pub benchmarks: BTreeMap<String, BenchCounts>,
+}
+
+/// stats.json `stages.decontamination`: one benchmark's totals over the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageBench {
+    pub file: String,
+    pub items: u64,
+    /// Items that some mined function matched.
+    pub items_found: u64,
+    /// Mined functions removed for this benchmark, and how they matched.
+    pub functions_matched: u64,
+    pub exact: u64,
+    pub near: u64,
+    /// Items shorter than the n-gram size (matched only as whole functions).
+    pub short_items: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DecontamStage {
+    pub ngram: usize,
+    pub threshold: f64,
+    /// Functions checked (those the earlier rules kept).
+    pub functions_checked: u64,
+    pub busy_seconds: f64,
+    pub benchmarks: BTreeMap<String, StageBench>,
+    /// Functions removed, over all benchmarks.
+    pub functions_removed: u64,
+    /// The share of the checked functions above which the run warns.
+    pub warn_share: f64,
+    /// Why the run warns: it removed more than `warn_share` of the checked functions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+// Repository-level completion (`pipeline::repo_completion`).
+
+/// stats.json's `stages.repo_completion`.
+#[derive(Debug, Default, Serialize)]
+pub struct RepoCompletionStage {
+    pub settings: Option<Options>,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub rows_by_split: std::collections::BTreeMap<&'static str, usize>,
+    #[serde(skip)]
+    pub shards: Vec<String>,
+}
+
+// The SIDE step (`pipeline::side`).
+
+/// stats.json `stages.side`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SideStage {
+    /// The model folder's name, and its path.
+    pub model: String,
+    pub model_dir: String,
+    /// What the pairs are.
+    pub pairs_of: String,
+    pub min_side: Option<f64>,
+    /// Pairs with a score (survivors of the filters and dedup).
+    pub pairs: u64,
+    /// Of those, scored by this call (the others by an interrupted earlier call).
+    pub scored: u64,
+    pub seconds: f64,
+    /// `scored / seconds`.
+    pub pairs_per_s: f64,
+    pub threads: usize,
+    /// Pairs below `min_side`, left out of CSN and YABLoCo.
+    pub dropped_min_side: u64,
+    pub mean_score: Option<f64>,
+    /// Dropped pairs per repository and language, for the funnel.
+    #[serde(skip)]
+    pub dropped_by: Vec<(String, String, u64)>,
+}
