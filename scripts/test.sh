@@ -1,12 +1,32 @@
 #!/usr/bin/env bash
 # Runs every test of codemine, after installing what they need (scripts/setup.sh test).
+#
+#   scripts/test.sh          every test (CI runs this)
+#   scripts/test.sh --fast   the fast set, for an edit-and-test loop: every crate's unit tests,
+#                            the library crates' own integration tests, and the end-to-end
+#                            tests of extraction, languages, call graphs, filters and the
+#                            command line; not the sandbox, test runs, sharded and killed
+#                            runs, Spark, SIDE, the report in Chromium, nor the docs' blocks
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=""
+if [ "${1:-}" = --fast ]; then
+  fast=1
+  shift
+fi
 scripts/setup.sh test
 export CODEMINE_PYTHON="$PWD/.venv/bin/python"
 # No module of a crate imports another that imports it back (docs/design.md, "Layout"). The
 # one cycle left is being taken apart; the script fails on any other, and when it is gone.
 python3 scripts/module-cycles.py . --known "codemine-miner: extract <-> lang <-> resolve"
+if [ -n "$fast" ]; then
+  cargo test --workspace --lib "$@"
+  cargo test -p codemine-filters -p codemine-cli -p codemine-completion -p codemine-license \
+    -p codemine-schemas -p codemine-io --tests "$@"
+  cargo test -p codemine --test it "$@" -- cli:: extraction:: lang_ callgraph:: filters:: \
+    inspect:: yabloco:: licenses:: coverage::
+  exit 0
+fi
 cargo test --workspace "$@"
 # CodeSumEvaluation's BLEU code is not on a registry: its reference tests run when a copy is
 # given (a checkout or git directory of github.com/DeepSoftwareAnalytics/CodeSumEvaluation).
