@@ -21,6 +21,7 @@ pub mod completion;
 pub mod csn;
 pub mod dedup;
 pub mod dropped;
+pub mod layout;
 pub mod repo_completion;
 pub mod repositories;
 mod shard;

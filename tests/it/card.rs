@@ -86,6 +86,8 @@ print(json.dumps({"loaded": res, "paths": paths, "warnings": warned, "nbytes": n
             "completion_snapshot",
             "completion_token",
             "csn",
+            "dedup_bands",
+            "dedup_clusters",
             "dropped",
             "repositories",
             "yabloco"
@@ -126,7 +128,7 @@ print(json.dumps({"loaded": res, "paths": paths, "warnings": warned, "nbytes": n
     assert_eq!(rows("completion_repo", split), repo_rows);
     let paths = got["paths"].as_object().unwrap();
     assert_eq!(
-        paths[&format!("completion/line-{split}-*.parquet")].as_u64(),
+        paths[&format!("completion/line/line-{split}-*.parquet")].as_u64(),
         Some(rows("completion_line", split))
     );
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
