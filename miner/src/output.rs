@@ -179,6 +179,28 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     }
     // Every other table is a config of its own, so `load_dataset(OUT, "yabloco")` works.
     // A table without partitions is one split, named `train` as the Hub names such data.
+    // `datasets` cannot load a config without rows ("Instruction \"train\" corresponds to
+    // no data"): an unsplit table that is empty (its one shard carries the schema) is left
+    // out; a split table has files only for splits with rows.
+    let mined = stats
+        .repositories
+        .iter()
+        .filter(|r| r.status == "mined")
+        .count();
+    let rows = |t: &TableDir| match t.config {
+        "yabloco" => write.yabloco_rows,
+        "callgraph_nodes" => write.callgraph_nodes,
+        "callgraph_edges" => write.callgraph_edges,
+        "repositories" => mined,
+        "dropped" => write.dropped_rows,
+        "dedup_bands" => write.band_rows,
+        "dedup_clusters" => stats
+            .stages
+            .dedup
+            .as_ref()
+            .map_or(0, |d| d.cluster_members as usize),
+        _ => 1,
+    };
     for t in &layout::TABLES[1..] {
         let shards = files(t);
         let data: Vec<(&str, String)> = if t.split {
@@ -188,7 +210,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
                 .filter(|(_, name)| shards.iter().any(|f| f.starts_with(&format!("{name}-"))))
                 .map(|(s, name)| (s, format!("{}/{name}-*.parquet", t.dir)))
                 .collect()
-        } else if shards.is_empty() {
+        } else if shards.is_empty() || rows(t) == 0 {
             Vec::new()
         } else {
             vec![("train", format!("{}/*.parquet", t.dir))]

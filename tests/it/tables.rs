@@ -48,7 +48,8 @@ for name, d in tables.items():
     f = pl.read_parquet(folder)
     e["polars"] = [f.height, f.columns]
     q = duckdb.sql(f"select * from read_parquet('{folder}/*.parquet')")
-    e["duckdb"] = [duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchone()[0], q.columns]
+    n = duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()[0][0]
+    e["duckdb"] = [n, q.columns]
     res[name] = e
 card = open(os.path.join(out, "README.md")).read().split("---")[1]
 configs = [l.split(": ", 1)[1] for l in card.splitlines() if l.startswith("- config_name: ")]
@@ -228,6 +229,8 @@ fn an_output_in_the_old_layout_is_refused_with_the_new_one_named() {
             o,
             "--task",
             "summarization",
+            "--split",
+            "all",
             "--prediction-column",
             "docstring",
         ],
