@@ -62,15 +62,18 @@ print(json.dumps({"tables": res, "datasets": loaded}))
 "#;
 
 fn mine_everything(tmp: &Path) -> std::path::PathBuf {
-    let mut r = RepoBuilder::init(&tmp.join("tablesfx"));
-    r.write("LICENSE", "SPDX-License-Identifier: MIT\n")
-        .write("pkg/a.py", PY)
-        // An exact copy, so that dedup has a cluster to write.
-        .write("pkg/copy.py", PY)
-        .write("pkg/b.py", PY.replace("join", "split"));
-    r.commit("one");
+    let repo = tmp.join("tablesfx");
+    if !repo.exists() {
+        let mut r = RepoBuilder::init(&repo);
+        r.write("LICENSE", "SPDX-License-Identifier: MIT\n")
+            .write("pkg/a.py", PY)
+            // An exact copy, so that dedup has a cluster to write.
+            .write("pkg/copy.py", PY)
+            .write("pkg/b.py", PY.replace("join", "split"));
+        r.commit("one");
+    }
     mine_into(
-        &r.path,
+        &repo,
         tmp,
         &[
             "--emit",
@@ -253,6 +256,14 @@ fn an_output_in_the_old_layout_is_refused_with_the_new_one_named() {
         );
     }
     // A folder of two tables side by side, given directly, is refused as well.
+    let mixed = |group: &str| {
+        std::fs::read_dir(out.join(group))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".parquet"))
+            .count()
+    };
+    assert!(mixed("callgraph") > 0 && mixed("dedup") > 0 && mixed("completion") > 0);
     let graph = out.join("callgraph");
     for args in [
         vec!["inspect", graph.to_str().unwrap()],
@@ -271,4 +282,46 @@ fn an_output_in_the_old_layout_is_refused_with_the_new_one_named() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn mining_again_into_an_old_layout_folder_replaces_its_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = mine_everything(tmp.path());
+    let want: Vec<(String, Vec<u8>)> = shards(&out);
+    to_old_layout(&out);
+    // Only the tables that always had folders of their own are still in place.
+    assert!(shards(&out)
+        .iter()
+        .all(|(p, _)| p.matches('/').count() == 1));
+    mine_everything(tmp.path());
+    // The same files in their folders, and nothing left beside them.
+    assert_eq!(shards(&out), want);
+    for group in ["callgraph", "dedup", "completion"] {
+        for e in std::fs::read_dir(out.join(group)).unwrap() {
+            let e = e.unwrap();
+            assert!(
+                e.file_type().unwrap().is_dir(),
+                "left behind: {:?}",
+                e.path()
+            );
+        }
+    }
+}
+
+/// Every Parquet file in the table folders of `out`, with its bytes, by relative path.
+fn shards(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for (_, dir) in TABLES {
+        let Ok(entries) = std::fs::read_dir(out.join(dir)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(out).unwrap().to_string_lossy().into_owned();
+            files.push((rel, std::fs::read(&p).unwrap()));
+        }
+    }
+    files.sort();
+    files
 }

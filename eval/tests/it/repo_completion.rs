@@ -545,7 +545,7 @@ fn bad_inputs_are_named() {
     assert!(matches!(err, Error::Usage(_)), "{err}");
     assert!(
         err.to_string()
-            .contains("line/ and repository-level (repo/)"),
+            .contains("(line/) and repository-level (repo/)"),
         "{err}"
     );
     // Issue 39: the tables side by side, as a completion folder before it, are refused

@@ -144,8 +144,9 @@ pub fn run(
         if world == 1 {
             // The only rank: whatever an earlier run left (other ranks included) goes.
             remove_files(&staging, |_| true)?;
-            // Bands and clusters, and what a run before issue 39 left directly in dedup/.
-            remove_files(&opts.out_dir.join("dedup"), |_| true)?;
+            // Bands and clusters, and the files a run before issue 39 left directly in
+            // dedup/ (not the table folders).
+            remove_files(&opts.out_dir.join("dedup"), |n| n.contains(".parquet"))?;
             remove_files(&layout::BANDS.path(&opts.out_dir), |_| true)?;
             remove_files(&layout::CLUSTERS.path(&opts.out_dir), |_| true)?;
         } else {
