@@ -4,7 +4,7 @@
 //! near-duplicate component. For each size N this driver writes a plain folder of N
 //! generated Python functions, mines it once into staging (`codemine mine --rank 0
 //! --world-size 1 --no-history`), then times `codemine cluster -j 2` on that staging (the
-//! real step: reading the staged tables, clustering, writing `dedup/clusters-*`). It prints
+//! real step: reading the staged tables, clustering, writing `dedup/clusters/clusters-*`). It prints
 //! the wall time, the step's own time and pair counts (`staging/cluster-step.json`), and a
 //! hash of the clusters table, so two builds can be checked for the same clusters.
 //!
@@ -159,9 +159,12 @@ fn main() {
                     .expect("cluster-step.json"),
             )
             .expect("json");
-            let table = std::fs::read(out.join("dedup").join("clusters-00000-of-00001.parquet"))
-                .map(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)))
-                .unwrap_or_else(|_| "none".into());
+            let table = std::fs::read(
+                out.join("dedup/clusters")
+                    .join("clusters-00000-of-00001.parquet"),
+            )
+            .map(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)))
+            .unwrap_or_else(|_| "none".into());
             println!(
                 "{shape:<8} {n:>9} {wall:>7.2} {:>7.2} {:>16} {:>11}  {table}",
                 step["seconds"].as_f64().unwrap_or(f64::NAN),

@@ -7,7 +7,8 @@ On real repositories it:
      commit is the one given, or HEAD) and writes the bytes to a scratch folder;
   2. runs `codemine mine --manifest M --emit completion --no-dedup --no-history` over the
      same repositories at the same commits (a TOML manifest names each one, so the `repo`
-     column tells them apart) and reads `completion/token-*.parquet` and `line-*.parquet`;
+     column tells them apart) and reads `completion/token/token-*.parquet` and
+     `completion/line/line-*.parquet`;
   3. loads CodeXGLUE's `Code-Code/CodeCompletion-token/dataset/py150/preprocess.py` and
      `javaCorpus/preprocess.py` (with their `literals.json`) at run time from a CodeXGLUE
      checkout or bare git directory (nothing of CodeXGLUE is copied into codemine) and runs
@@ -227,7 +228,7 @@ def run_codemine(binary, manifest, out, jobs, emit, extra=()):
 
 def read_parquet_rows(out, prefix):
     import pyarrow.parquet as pq
-    d = os.path.join(out, "completion")
+    d = os.path.join(out, "completion", prefix)
     rows = []
     for name in sorted(os.listdir(d)):
         if name.startswith(prefix + "-") and name.endswith(".parquet"):

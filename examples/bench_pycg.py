@@ -61,7 +61,7 @@ def mine(binary, case_dir, tmp):
                         "--cache", os.path.join(tmp, "cache")], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr)
-    rows = lambda p: [x for f in sorted(glob.glob(f"{out}/callgraph/{p}-*.parquet"))
+    rows = lambda p: [x for f in sorted(glob.glob(f"{out}/callgraph/{p}/{p}-*.parquet"))
                       for x in pq.read_table(f).to_pylist()]
     nodes = {n["id"]: n for n in rows("nodes")}
     names = pycg_names(nodes.values())

@@ -55,7 +55,7 @@ def summary(stats, wall):
 
 
 def sample(out, n, seed=20):
-    rows = lambda p: [x for f in sorted(glob.glob(f"{out}/callgraph/{p}-*.parquet"))
+    rows = lambda p: [x for f in sorted(glob.glob(f"{out}/callgraph/{p}/{p}-*.parquet"))
                       for x in pq.read_table(f).to_pylist()]
     nodes = {r["id"]: r for r in rows("nodes")}
     vf = [e for e in rows("edges") if e.get("via") == "value_flow"]

@@ -52,7 +52,7 @@ with tempfile.TemporaryDirectory() as tmp:
             base.append(mine(repo, f"{tmp}/a", []))
             with_rc.append(mine(repo, f"{tmp}/b", ["--emit", "repo-completion"]))
         rows = []
-        for f in sorted(glob.glob(f"{tmp}/b/completion/repo-*.parquet")):
+        for f in sorted(glob.glob(f"{tmp}/b/completion/repo/repo-*.parquet")):
             rows += pq.read_table(f).to_pylist()
         stage = json.load(open(f"{tmp}/b/stats.json"))["stages"]["repo_completion"]
         kinds = Counter(r["kind"] for r in rows)

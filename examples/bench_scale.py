@@ -153,13 +153,13 @@ def stats_functions(out):
 def band_rows(out):
     import pyarrow.parquet as pq
     return sum(pq.ParquetFile(f).metadata.num_rows
-               for f in glob.glob(os.path.join(out, "dedup", "bands-*.parquet")))
+               for f in glob.glob(os.path.join(out, "dedup", "bands", "bands-*.parquet")))
 
 
 def clusters(out):
     import pyarrow.parquet as pq
     rows = []
-    for f in sorted(glob.glob(os.path.join(out, "dedup", "clusters-*.parquet"))):
+    for f in sorted(glob.glob(os.path.join(out, "dedup", "clusters", "clusters-*.parquet"))):
         rows += [(r["id"], r["cluster_id"], r["duplicate_of"], r["kind"], r["partition"])
                  for r in pq.read_table(f).to_pylist()]
     return sorted(rows)

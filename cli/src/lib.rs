@@ -45,7 +45,7 @@ enum Command {
     /// then `cluster` and `finalize` complete the run.
     Mine(Box<MineArgs>),
     /// The dedup cluster step of a sharded run: reads every rank's DIR/staging/functions-*
-    /// and DIR/dedup/bands-*, writes DIR/dedup/clusters-*.parquet.
+    /// and DIR/dedup/bands/, writes DIR/dedup/clusters/.
     Cluster(ClusterArgs),
     /// The last step of a sharded run: once every rank is done (and `cluster` ran), writes
     /// the final CSN, YABLoCo and call-graph shards, failures.jsonl, stats.json and the
@@ -449,7 +449,7 @@ struct MineArgs {
     /// Extra outputs (repeatable; TOML `emit`): `completion` writes CodeXGLUE's token-level
     /// and line-level code-completion sets of every Python and Java file to DIR/completion/;
     /// `repo-completion` writes repository-level completion examples with gold and
-    /// retrieved cross-file context (DIR/completion/repo-*.parquet).
+    /// retrieved cross-file context (DIR/completion/repo/).
     #[arg(help_heading = heading::COMPLETION, long, value_name = "OUTPUT", value_parser = ["completion", "repo-completion"])]
     emit: Vec<String>,
     /// A CodeXGLUE `literals.json` (`str`, `num`, `char` lists) replacing the built-in ones
@@ -844,7 +844,7 @@ fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
             s.seconds,
             s.candidate_pairs,
             s.near_pairs,
-            args.out.join("dedup").display()
+            codemine_schemas::layout::CLUSTERS.path(&args.out).display()
         )),
         None => miner::escape::log("codemine: the run was mined without dedup: nothing to cluster"),
     }
@@ -986,7 +986,7 @@ struct RepoCompletionArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     retrieval_chunk_stride: Option<u64>,
     /// Also write the files of every mined snapshot (repo, sha, path, content) to
-    /// DIR/completion/snapshot-*.parquet, so that examples reproduce without network.
+    /// DIR/completion/snapshot/, so that examples reproduce without network.
     #[arg(long)]
     completion_snapshot: bool,
 }

@@ -14,8 +14,8 @@
 //!   integer), Parquet (an id and a prediction column), or text lines `id<TAB>prediction`
 //!   (a line without a tab is an id with an empty prediction, as CodeXGLUE reads it); or a
 //!   column of the dataset itself.
-//! - Completion rows (a `completion/` folder: its `line-*` or `repo-*` shards): by `id`,
-//!   against `gt`. Repository-level rows (`repo-*`) also have the recall metrics
+//! - Completion rows (`completion/line/` or `completion/repo/`, or a `completion/` folder:
+//!   one of those two tables): by `id`, against `gt`. Repository-level rows also have the recall metrics
 //!   (`context_recall@K`), which read `gold_context` and, for `context_recall@K:RETRIEVER`,
 //!   the table's `retrieved_context` (no predictions needed), else the predictions'
 //!   `retrieved` lists ([`read_retrieved`]).
@@ -45,6 +45,7 @@ use parquet::arrow::ProjectionMask;
 use crate::metric::{self, Aggregate, Batch, MetricScores};
 use crate::repo_completion::{recall_at_k, ContextRecall, Span};
 use crate::{Error, Task};
+use codemine_schemas::layout;
 
 /// The id pseudo-column: the row number across the files, in name order.
 pub const INDEX_ID: &str = "@index";
@@ -99,10 +100,10 @@ pub struct EvalOptions {
 pub enum Shape {
     Csn,
     Yabloco,
-    /// CodeXGLUE line-level completion (`completion/line-{split}-*.parquet`): `id`,
+    /// CodeXGLUE line-level completion (`completion/line/line-{split}-*.parquet`): `id`,
     /// `input`, `gt`.
     CompletionLine,
-    /// Repository-level completion (`completion/repo-{split}-*.parquet`, issue 16): `id`,
+    /// Repository-level completion (`completion/repo/repo-{split}-*.parquet`, issue 16): `id`,
     /// `prefix`, `gt`, `kind`, `language`, `gold_context`, `retrieved_context`.
     RepoCompletion,
     Other,
@@ -243,12 +244,17 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
         .any(|m| crate::repo_completion::repo_only_metric(m));
     for d in &opts.data {
         if d.is_dir() {
-            // An output folder asked for repository-level metrics: its completion/repo-*
+            // One folder per table: a folder of the layout before issue 39, or any folder
+            // with two tables' files side by side, is refused rather than read mixed.
+            if let Some(why) = layout::old_layout(d).or_else(|| layout::mixed_tables(d)) {
+                return Err(Error::Usage(why));
+            }
+            // An output folder asked for repository-level metrics: its completion/repo/
             // shards (of `split` when given).
-            let completion = d.join("completion");
-            if repo_hint && completion.is_dir() {
+            let repo_dir = layout::COMPLETION_REPO.path(d);
+            if repo_hint && repo_dir.is_dir() {
                 let split = opts.split.as_deref().filter(|s| *s != "all");
-                let repo: Vec<PathBuf> = parquet_files_in(&completion)?
+                let repo: Vec<PathBuf> = parquet_files_in(&repo_dir)?
                     .into_iter()
                     .filter(|p| {
                         let n = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
@@ -310,20 +316,29 @@ fn resolve_files(opts: &EvalOptions) -> Result<(Vec<PathBuf>, Task), Error> {
                         .unwrap_or_default()
                         .to_string()
                 };
-                // A completion folder: its line-level or its repository-level shards are the
-                // dataset (the token-level ones are training text, not examples).
-                let has_line = fs.iter().any(|p| name(p).starts_with("line-"));
-                let has_repo = fs.iter().any(|p| name(p).starts_with("repo-"));
-                if has_repo && (!has_line || repo_hint) {
-                    fs.retain(|p| name(p).starts_with("repo-"));
-                } else if has_repo {
-                    return Err(Error::Usage(format!(
-                        "{} has line-level (line-*) and repository-level (repo-*) completion shards: give the files of one (e.g. {}/repo-test-*.parquet), or a repository-level metric (identifier_em, context_recall@K...)",
-                        d.display(),
-                        d.display()
-                    )));
-                } else if has_line {
-                    fs.retain(|p| name(p).starts_with("line-"));
+                // A completion folder: its line-level or its repository-level table is the
+                // dataset (the token-level one is training text, not examples).
+                let table = |dir: &str| -> Result<Vec<PathBuf>, Error> {
+                    let dir = d.join(dir);
+                    if dir.is_dir() {
+                        parquet_files_in(&dir)
+                    } else {
+                        Ok(Vec::new())
+                    }
+                };
+                if fs.is_empty() {
+                    let (line, repo) = (table("line")?, table("repo")?);
+                    if !repo.is_empty() && (line.is_empty() || repo_hint) {
+                        fs = repo;
+                    } else if !repo.is_empty() {
+                        return Err(Error::Usage(format!(
+                            "{} has line-level (line/) and repository-level (repo/) completion tables: give the folder of one (e.g. {}), or a repository-level metric (identifier_em, context_recall@K...)",
+                            d.display(),
+                            d.join("repo").display()
+                        )));
+                    } else {
+                        fs = line;
+                    }
                 }
                 if let Some(split) = opts.split.as_deref().filter(|s| *s != "all") {
                     fs.retain(|p| {

@@ -1,4 +1,4 @@
-//! Scoring repository-level completion rows (`completion/repo-*.parquet`, issue 16):
+//! Scoring repository-level completion rows (`completion/repo/repo-*.parquet`, issue 16):
 //! CrossCodeEval's identifier match and the recall@k of the gold cross-file context.
 //!
 //! # Identifier exact match and F1

@@ -19,8 +19,8 @@ Steps (`--steps`, default all three):
    again). Every rank's marker (`staging/rank-K-of-N.done`) must exist before the next
    step.
 2. cluster: the same clusters as `codemine cluster`, computed on Spark from
-   `staging/functions-*` and `dedup/bands-*` (see `cluster()`), written with pyarrow as
-   `dedup/clusters-00000-of-00001.parquet`.
+   `staging/functions-*` and `dedup/bands/` (see `cluster()`), written with pyarrow as
+   `dedup/clusters/clusters-00000-of-00001.parquet` (one folder per table).
 3. finalize: `codemine finalize --out DIR` on the driver.
 
 DIR, the manifest (and the local repositories it names) must be paths that the driver,
@@ -416,7 +416,7 @@ def driver_components(spark, edges):
 
 
 def cluster(spark, out, params, tmp_name="_spark_clusters", driver_components_max=1_000_000):
-    """Writes DIR/dedup/clusters-00000-of-00001.parquet from the functions and bands
+    """Writes DIR/dedup/clusters/clusters-00000-of-00001.parquet from the functions and bands
     tables under DIR; returns a small report."""
     from pyspark import StorageLevel
     from pyspark.sql import Window
@@ -425,8 +425,8 @@ def cluster(spark, out, params, tmp_name="_spark_clusters", driver_components_ma
     t0 = time.time()
     threshold = float(params["threshold"])
     fn_files = sorted(glob.glob(os.path.join(out, "staging", "functions-*.parquet")))
-    band_files = sorted(glob.glob(os.path.join(out, "dedup", "bands-*.parquet")))
-    dedup_dir = os.path.join(out, "dedup")
+    band_files = sorted(glob.glob(os.path.join(out, "dedup", "bands", "bands-*.parquet")))
+    dedup_dir = os.path.join(out, "dedup", "clusters")
     os.makedirs(dedup_dir, exist_ok=True)
     clear_clusters(out)
     persisted = []
@@ -536,7 +536,8 @@ def cluster(spark, out, params, tmp_name="_spark_clusters", driver_components_ma
     ).withColumn("bucket", F.pmod(F.xxhash64("component"), F.lit(buckets)))
      .groupBy("bucket").applyInPandas(_stars_udf(threshold), MEMBERS_SCHEMA))
 
-    tmp_dir = os.path.join(dedup_dir, tmp_name)
+    # Spark's part files go beside the clusters folder, never into it (one folder, one table).
+    tmp_dir = os.path.join(out, "dedup", tmp_name)
     shutil.rmtree(tmp_dir, ignore_errors=True)
     result.write.mode("overwrite").parquet(tmp_dir)
     phase("stars")
@@ -583,7 +584,7 @@ def _write_clusters(dedup_dir, parts):
 def clear_clusters(out):
     """Removes an earlier clusters table and `codemine cluster`'s record of it (finalize
     reports clusters without that record as found by an external engine)."""
-    for old in glob.glob(os.path.join(out, "dedup", "clusters-*")):
+    for old in glob.glob(os.path.join(out, "dedup", "clusters", "clusters-*")):
         os.remove(old)
     try:
         os.remove(os.path.join(out, "staging", "cluster-step.json"))

@@ -3,7 +3,7 @@
 for testing and timing the cluster step without mining:
 
     DIR/staging/functions-rKKKKK-c00000-00000-of-00001.parquet (id, exact_hash, shingles, ...)
-    DIR/dedup/bands-rKKKKK-c00000-00000-of-00001.parquet       (id, band, band_hash)
+    DIR/dedup/bands/bands-rKKKKK-c00000-00000-of-00001.parquet       (id, band, band_hash)
     DIR/staging/dedup-params.json
 
 The corpus is made of families: a base shingle set and members derived from it (exact
@@ -164,7 +164,7 @@ def build(functions, seed, bands=25):
 
 def write(out, rows, ranks=1, params=PARAMS):
     os.makedirs(os.path.join(out, "staging"), exist_ok=True)
-    os.makedirs(os.path.join(out, "dedup"), exist_ok=True)
+    os.makedirs(os.path.join(out, "dedup", "bands"), exist_ok=True)
     with open(os.path.join(out, "staging", "dedup-params.json"), "w") as f:
         json.dump(params, f)
     fs, bs = functions_schema(), bands_schema()
@@ -188,7 +188,7 @@ def write(out, rows, ranks=1, params=PARAMS):
                 band.append(b)
                 hashes.append(h)
         pq.write_table(pa.table({"id": ids, "band": band, "band_hash": hashes}, schema=bs),
-                       os.path.join(out, "dedup", f"bands-r{k:05d}-c00000-00000-of-00001.parquet"),
+                       os.path.join(out, "dedup", "bands", f"bands-r{k:05d}-c00000-00000-of-00001.parquet"),
                        compression="zstd")
 
 

@@ -131,7 +131,7 @@ fn struct_field<'a>(
 /// Every node's place, by id.
 fn read_places(out: &Path) -> Result<HashMap<u64, Place>, Error> {
     let mut places = HashMap::new();
-    for path in parquet_files(&out.join("callgraph"), "nodes")? {
+    for path in parquet_files(&codemine_schemas::layout::NODES.path(out), "nodes")? {
         for b in batches(&path)? {
             let id = b
                 .column_by_name("id")
@@ -208,6 +208,10 @@ pub fn run(d: &Decontaminator, out: &Path) -> Result<Report, Error> {
             "--against {}: not a finished codemine output folder (no stats.json)",
             out.display()
         )));
+    }
+    // An output of the layout before issue 39 is refused, not read as mixed tables.
+    if let Some(why) = codemine_schemas::layout::old_layout(out) {
+        return Err(Error::Usage(format!("--against {why}")));
     }
     let places = read_places(out)?;
     let functions = read_functions(out)?;

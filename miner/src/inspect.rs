@@ -49,7 +49,7 @@ impl Default for InspectOptions {
     }
 }
 
-/// The Parquet files of one table: those of one folder that share a name prefix.
+/// The Parquet files of one table: those of its folder.
 #[derive(Debug, Clone)]
 struct Table {
     /// As the dataset card's configs name them: `csn`, `yabloco`, `callgraph_nodes`,
@@ -134,96 +134,89 @@ fn matches_name(table: &Table, t: &str) -> bool {
             .is_some_and(|(folder, prefix)| prefix == t || format!("{folder}/{prefix}") == t)
 }
 
-/// The tables of a folder: its own Parquet files, and those of its sub-folders (one level:
-/// an output folder's tables are its sub-folders).
+/// The tables of a folder: one folder per table ([`codemine_schemas::layout`]). The
+/// folder's own Parquet files are one table (a table folder); else each sub-folder with
+/// Parquet files is a table, and each sub-folder of a sub-folder (`callgraph/nodes`, named
+/// `callgraph_nodes` as the card's config). A folder of the layout before issue 39 (tables
+/// side by side) is refused with the new layout's name, not shown as one table.
 fn tables_of(dir: &Path) -> Result<Vec<Table>, Error> {
-    let mut groups: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
-    let folder = dir
-        .canonicalize()
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_default();
-    add_parquet_files(dir, &folder, &mut groups)?;
-    if groups.is_empty() {
-        let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let mut subs: Vec<PathBuf> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| e.path())
-            .collect();
-        subs.sort();
-        for sub in subs {
-            let name = sub
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            // A sharded run's working folder, not a table.
-            if name == "staging" {
-                continue;
+    if let Some(why) = codemine_schemas::layout::old_layout(dir)
+        .or_else(|| codemine_schemas::layout::mixed_tables(dir))
+    {
+        return Err(Error::Usage(why));
+    }
+    let own = parquet_files(dir)?;
+    if !own.is_empty() {
+        let name = table_name(dir, "");
+        return Ok(vec![Table { name, files: own }]);
+    }
+    let mut tables = Vec::new();
+    for (name, sub) in sub_folders(dir)? {
+        // A sharded run's working folder, not a table.
+        if name == "staging" {
+            continue;
+        }
+        let files = parquet_files(&sub)?;
+        if !files.is_empty() {
+            let name = table_name(&sub, &name);
+            tables.push(Table { name, files });
+            continue;
+        }
+        for (inner, table) in sub_folders(&sub)? {
+            let files = parquet_files(&table)?;
+            if !files.is_empty() {
+                let name = table_name(&table, &format!("{name}_{inner}"));
+                tables.push(Table { name, files });
             }
-            add_parquet_files(&sub, &name, &mut groups)?;
         }
     }
-    Ok(groups
-        .into_iter()
-        .map(|(name, files)| Table { name, files })
-        .collect())
+    tables.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(tables)
 }
 
-fn add_parquet_files(
-    dir: &Path,
-    folder: &str,
-    groups: &mut BTreeMap<String, Vec<PathBuf>>,
-) -> Result<(), Error> {
-    for f in codemine_schemas::list_files(dir, |n| n.ends_with(".parquet"))? {
-        let file = f
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        groups.entry(table_name(folder, &file)).or_default().push(f);
+/// A table folder's name: the card's config of the table whose folder it is
+/// (`.../callgraph/nodes` is `callgraph_nodes`), else `fallback`, else the folder's name.
+fn table_name(dir: &Path, fallback: &str) -> String {
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    if let Some(t) = codemine_schemas::layout::TABLES
+        .iter()
+        .find(|t| canonical.ends_with(t.dir))
+    {
+        return t.config.to_string();
     }
-    Ok(())
+    if !fallback.is_empty() {
+        return fallback.to_string();
+    }
+    canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
-/// The table a shard belongs to: its folder, and the prefix of its file name when that is
-/// not a split or `data` (`callgraph/nodes-00000-of-00001.parquet` is `callgraph_nodes`,
-/// `csn/train-00000-of-00001.parquet` is `csn`; dedup's `bands-r00000-c00000-...` is
-/// `dedup_bands`, completion's `line-train-...` is `completion_line`).
-fn table_name(folder: &str, file: &str) -> String {
-    let stem = file.strip_suffix(".parquet").unwrap_or(file);
-    let mut prefix = String::new();
-    for part in stem.split('-') {
-        let numbered = part.len() > 1
-            && (part.bytes().all(|b| b.is_ascii_digit())
-                || ((part.starts_with('r') || part.starts_with('c'))
-                    && part[1..].bytes().all(|b| b.is_ascii_digit())));
-        if numbered || is_split(part) || part == "of" {
-            break;
-        }
-        if !prefix.is_empty() {
-            prefix.push('-');
-        }
-        prefix.push_str(part);
-    }
-    if prefix.is_empty() || prefix == "data" || prefix == folder || folder.is_empty() {
-        if folder.is_empty() {
-            return if prefix.is_empty() {
-                stem.to_string()
-            } else {
-                prefix
-            };
-        }
-        folder.to_string()
-    } else {
-        format!("{folder}_{prefix}")
-    }
+/// The sub-folders of `dir`, by name, sorted.
+fn sub_folders(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut subs: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    subs.sort();
+    Ok(subs)
 }
 
 fn is_split(s: &str) -> bool {
     matches!(s, "train" | "valid" | "test")
+}
+
+/// The Parquet files of `dir` (not of its sub-folders), sorted.
+fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    Ok(codemine_schemas::list_files(dir, |n| {
+        n.ends_with(".parquet")
+    })?)
 }
 
 /// The number of rows and the footer of a Parquet file, reading the footer only.
@@ -585,49 +578,6 @@ fn timestamp(out: &mut String, seconds: i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn table_names_follow_the_card_configs() {
-        let cases = [
-            ("csn", "train-00000-of-00001.parquet", "csn"),
-            ("yabloco", "data-00000-of-00001.parquet", "yabloco"),
-            (
-                "callgraph",
-                "nodes-00000-of-00002.parquet",
-                "callgraph_nodes",
-            ),
-            (
-                "callgraph",
-                "edges-00001-of-00002.parquet",
-                "callgraph_edges",
-            ),
-            (
-                "dedup",
-                "bands-r00000-c00000-00000-of-00001.parquet",
-                "dedup_bands",
-            ),
-            ("dedup", "clusters-00000-of-00001.parquet", "dedup_clusters"),
-            ("dropped", "dropped-00000-of-00001.parquet", "dropped"),
-            (
-                "completion",
-                "line-valid-00000-of-00001.parquet",
-                "completion_line",
-            ),
-            (
-                "completion",
-                "snapshot-train-00000-of-00001.parquet",
-                "completion_snapshot",
-            ),
-            (
-                "repositories",
-                "data-00000-of-00001.parquet",
-                "repositories",
-            ),
-        ];
-        for (folder, file, want) in cases {
-            assert_eq!(table_name(folder, file), want, "{folder}/{file}");
-        }
-    }
 
     #[test]
     fn values_are_cut_and_stay_on_one_line() {

@@ -9,6 +9,7 @@ use crate::escape::markdown;
 use crate::stats::steps::{DecontamStage, DECONTAM_RULE};
 use crate::stats::{Failure, Stats};
 use crate::Error;
+use codemine_schemas::layout::{self, TableDir};
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
@@ -167,7 +168,10 @@ fn dedup_summary(stats: &Stats) -> String {
 /// account of what was mined.
 pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     let write = &stats.stages.write;
-    let shards = write.shards.get("csn").cloned().unwrap_or_default();
+    // One folder per table (`codemine_schemas::layout`): a config reads its folder's files,
+    // by split where the table is split.
+    let files = |t: &TableDir| write.shards.get(t.dir).cloned().unwrap_or_default();
+    let shards = files(&layout::CSN);
     let mut y = String::from("---\nconfigs:\n- config_name: csn\n  default: true\n  data_files:\n");
     for split in ["train", "valid", "test"] {
         if shards.iter().any(|s| s.starts_with(&format!("{split}-"))) {
@@ -176,40 +180,49 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     }
     // Every other table is a config of its own, so `load_dataset(OUT, "yabloco")` works.
     // A table without partitions is one split, named `train` as the Hub names such data.
-    let mut config = |name: &str, files: &[(&str, String)]| {
-        if files.is_empty() {
-            return;
+    // `datasets` cannot load a config without rows ("Instruction \"train\" corresponds to
+    // no data"): an unsplit table that is empty (its one shard carries the schema) is left
+    // out; a split table has files only for splits with rows.
+    let mined = stats
+        .repositories
+        .iter()
+        .filter(|r| r.status == "mined")
+        .count();
+    let rows = |t: &TableDir| match t.config {
+        "yabloco" => write.yabloco_rows,
+        "callgraph_nodes" => write.callgraph_nodes,
+        "callgraph_edges" => write.callgraph_edges,
+        "repositories" => mined,
+        "dropped" => write.dropped_rows,
+        "dedup_bands" => write.band_rows,
+        "dedup_clusters" => stats
+            .stages
+            .dedup
+            .as_ref()
+            .map_or(0, |d| d.cluster_members as usize),
+        _ => 1,
+    };
+    for t in &layout::TABLES[1..] {
+        let shards = files(t);
+        let data: Vec<(&str, String)> = if t.split {
+            ["train", "valid", "test"]
+                .into_iter()
+                .map(|s| (s, t.split_name(s)))
+                .filter(|(_, name)| shards.iter().any(|f| f.starts_with(&format!("{name}-"))))
+                .map(|(s, name)| (s, format!("{}/{name}-*.parquet", t.dir)))
+                .collect()
+        } else if shards.is_empty() || rows(t) == 0 {
+            Vec::new()
+        } else {
+            vec![("train", format!("{}/*.parquet", t.dir))]
+        };
+        if data.is_empty() {
+            continue;
         }
-        y += &format!("- config_name: {name}\n  data_files:\n");
-        for (split, path) in files {
+        y += &format!("- config_name: {}\n  data_files:\n", t.config);
+        for (split, path) in data {
             y += &format!("  - split: {split}\n    path: {path}\n");
         }
-    };
-    let has = |table: &str, prefix: &str| {
-        write
-            .shards
-            .get(table)
-            .is_some_and(|s| s.iter().any(|n| n.starts_with(prefix)))
-    };
-    let one = |table: &str, prefix: &str| -> Vec<(&'static str, String)> {
-        if has(table, prefix) {
-            vec![("train", format!("{table}/{prefix}-*.parquet"))]
-        } else {
-            Vec::new()
-        }
-    };
-    config("yabloco", &one("yabloco", "data"));
-    config("callgraph_nodes", &one("callgraph", "nodes"));
-    config("callgraph_edges", &one("callgraph", "edges"));
-    config("repositories", &one("repositories", "data"));
-    config("dropped", &one("dropped", "dropped"));
-    for level in ["token", "line", "repo", "snapshot"] {
-        let files: Vec<(&str, String)> = ["train", "valid", "test"]
-            .into_iter()
-            .filter(|s| has("completion", &format!("{level}-{s}-")))
-            .map(|s| (s, format!("completion/{level}-{s}-*.parquet")))
-            .collect();
-        config(&format!("completion_{level}"), &files);
     }
     y += "dataset_info:\n  config_name: csn\n  features:\n";
     for f in codemine_schemas::csn::FIELDS {

@@ -1,7 +1,7 @@
 //! CodeXGLUE's code-completion shapes (docs/design.md, "Outputs added in the second round"):
 //! token level, one row per source file with its `<s> ... </s>` line, written as
-//! `completion/token-{split}-*.parquet`; line level, one row per cut, as
-//! `completion/line-{split}-*.parquet`.
+//! `completion/token/token-{split}-*.parquet`; line level, one row per cut, as
+//! `completion/line/line-{split}-*.parquet`.
 
 use std::sync::{Arc, LazyLock};
 

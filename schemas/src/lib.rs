@@ -22,6 +22,7 @@ pub mod csn;
 pub mod dedup;
 pub mod dropped;
 pub mod intern;
+pub mod layout;
 pub mod repo_completion;
 pub mod repositories;
 mod shard;

@@ -1,8 +1,8 @@
 //! Repository-level completion (docs/design.md, "Outputs added in the second round"): one row per
 //! chosen cursor position, with the file's text around it, the definitions of other files
 //! the line needs (`gold_context`) and what two retrievers find (`retrieved_context`),
-//! written as `completion/repo-{split}-*.parquet`; and, with `--completion-snapshot`, the
-//! files of each mined snapshot as `completion/snapshot-{split}-*.parquet`.
+//! written as `completion/repo/repo-{split}-*.parquet`; and, with `--completion-snapshot`, the
+//! files of each mined snapshot as `completion/snapshot/snapshot-{split}-*.parquet`.
 
 use std::sync::{Arc, LazyLock};
 

@@ -182,11 +182,9 @@ pub struct ShardWriter<T: Table> {
 }
 
 impl<T: Table> ShardWriter<T> {
+    /// The folder is made when the first shard opens, so a table without rows leaves no
+    /// empty folder behind.
     pub fn new(dir: &Path, split: &str, opts: ShardOptions) -> Result<Self> {
-        fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
         Ok(Self {
             dir: dir.to_path_buf(),
             split: split.to_string(),
@@ -281,6 +279,10 @@ impl<T: Table> ShardWriter<T> {
     }
 
     fn open(&self) -> Result<(ArrowWriter<BufWriter<File>>, PathBuf)> {
+        fs::create_dir_all(&self.dir).map_err(|source| Error::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
         let name = format!(".{}-{:05}.parquet.tmp", self.split, self.closed.len());
         let path = self.dir.join(name);
         let file = File::create(&path).map_err(|source| Error::Io {

@@ -2,7 +2,7 @@
 #
 #   compare_blame.py OUT REPO [--jobs N] [--show N] [--json]
 #
-# For every file with dated functions in OUT/callgraph/nodes-*.parquet (pyarrow), runs
+# For every file with dated functions in OUT/callgraph/nodes/nodes-*.parquet (pyarrow), runs
 # `git blame --incremental <sha> -- <path>` in REPO (N processes at once), takes for each
 # function the latest committer-time over its lines [start_line, end_line], and compares it
 # with codemine's `last_commit` (and the sha, which must be one of the commits with that
@@ -20,7 +20,7 @@ ap.add_argument("--jobs", type=int, default=2)
 ap.add_argument("--show", type=int, default=10)
 args = ap.parse_args()
 
-files = sorted(glob.glob(os.path.join(args.out, "callgraph", "nodes-*.parquet")))
+files = sorted(glob.glob(os.path.join(args.out, "callgraph", "nodes", "nodes-*.parquet")))
 nodes = [r for f in files for r in pq.read_table(f).to_pylist()]
 stats = json.load(open(os.path.join(args.out, "stats.json")))
 shas = {r["repo"]: r["sha"] for r in stats["repositories"]}

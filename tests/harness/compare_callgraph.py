@@ -3,7 +3,7 @@
 `gcc -fcallgraph-info`, see gcc_callgraph.py).
 
 Usage: compare_callgraph.py OUT GCC_JSON [--show N]
-  OUT       a codemine output folder (callgraph/nodes-*.parquet, callgraph/edges-*.parquet)
+  OUT       a codemine output folder (callgraph/nodes/nodes-*.parquet, callgraph/edges/edges-*.parquet)
   GCC_JSON  the JSON that gcc_callgraph.py printed for the same source tree
 
 Both sides are reduced to distinct (caller path, caller name, callee path, callee name) pairs
@@ -29,7 +29,7 @@ truth = {
 }
 
 def rows(prefix):
-    files = sorted(glob.glob(os.path.join(out, "callgraph", prefix + "-*.parquet")))
+    files = sorted(glob.glob(os.path.join(out, "callgraph", prefix, prefix + "-*.parquet")))
     return [r for f in files for r in pq.read_table(f).to_pylist()]
 
 # Calls GCC could not pin to one definition (the name is defined non-static in several

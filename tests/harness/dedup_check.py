@@ -79,7 +79,7 @@ def main():
             if j >= t:
                 pairs.append([a, b, j, False])
     nodes = {}
-    for r in rows(dd, "callgraph/nodes-*.parquet"):
+    for r in rows(dd, "callgraph/nodes/nodes-*.parquet"):
         if r["kind"] in ("module", "lambda"):
             continue  # module code and lambdas: nodes, not functions
         lc = r["last_commit"]
@@ -99,9 +99,9 @@ def main():
         for r in rows(base, "csn/*.parquet")
     }
     bands = {}
-    for r in rows(dd, "dedup/bands-*.parquet"):
+    for r in rows(dd, "dedup/bands/bands-*.parquet"):
         bands.setdefault(str(r["id"]), []).append([r["band"], r["band_hash"]])
-    clusters = rows(dd, "dedup/clusters-*.parquet")
+    clusters = rows(dd, "dedup/clusters/clusters-*.parquet")
     print(
         json.dumps(
             {

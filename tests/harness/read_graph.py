@@ -1,5 +1,5 @@
-# Independent reader for codemine's call graph (pyarrow): joins callgraph/edges-*.parquet to
-# callgraph/nodes-*.parquet and prints JSON {"nodes": [...], "edges": [...]}, where each edge
+# Independent reader for codemine's call graph (pyarrow): joins callgraph/edges/ to
+# callgraph/nodes/ and prints JSON {"nodes": [...], "edges": [...]}, where each edge
 # names its caller and callee as "path:qualified_name" (callee null when outside the repo).
 # "nodes" are the functions (kinds function, method, constructor); "code_nodes" the nodes of
 # Python module code and lambdas (kinds module, lambda), which edges name as well.
@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 
 out = sys.argv[1]
 def rows(prefix):
-    files = sorted(glob.glob(os.path.join(out, "callgraph", prefix + "-*.parquet")))
+    files = sorted(glob.glob(os.path.join(out, "callgraph", prefix, prefix + "-*.parquet")))
     return [r for f in files for r in pq.read_table(f).to_pylist()]
 
 nodes = rows("nodes")

@@ -55,7 +55,7 @@ res["docstring_length"] = binned(doc)
 # Functions only: Python's module code and lambdas are call-graph nodes, not functions
 # (docs/output.md: kind module, lambda).
 years = collections.Counter()
-for f in sorted(glob.glob(os.path.join(out, "callgraph", "nodes-*.parquet"))):
+for f in sorted(glob.glob(os.path.join(out, "callgraph", "nodes", "nodes-*.parquet"))):
     t = pq.read_table(f, columns=["last_commit", "kind"]).to_pydict()
     for ts, kind in zip(t["last_commit"], t["kind"]):
         if kind in ("module", "lambda"):

@@ -1,6 +1,6 @@
 """Independent reference for the retrieval of repository-level completion rows.
 
-Reads a completion folder (repo-*.parquet rows and snapshot-*.parquet files), rebuilds the
+Reads a completion folder (repo/repo-*.parquet rows and snapshot/snapshot-*.parquet files), rebuilds the
 chunks of every snapshot file (windows of W lines every S lines, files by path, windows
 without a word left out), and for each row recomputes the query (the words of the last Q
 non-empty lines of the prefix), the BM25 scores with rank_bm25's BM25Okapi and the Jaccard
@@ -17,7 +17,7 @@ d, W, S, Q, K = sys.argv[1], *map(int, sys.argv[2:6])
 words = lambda t: re.findall(r"\w+", t)
 
 snap = []
-for f in sorted(glob.glob(f"{d}/snapshot-*.parquet")):
+for f in sorted(glob.glob(f"{d}/snapshot/snapshot-*.parquet")):
     snap += pq.read_table(f).to_pylist()
 snap.sort(key=lambda r: r["path"])
 chunks = []
@@ -38,7 +38,7 @@ corpus = [words(c[3]) for c in chunks]
 bm25 = BM25Okapi(corpus)
 
 rows = []
-for f in sorted(glob.glob(f"{d}/repo-*.parquet")):
+for f in sorted(glob.glob(f"{d}/repo/repo-*.parquet")):
     rows += pq.read_table(f).to_pylist()
 mismatches, retrieved = [], 0
 for r in rows:

@@ -40,8 +40,8 @@ def main():
     out = sys.argv[1]
     csn = rows(out, "csn/**/*.parquet")
     yab = rows(out, "yabloco/**/*.parquet")
-    nodes = rows(out, "callgraph/nodes-*.parquet")
-    clusters = rows(out, "dedup/clusters-*.parquet")
+    nodes = rows(out, "callgraph/nodes/nodes-*.parquet")
+    clusters = rows(out, "dedup/clusters/clusters-*.parquet")
     print(json.dumps({
         "csn": canonical(csn),
         "yabloco": canonical(yab),
@@ -53,10 +53,10 @@ def main():
             for r in clusters
         ),
         "clusters_files": sorted(os.path.basename(f)
-                                 for f in glob.glob(os.path.join(out, "dedup", "clusters-*"))),
+                                 for f in glob.glob(os.path.join(out, "dedup", "clusters", "clusters-*"))),
         "clusters_schema": [[f.name, str(f.type), f.nullable]
-                            for f in pq.read_schema(glob.glob(os.path.join(out, "dedup", "clusters-*"))[0])]
-        if glob.glob(os.path.join(out, "dedup", "clusters-*")) else [],
+                            for f in pq.read_schema(glob.glob(os.path.join(out, "dedup", "clusters", "clusters-*"))[0])]
+        if glob.glob(os.path.join(out, "dedup", "clusters", "clusters-*")) else [],
         "kept_yabloco_ids": sorted(str(r["meta"]["id"]) for r in yab),
         "kept_csn_keys": sorted(f'{r["repo"]}|{r["path"]}|{r["func_name"]}|{r["url"]}' for r in csn),
         "node_repository": {str(r["id"]): r["repository"] for r in nodes},

@@ -457,8 +457,8 @@ fn java_imports_overloads_inheritance_and_receivers() {
     // helper.sum(list) is sum(List) on line 8.
     let lines = python_json(
         "import glob,json,sys,pyarrow.parquet as pq\n\
-         n={r['id']:r for f in glob.glob(sys.argv[1]+'/callgraph/nodes-*') for r in pq.read_table(f).to_pylist()}\n\
-         e=[r for f in glob.glob(sys.argv[1]+'/callgraph/edges-*') for r in pq.read_table(f).to_pylist()]\n\
+         n={r['id']:r for f in glob.glob(sys.argv[1]+'/callgraph/nodes/nodes-*') for r in pq.read_table(f).to_pylist()}\n\
+         e=[r for f in glob.glob(sys.argv[1]+'/callgraph/edges/edges-*') for r in pq.read_table(f).to_pylist()]\n\
          print(json.dumps({r['callee_name']: n[r['callee_id']]['start_line'] for r in e if r['callee_name'] in ('h.sum','helper.sum')}))",
         &[out.to_str().unwrap()],
     );

@@ -80,6 +80,8 @@ fn reference(lang: &str, files: &[&str]) -> Vec<Value> {
 }
 
 fn rows(dir: &Path, prefix: &str) -> Vec<Value> {
+    // One folder per table: `completion/token/token-*`, `completion/line/line-*`.
+    let dir = &dir.join(prefix.trim_end_matches('-'));
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .flatten()

@@ -306,7 +306,14 @@ fn repo_name(path: &Path) -> String {
 /// Every output file's bytes, by relative path.
 fn snapshot(out: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
-    for dir in ["csn", "yabloco", "callgraph", "dedup"] {
+    for dir in [
+        "csn",
+        "yabloco",
+        "callgraph/nodes",
+        "callgraph/edges",
+        "dedup/bands",
+        "dedup/clusters",
+    ] {
         for e in fs::read_dir(out.join(dir)).unwrap() {
             let p = e.unwrap().path();
             files.insert(format!("{dir}/{}", repo_name(&p)), fs::read(&p).unwrap());
@@ -332,7 +339,7 @@ fn dedup_output_does_not_depend_on_threads_or_repository_order() {
         }
         let _ = i;
         clusters.push(
-            shard_rows(&out.join("dedup"))
+            shard_rows(&out.join("dedup/clusters"))
                 .into_iter()
                 .filter(|r| r.get("kind").is_some())
                 .count(),
@@ -343,7 +350,7 @@ fn dedup_output_does_not_depend_on_threads_or_repository_order() {
     let reversed: Vec<PathBuf> = repos.iter().rev().cloned().collect();
     mine(&reversed, &out, &cache, &[]);
     let decided = |out: &Path| -> BTreeSet<(String, String, String)> {
-        shard_rows(&out.join("dedup"))
+        shard_rows(&out.join("dedup/clusters"))
             .into_iter()
             .filter(|r| r.get("kind").is_some())
             .map(|r| {
@@ -371,7 +378,7 @@ fn datatrove_preset_and_direct_settings_are_used_and_reported() {
         (p["bands"].as_u64(), p["rows"].as_u64()),
         (Some(14), Some(8))
     );
-    let bands = read_shards(&out.join("dedup"));
+    let bands = read_shards(&out.join("dedup/bands"));
     let band_rows: u64 = bands
         .as_object()
         .unwrap()
@@ -410,7 +417,7 @@ fn datatrove_preset_and_direct_settings_are_used_and_reported() {
     assert!(
         !out.join("dedup").exists() || fs::read_dir(out.join("dedup")).unwrap().next().is_none()
     );
-    let nodes = shard_rows(&out.join("callgraph"));
+    let nodes = shard_rows(&out.join("callgraph/nodes"));
     assert!(nodes
         .iter()
         .filter(|r| r.get("cluster_id").is_some())
@@ -514,7 +521,7 @@ fn literal_spellings_do_not_hide_a_copy() {
     r.write("other/test_requests.py", body("\"", "0xc8", "cd"));
     r.commit("one");
     let out = mine_into(&r.path, tmp.path(), &[]);
-    let nodes = shard_rows(&out.join("callgraph"));
+    let nodes = shard_rows(&out.join("callgraph/nodes"));
     let by_path = |p: &str| {
         nodes
             .iter()

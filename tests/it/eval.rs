@@ -929,7 +929,7 @@ fn completion_line_sets_are_scored_against_gt_by_id() {
             "4",
         ],
     );
-    let rows = shard_rows(&out.join("completion"))
+    let rows = shard_rows(&out.join("completion/line"))
         .into_iter()
         .filter(|r| r.get("gt").is_some())
         .collect::<Vec<_>>();

@@ -379,7 +379,7 @@ fn function_parser_names_on_request() {
     .collect();
     assert_eq!(got, want);
     // Ids keep codemine's names: the call-graph nodes still say `Shape.prototype.later`.
-    let nodes = shard_rows(&out.join("callgraph"));
+    let nodes = shard_rows(&out.join("callgraph/nodes"));
     assert!(nodes
         .iter()
         .any(|n| n["qualified_name"] == "Shape.prototype.later"));

@@ -59,7 +59,7 @@ fn licenses_reach_nodes_repositories_and_the_filter() {
     };
     let all = tmp.path().join("all");
     run(&all, &[]);
-    let nodes = table(&all.join("callgraph"));
+    let nodes = table(&all.join("callgraph/nodes"));
     let license: BTreeMap<String, Value> = nodes
         .iter()
         .filter(|n| n.get("license").is_some())

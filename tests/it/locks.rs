@@ -75,7 +75,7 @@ fn a_second_run_into_a_folder_in_use_stops_and_names_the_holder() {
     assert!(!out.join("staging").exists());
     let nodes = python_json(
         "import sys, glob, json, pyarrow.parquet as pq\nkinds = [k for f in glob.glob(sys.argv[1] + '/nodes-*.parquet') for k in pq.read_table(f, columns=['kind']).column('kind').to_pylist()]\nprint(json.dumps(sum(k not in ('module', 'lambda') for k in kinds)))",
-        &[out.join("callgraph").to_str().unwrap()],
+        &[out.join("callgraph/nodes").to_str().unwrap()],
     );
     let stats: serde_json::Value =
         serde_json::from_slice(&fs::read(out.join("stats.json")).unwrap()).unwrap();

@@ -30,4 +30,5 @@ mod sharding;
 mod side_mine;
 mod sources;
 mod spark;
+mod tables;
 mod yabloco;

@@ -171,7 +171,7 @@ fn rows(files: &[(&str, &str)], extra: &[&str]) -> (Vec<Value>, Mined) {
     let mut args = ALL.to_vec();
     args.extend_from_slice(extra);
     let m = Mined::files("proj", files, &args);
-    let rows = shard_rows(&m.out.join("completion"))
+    let rows = shard_rows(&m.out.join("completion/repo"))
         .into_iter()
         .filter(|r| r.get("kind").is_some())
         .collect();
@@ -589,7 +589,7 @@ fn the_draw_follows_kinds_shares_and_seed() {
             "--no-history",
         ],
     );
-    let rows = shard_rows(&m.out.join("completion"));
+    let rows = shard_rows(&m.out.join("completion/repo"));
     let mut got: Vec<(String, u64)> = rows
         .iter()
         .map(|r| {
@@ -627,7 +627,7 @@ fn the_draw_follows_kinds_shares_and_seed() {
         ],
     );
     // The same rows, scores and all, whatever the thread count.
-    assert_eq!(rows, shard_rows(&again.out.join("completion")));
+    assert_eq!(rows, shard_rows(&again.out.join("completion/repo")));
     let tmp = tempfile::tempdir().unwrap();
     let out = codemine(
         &[
@@ -707,7 +707,7 @@ fn since_keeps_lines_changed_on_or_after_the_day() {
             "2024-01-01",
         ],
     );
-    let mut got: Vec<(String, u64, String)> = shard_rows(&out.join("completion"))
+    let mut got: Vec<(String, u64, String)> = shard_rows(&out.join("completion/repo"))
         .iter()
         .map(|r| {
             (

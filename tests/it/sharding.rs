@@ -45,7 +45,7 @@ fn csn_keys(out: &Path) -> BTreeSet<String> {
 }
 
 fn clusters(out: &Path) -> BTreeSet<String> {
-    shard_rows(&out.join("dedup"))
+    shard_rows(&out.join("dedup/clusters"))
         .iter()
         .filter(|r| r.get("kind").is_some())
         .map(|r| {
@@ -114,7 +114,7 @@ fn ranks_then_cluster_then_finalize_equal_one_mine() {
     assert_eq!(res.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&res.stderr).contains("run `codemine cluster` first"));
     // Ranks wrote rank-tagged files: the band table of every rank is there.
-    let bands: Vec<String> = fs::read_dir(sharded.join("dedup"))
+    let bands: Vec<String> = fs::read_dir(sharded.join("dedup/bands"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -187,7 +187,14 @@ fn bad_rank_arguments_are_usage_errors() {
 /// Every output table's rows (pyarrow), with the run's timings left out of stats.json.
 fn everything(out: &Path) -> Value {
     let mut v = serde_json::Map::new();
-    for dir in ["csn", "yabloco", "callgraph", "dedup"] {
+    for dir in [
+        "csn",
+        "yabloco",
+        "callgraph/nodes",
+        "callgraph/edges",
+        "dedup/bands",
+        "dedup/clusters",
+    ] {
         v.insert(dir.into(), Value::Array(shard_rows(&out.join(dir))));
     }
     let mut s = stats(out);
@@ -320,7 +327,14 @@ fn kill_after_marks(args: &[String], cache: &Path, out: &Path) {
 /// Whole-file bytes of every final shard, by relative path.
 fn shard_bytes(out: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
-    for dir in ["csn", "yabloco", "callgraph", "dedup"] {
+    for dir in [
+        "csn",
+        "yabloco",
+        "callgraph/nodes",
+        "callgraph/edges",
+        "dedup/bands",
+        "dedup/clusters",
+    ] {
         let mut names: Vec<PathBuf> = fs::read_dir(out.join(dir))
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();

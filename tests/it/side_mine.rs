@@ -122,7 +122,7 @@ fn csn_rows_and_nodes_get_the_reference_scores() {
         add["side_score"]
     );
 
-    let nodes = shard_rows(&out.join("callgraph"));
+    let nodes = shard_rows(&out.join("callgraph/nodes"));
     let nodes: Vec<Value> = nodes
         .into_iter()
         .filter(|n| n.get("kind").is_some())
@@ -223,7 +223,7 @@ fn min_side_drops_the_pairs_below_it_as_a_funnel_rule() {
     assert!(!fnames.contains(&"Stack.pop"), "{fnames:?}");
     assert!(fnames.contains(&"Stack.add"), "{fnames:?}");
 
-    let nodes = shard_rows(&out.join("callgraph"));
+    let nodes = shard_rows(&out.join("callgraph/nodes"));
     let nodes: Vec<Value> = nodes
         .into_iter()
         .filter(|n| n.get("kind").is_some())
@@ -298,7 +298,7 @@ fn without_a_model_csn_keeps_its_shape_and_nodes_have_null_scores() {
             "{name}"
         );
     }
-    let nodes = shard_rows(&out.join("callgraph"));
+    let nodes = shard_rows(&out.join("callgraph/nodes"));
     let nodes: Vec<&Value> = nodes.iter().filter(|n| n.get("kind").is_some()).collect();
     assert_eq!(nodes.len(), 4);
     for n in nodes {

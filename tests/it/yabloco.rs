@@ -336,8 +336,8 @@ fn graph_shards_are_identical_whatever_the_thread_count() {
     let two = mine_into(&r.path, &tmp.path().join("j2"), &["-j", "2"]);
     for shard in [
         "yabloco/data-00000-of-00001.parquet",
-        "callgraph/nodes-00000-of-00001.parquet",
-        "callgraph/edges-00000-of-00001.parquet",
+        "callgraph/nodes/nodes-00000-of-00001.parquet",
+        "callgraph/edges/edges-00000-of-00001.parquet",
     ] {
         let a = std::fs::read(one.join(shard)).unwrap();
         let b = std::fs::read(two.join(shard)).unwrap();

@@ -288,9 +288,10 @@ fn close(a: f64, b: f64) -> bool {
 
 fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
+    // One folder per table: the completion folder holds `repo/` (and `line/`, ...).
     let completion = dir.path().join("completion");
-    std::fs::create_dir(&completion).unwrap();
-    write_table(&completion.join("repo-test-00000-of-00001.parquet"));
+    std::fs::create_dir_all(completion.join("repo")).unwrap();
+    write_table(&completion.join("repo/repo-test-00000-of-00001.parquet"));
     (dir, completion)
 }
 
@@ -527,10 +528,11 @@ fn bad_inputs_are_named() {
     .err()
     .unwrap();
     assert!(err.to_string().contains("3 `cobol`"), "{err}");
-    // A folder with both line- and repo- shards needs a hint.
+    // A folder with both line/ and repo/ tables needs a hint.
+    std::fs::create_dir(completion.join("line")).unwrap();
     std::fs::copy(
-        completion.join("repo-test-00000-of-00001.parquet"),
-        completion.join("line-test-00000-of-00001.parquet"),
+        completion.join("repo/repo-test-00000-of-00001.parquet"),
+        completion.join("line/line-test-00000-of-00001.parquet"),
     )
     .unwrap();
     let err = evaluate(&EvalOptions {
@@ -541,6 +543,35 @@ fn bad_inputs_are_named() {
     .err()
     .unwrap();
     assert!(matches!(err, Error::Usage(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("(line/) and repository-level (repo/)"),
+        "{err}"
+    );
+    // Issue 39: the tables side by side, as a completion folder before it, are refused
+    // with the new layout named, even with the hint that picks one table.
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    for name in [
+        "repo-test-00000-of-00001.parquet",
+        "line-test-00000-of-00001.parquet",
+    ] {
+        let table = &name[..4];
+        std::fs::copy(completion.join(table).join(name), old.join(name)).unwrap();
+    }
+    let err = evaluate(&EvalOptions {
+        data: vec![old],
+        prediction_column: Some("gt".into()),
+        metrics: vec!["identifier_em".into()],
+        ..EvalOptions::default()
+    })
+    .err()
+    .unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("2 tables side by side (line-*, repo-*)") && msg.contains("completion/line/"),
+        "{msg}"
+    );
     let ev = evaluate(&EvalOptions {
         data: vec![completion],
         prediction_column: Some("gt".into()),
@@ -637,7 +668,7 @@ fn a_pyarrow_written_table_scores_the_same() {
 fn an_output_folder_with_repository_level_metrics_reads_its_repo_shards() {
     let (dir, _completion) = setup();
     // An output folder also has CSN shards: without a repository-level metric they are the
-    // dataset (summarization); with one, completion/repo-*.
+    // dataset (summarization); with one, completion/repo/.
     std::fs::create_dir(dir.path().join("csn")).unwrap();
     let ev = evaluate(&EvalOptions {
         data: vec![dir.path().to_path_buf()],
@@ -647,7 +678,7 @@ fn an_output_folder_with_repository_level_metrics_reads_its_repo_shards() {
     })
     .unwrap();
     assert_eq!(ev.files.len(), 1);
-    assert!(ev.files[0].ends_with("completion/repo-test-00000-of-00001.parquet"));
+    assert!(ev.files[0].ends_with("completion/repo/repo-test-00000-of-00001.parquet"));
     assert!(close(score(&ev, "context_recall@2:bm25"), 75.0));
     // Another split has no repo shards: the folder is read as before (and has no CSN test
     // shards).

@@ -266,7 +266,7 @@ pub fn cluster(
 
 /// Band hashes of every item with at least one shingle, as (id, band, band hash) rows
 /// sorted by id and band: the input a distributed engine needs to group the same
-/// candidates (`DIR/dedup/bands-*.parquet`).
+/// candidates (`DIR/dedup/bands/bands-*.parquet`).
 pub fn band_rows<T: AsRef<str> + Sync>(
     items: &[Item<'_, T>],
     params: &DedupParams,

@@ -5,8 +5,8 @@
 //!   `staging/ctoken-*` and `staging/cline-*`;
 //! - at finalize ([`finalize`]): a file whose token line an earlier file of the run already
 //!   has (input order, so the same for any thread count or rank count) is left out with its
-//!   cuts, and the rest is written as `completion/token-{split}-*.parquet`,
-//!   `completion/line-{split}-*.parquet` and the text files CodeXGLUE's scripts read:
+//!   cuts, and the rest is written as `completion/token/token-{split}-*.parquet`,
+//!   `completion/line/line-{split}-*.parquet` and the text files CodeXGLUE's scripts read:
 //!   `completion/{python,java}/{train,dev,test}.txt` and `line_{train,dev,test}.json`, in
 //!   the order of the Parquet rows.
 
@@ -20,6 +20,7 @@ use arrow_array::RecordBatch;
 use codemine_schemas::completion::{
     FileInfo, LineRow, LineTable, TokenRow, TokenTable, LINE_PREFIX, TOKEN_PREFIX,
 };
+use codemine_schemas::layout;
 use codemine_schemas::staged::read_batches;
 use codemine_schemas::{ShardOptions, ShardWriter, Split};
 use rayon::prelude::*;
@@ -40,7 +41,8 @@ use codemine_filters::dedup::{
 /// Staging table names.
 pub const TOKEN_STAGED: &str = "ctoken";
 pub const LINE_STAGED: &str = "cline";
-/// The output folder under `DIR`.
+/// The folder of the completion tables (each in a folder of its own: `completion/token/`,
+/// `completion/line/`, ...) and of CodeXGLUE's text files (`completion/python/`, ...).
 pub const DIR: &str = "completion";
 
 /// What `--emit completion` asks for.
@@ -504,11 +506,15 @@ pub fn finalize(
     let mut row_index = 0u64;
     let mut lines_seen: HashSet<u128> = HashSet::new();
     let mut dropped: HashSet<u128> = HashSet::new();
+    let token_dir = layout::COMPLETION_TOKEN.path(out_dir);
     let mut writers = Split::ALL
         .iter()
         .map(|&s| {
             let name = format!("{TOKEN_PREFIX}-{}", s.as_str());
-            Ok((s, ShardWriter::<TokenTable>::new(&dir, &name, shards)?))
+            Ok((
+                s,
+                ShardWriter::<TokenTable>::new(&token_dir, &name, shards)?,
+            ))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     for path in staged_files(out_dir, TOKEN_STAGED)? {
@@ -545,15 +551,19 @@ pub fn finalize(
     }
     for (split, w) in writers {
         stage.token_rows.insert(split.as_str(), w.rows());
-        stage.shards.extend(file_names(&w.finish(false)?));
+        let files = file_names(&w.finish(false)?);
+        stage
+            .shards
+            .extend(files.into_iter().map(|n| (layout::COMPLETION_TOKEN.dir, n)));
     }
     crate::fault::point("completion tokens streamed");
 
+    let line_dir = layout::COMPLETION_LINE.path(out_dir);
     let mut writers = Split::ALL
         .iter()
         .map(|&s| {
             let name = format!("{LINE_PREFIX}-{}", s.as_str());
-            Ok((s, ShardWriter::<LineTable>::new(&dir, &name, shards)?))
+            Ok((s, ShardWriter::<LineTable>::new(&line_dir, &name, shards)?))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let mut json = Vec::new();
@@ -600,7 +610,10 @@ pub fn finalize(
     }
     for (split, w) in writers {
         stage.line_rows.insert(split.as_str(), w.rows());
-        stage.shards.extend(file_names(&w.finish(false)?));
+        let files = file_names(&w.finish(false)?);
+        stage
+            .shards
+            .extend(files.into_iter().map(|n| (layout::COMPLETION_LINE.dir, n)));
     }
     text.finish()?;
     stage.shards.sort();

@@ -2,8 +2,8 @@
 //!
 //! Inputs: `staging/dedup-params.json`, `staging/functions-*.parquet` (exact key, shingle
 //! set and keeper facts of every function the filters kept, from every rank) and
-//! `dedup/bands-*.parquet` (their LSH band hashes). Outputs:
-//! `dedup/clusters-00000-of-00001.parquet`, one row per member of every cluster of two or
+//! `dedup/bands/bands-*.parquet` (their LSH band hashes). Outputs:
+//! `dedup/clusters/clusters-00000-of-00001.parquet`, one row per member of every cluster of two or
 //! more functions (its keeper, whether it is removed and why, the keeper's partition), and
 //! `staging/cluster-step.json` (time and pair counts). Another engine can replace this step
 //! by writing the same clusters table (examples/spark).
@@ -24,7 +24,7 @@ use super::stage::{dedup_params, json_error, staged_files, STAGING};
 use crate::output::write_atomic;
 use crate::stats::ClusterStep;
 use crate::Error;
-use codemine_schemas::shard_files;
+use codemine_schemas::{layout, shard_files};
 
 /// What dedup decided, by function id; functions not in it stay as they are.
 #[derive(Debug, Default)]
@@ -39,7 +39,7 @@ impl Decisions {
     pub fn read(out_dir: &Path) -> Result<(Self, Vec<ClusterRow>), Error> {
         let mut map = HashMap::new();
         let mut rows = Vec::new();
-        for path in shard_files(&out_dir.join("dedup"), "clusters")? {
+        for path in shard_files(&layout::CLUSTERS.path(out_dir), "clusters")? {
             read_clusters(&path, |r| {
                 map.insert(
                     r.id,
@@ -60,8 +60,16 @@ impl Decisions {
 /// `None` when the mining step ran without dedup.
 pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Error> {
     let t = Instant::now();
-    let dedup_dir = out_dir.join("dedup");
     super::finalize::discard_removed(out_dir)?;
+    // Bands staged by a codemine before issue 39 lie directly in dedup/: refused, not
+    // silently left out.
+    if let Some(old) = shard_files(&out_dir.join("dedup"), "bands")?.first() {
+        return Err(Error::Usage(format!(
+            "{}: band hashes staged by a codemine before issue 39 (now in {}/): mine this run again",
+            old.display(),
+            layout::BANDS.dir
+        )));
+    }
     clear_clusters(out_dir)?;
     let Some(params) = dedup_params(out_dir)? else {
         return Ok(None);
@@ -88,7 +96,7 @@ pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep
         })?;
     }
     let mut bands = BandTable::new(items.len(), params.bands);
-    for path in shard_files(&dedup_dir, "bands")? {
+    for path in shard_files(&layout::BANDS.path(out_dir), "bands")? {
         let mut unknown = None;
         read_bands(&path, |r| match index.get(&r.id) {
             Some(&i) => bands.set(i, r.band as usize, r.band_hash),
@@ -107,8 +115,11 @@ pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep
     let outcome = near::cluster(&items, &bands, &params, threads)?;
     drop(bands);
 
-    let mut writer =
-        ShardWriter::<ClustersTable>::new(&dedup_dir, "clusters", ShardOptions::default())?;
+    let mut writer = ShardWriter::<ClustersTable>::new(
+        &layout::CLUSTERS.path(out_dir),
+        "clusters",
+        ShardOptions::default(),
+    )?;
     for (i, item) in items.iter().enumerate() {
         let Some(cluster_id) = outcome.cluster_id[i] else {
             continue;
@@ -143,11 +154,13 @@ pub fn cluster_step(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep
     Ok(Some(step))
 }
 
-/// Removes an earlier clusters table and cluster-step record.
+/// Removes an earlier clusters table (in its folder, or directly in dedup/ as before issue
+/// 39) and cluster-step record.
 fn clear_clusters(out_dir: &Path) -> Result<(), Error> {
-    let dedup_dir = out_dir.join("dedup");
-    for path in shard_files(&dedup_dir, "clusters")? {
-        std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+    for dir in [layout::CLUSTERS.path(out_dir), out_dir.join("dedup")] {
+        for path in shard_files(&dir, "clusters")? {
+            std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+        }
     }
     let step = out_dir.join(STAGING).join("cluster-step.json");
     match std::fs::remove_file(&step) {

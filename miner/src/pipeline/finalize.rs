@@ -1,8 +1,10 @@
 //! Step 3 of a run: writes the final outputs from the staging area of every rank.
 //!
 //! Inputs: `staging/rank-*-of-N.done` (all N ranks must be done), the chunk markers and
-//! staging tables, and `dedup/clusters-*.parquet` when the mining step ran with dedup.
-//! Outputs: `csn/`, `yabloco/`, `callgraph/`, `dropped/` (with `--explain`),
+//! staging tables, and `dedup/clusters/clusters-*.parquet` when the mining step ran with dedup.
+//! Outputs, one folder per table ([`codemine_schemas::layout`]): `csn/`, `yabloco/`,
+//! `callgraph/nodes/`, `callgraph/edges/`, `repositories/`, `dropped/` (with `--explain`),
+//! the completion tables,
 //! `failures.jsonl`, `stats.json` and the dataset card; `staging/` is removed at the end.
 //!
 //! Publication is crash-safe: `stats.json` is removed first and written last, so an output
@@ -27,6 +29,7 @@ use codemine_schemas::callgraph::{EdgesTable, NodesTable};
 use codemine_schemas::csn as csn_schema;
 use codemine_schemas::dedup::read_functions;
 use codemine_schemas::dropped::DroppedTable;
+use codemine_schemas::layout::{self, TableDir};
 use codemine_schemas::repositories::{RepositoriesTable, RepositoryRow};
 use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
 use codemine_schemas::yabloco::YablocoTable;
@@ -147,7 +150,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let ranks = rank_markers(out_dir)?;
     let dedup = ranks.iter().any(|r| r.dedup);
     let explain = ranks.iter().any(|r| r.explain);
-    let cluster_files = shard_files(&out_dir.join("dedup"), "clusters")?;
+    let cluster_files = shard_files(&layout::CLUSTERS.path(out_dir), "clusters")?;
     if dedup && cluster_files.is_empty() {
         return Err(Error::Incomplete(format!(
             "{}: the mining step ran with dedup but there is no clusters table: run `codemine cluster` first",
@@ -156,9 +159,19 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     }
     // No stats.json while the final tables are rewritten: its presence means complete.
     output::remove_side_files(out_dir)?;
-    for dir in ["csn", "yabloco", "callgraph", "dropped", "repositories"] {
-        clear_shards(&out_dir.join(dir))?;
+    for t in [
+        layout::CSN,
+        layout::YABLOCO,
+        layout::NODES,
+        layout::EDGES,
+        layout::DROPPED,
+        layout::REPOSITORIES,
+    ] {
+        clear_shards(&t.path(out_dir))?;
     }
+    // An earlier run of the layout before issue 39 left the call graph's tables side by
+    // side in `callgraph/`: a rerun replaces them, as it replaces its own shards.
+    clear_shards(&out_dir.join("callgraph"))?;
 
     let mut stats = Stats::default();
     if let Some(r) = ranks.iter().find(|r| r.filter_active) {
@@ -198,7 +211,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let side_drops = |id| side.as_ref().is_some_and(|s| s.drops(id));
     let mut same_id = 0usize;
 
-    let csn_dir = out_dir.join("csn");
+    let csn_dir = layout::CSN.path(out_dir);
     let mut csn = Split::ALL
         .iter()
         .map(|&s| {
@@ -227,7 +240,8 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     }
 
     crate::fault::point("csn table streamed");
-    let mut yabloco = ShardWriter::<YablocoTable>::new(&out_dir.join("yabloco"), "data", shards)?;
+    let mut yabloco =
+        ShardWriter::<YablocoTable>::new(&layout::YABLOCO.path(out_dir), "data", shards)?;
     let mut seen = HashSet::new();
     for path in staged_files(out_dir, "yabloco")? {
         for batch in read_batches(&path)? {
@@ -241,8 +255,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         }
     }
 
-    let graph_dir = out_dir.join("callgraph");
-    let mut nodes = ShardWriter::<NodesTable>::new(&graph_dir, "nodes", shards)?;
+    let mut nodes = ShardWriter::<NodesTable>::new(&layout::NODES.path(out_dir), "nodes", shards)?;
     for path in staged_files(out_dir, "nodes")? {
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
@@ -254,13 +267,12 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         }
     }
     crate::fault::point("nodes table streamed");
-    let edges = copy::<EdgesTable>(out_dir, "edges", &graph_dir, "edges", shards, Vec::new())?;
+    let edges = copy::<EdgesTable>(out_dir, "edges", layout::EDGES, shards, Vec::new())?;
     let dropped = if explain {
         Some(copy::<DroppedTable>(
             out_dir,
             "dropped",
-            &out_dir.join("dropped"),
-            "dropped",
+            layout::DROPPED,
             shards,
             super::side::Scores::dropped_files(out_dir)?,
         )?)
@@ -285,32 +297,46 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     }
     write.yabloco_rows = yabloco.rows();
     write.callgraph_nodes = nodes.rows();
-    // Each table always has at least one shard, so its schema is there to read.
+    // Each table always has at least one shard, so its schema is there to read. Shards
+    // are listed by table folder.
     let y = file_names(&yabloco.finish(true)?);
-    write.shards.entry("yabloco").or_default().extend(y);
+    write
+        .shards
+        .entry(layout::YABLOCO.dir)
+        .or_default()
+        .extend(y);
     let n = file_names(&nodes.finish(true)?);
-    let cg = write.shards.entry("callgraph").or_default();
-    cg.extend(n);
-    cg.extend(edges.1);
+    write.shards.entry(layout::NODES.dir).or_default().extend(n);
+    write
+        .shards
+        .entry(layout::EDGES.dir)
+        .or_default()
+        .extend(edges.1);
     write.callgraph_edges = edges.0;
     if let Some((rows, files)) = dropped {
         write.dropped_rows = rows;
-        write.shards.entry("dropped").or_default().extend(files);
+        write
+            .shards
+            .entry(layout::DROPPED.dir)
+            .or_default()
+            .extend(files);
     }
     write
         .shards
-        .entry("repositories")
+        .entry(layout::REPOSITORIES.dir)
         .or_default()
         .extend(repositories);
     write.band_rows = counts.band_rows;
     write.same_id_skipped = counts.same_id_skipped + same_id;
-    for table in ["bands", "clusters"] {
-        let files = shard_files(&out_dir.join("dedup"), table)?;
-        write
-            .shards
-            .entry("dedup")
-            .or_default()
-            .extend(file_names(&files));
+    for t in [layout::BANDS, layout::CLUSTERS] {
+        let files = shard_files(&t.path(out_dir), t.prefix)?;
+        if !files.is_empty() {
+            write
+                .shards
+                .entry(t.dir)
+                .or_default()
+                .extend(file_names(&files));
+        }
     }
     let settings = ranks.iter().find_map(|r| r.completion.clone());
     stats.stages.completion = super::completion::finalize(
@@ -323,18 +349,12 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let settings = ranks.iter().find_map(|r| r.repo_completion.as_ref());
     stats.stages.repo_completion =
         super::repo_completion::finalize(out_dir, settings, &stats.repo_completion_counts, shards)?;
-    // Both completion outputs' shards are the `completion` folder's.
+    // The completion tables' shards, each under its table's folder.
     let completion = stats.stages.completion.iter().flat_map(|c| &c.shards);
     let repo = stats.stages.repo_completion.iter().flat_map(|c| &c.shards);
-    let names: Vec<String> = completion.chain(repo).cloned().collect();
-    if stats.stages.completion.is_some() || stats.stages.repo_completion.is_some() {
-        stats
-            .stages
-            .write
-            .shards
-            .entry("completion")
-            .or_default()
-            .extend(names);
+    for (dir, name) in completion.chain(repo) {
+        let write = &mut stats.stages.write;
+        write.shards.entry(dir).or_default().push(name.clone());
     }
     let settings = ranks.iter().find_map(|r| r.decontamination.as_ref());
     stats.stages.decontamination = super::decontam::finalize(settings, &stats.repositories);
@@ -410,12 +430,11 @@ pub fn write_side_files(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
 fn copy<T: Table>(
     out_dir: &Path,
     table: &str,
-    dir: &Path,
-    name: &str,
+    to: TableDir,
     shards: ShardOptions,
     extra: Vec<PathBuf>,
 ) -> Result<(usize, Vec<String>), Error> {
-    let mut w = ShardWriter::<T>::new(dir, name, shards)?;
+    let mut w = ShardWriter::<T>::new(&to.path(out_dir), to.prefix, shards)?;
     for path in staged_files(out_dir, table)?.into_iter().chain(extra) {
         for batch in read_batches(&path)? {
             w.push_batch(&batch.map_err(codemine_schemas::Error::Arrow)?)?;

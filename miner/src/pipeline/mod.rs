@@ -3,10 +3,10 @@
 //! 1. [`stage`]: repositories are mined in parallel (rayon; a repository is the unit of
 //!    work, and its files are parsed in parallel too), in batches taken in input order; a
 //!    writer thread streams each batch's rows into staging tables (`DIR/staging/`), the
-//!    final edge and `dropped` tables, and the dedup inputs (`DIR/dedup/bands-*`,
+//!    final edge and `dropped` tables, and the dedup inputs (`DIR/dedup/bands/bands-*`,
 //!    `DIR/staging/functions-*`) while the next batch is mined. Memory is bounded by a batch.
 //! 2. [`dedup`]: the cluster step reads the dedup inputs of the whole run, finds exact and
-//!    near-duplicate clusters and writes `DIR/dedup/clusters-*.parquet`.
+//!    near-duplicate clusters and writes `DIR/dedup/clusters/clusters-*.parquet`.
 //!    Then [`side`] (with `--side-model`) scores the (code, docstring) pairs that survived
 //!    the filters and dedup into `DIR/staging/side-*`.
 //! 3. [`finalize`]: streams the staging tables into the final CSN, YABLoCo and node shards
@@ -238,7 +238,7 @@ fn mine_share_locked(
 }
 
 /// Step 2 alone: clusters the dedup inputs of every rank under `out_dir` and writes
-/// `dedup/clusters-*` (see [`dedup`]); `None` when the mining step ran without dedup.
+/// `dedup/clusters/clusters-*` (see [`dedup`]); `None` when the mining step ran without dedup.
 pub fn cluster(out_dir: &Path, threads: usize) -> Result<Option<ClusterStep>, Error> {
     let _lock = lock::lock(out_dir, lock::Mode::Exclusive, "codemine cluster")?;
     dedup::cluster_step(out_dir, threads)

@@ -5,13 +5,15 @@
 //!   row with its gold and retrieved context; staged per chunk as `staging/crepo-*` (and
 //!   the snapshot's files as `staging/csnap-*` with `--completion-snapshot`);
 //! - at finalize ([`finalize`]): the rows copied by partition to
-//!   `completion/repo-{split}-*.parquet` and `completion/snapshot-{split}-*.parquet`.
+//!   `completion/repo/repo-{split}-*.parquet` and
+//!   `completion/snapshot/snapshot-{split}-*.parquet`.
 
 use std::path::Path;
 use std::time::Instant;
 
+use codemine_schemas::layout::{self, TableDir};
 use codemine_schemas::repo_completion::{
-    RepoFile, RepoRow, RepoTable, SnapshotRow, SnapshotTable, REPO_PREFIX, SNAPSHOT_PREFIX,
+    RepoFile, RepoRow, RepoTable, SnapshotRow, SnapshotTable, REPO_PREFIX,
 };
 use codemine_schemas::staged::read_batches;
 use codemine_schemas::{ShardOptions, ShardWriter, Split, Table};
@@ -195,7 +197,7 @@ fn dates(
     Ok(out)
 }
 
-/// Writes `completion/repo-*` (and `completion/snapshot-*`) from the staging tables;
+/// Writes `completion/repo/` (and `completion/snapshot/`) from the staging tables;
 /// `None` when the run did not ask for them. Runs after the CodeXGLUE completion
 /// finalize, which clears the folder.
 pub fn finalize(
@@ -207,27 +209,17 @@ pub fn finalize(
     let Some(settings) = settings else {
         return Ok(None);
     };
-    let dir = out_dir.join(super::completion::DIR);
-    std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
-        path: dir.clone(),
-        source,
-    })?;
     let mut stage = RepoCompletionStage {
         settings: Some(settings.clone()),
         counts: counts.clone(),
         ..Default::default()
     };
-    copy_by_split::<RepoTable>(out_dir, &dir, STAGED, REPO_PREFIX, shards, &mut stage)?;
+    let to = layout::COMPLETION_REPO;
+    copy_by_split::<RepoTable>(out_dir, to, STAGED, shards, &mut stage)?;
     if settings.snapshot {
         let mut s = RepoCompletionStage::default();
-        copy_by_split::<SnapshotTable>(
-            out_dir,
-            &dir,
-            SNAPSHOT_STAGED,
-            SNAPSHOT_PREFIX,
-            shards,
-            &mut s,
-        )?;
+        let to = layout::COMPLETION_SNAPSHOT;
+        copy_by_split::<SnapshotTable>(out_dir, to, SNAPSHOT_STAGED, shards, &mut s)?;
         stage.shards.extend(s.shards);
     } else {
         stage.counts.snapshot_files = 0;
@@ -241,18 +233,18 @@ pub fn finalize(
 /// `partition` column), in staging order.
 fn copy_by_split<T: Table>(
     out_dir: &Path,
-    dir: &Path,
+    to: TableDir,
     table: &str,
-    prefix: &str,
     shards: ShardOptions,
     stage: &mut RepoCompletionStage,
 ) -> Result<(), Error> {
     use arrow_array::cast::AsArray;
+    let dir = to.path(out_dir);
     let mut writers = Split::ALL
         .iter()
         .map(|&s| {
-            let name = format!("{prefix}-{}", s.as_str());
-            Ok((s, ShardWriter::<T>::new(dir, &name, shards)?))
+            let name = to.split_name(s.as_str());
+            Ok((s, ShardWriter::<T>::new(&dir, &name, shards)?))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     for path in staged_files(out_dir, table)? {
@@ -281,10 +273,11 @@ fn copy_by_split<T: Table>(
         }
     }
     for (split, w) in writers {
-        if prefix == REPO_PREFIX {
+        if to.prefix == REPO_PREFIX {
             stage.rows_by_split.insert(split.as_str(), w.rows());
         }
-        stage.shards.extend(file_names(&w.finish(false)?));
+        let files = file_names(&w.finish(false)?);
+        stage.shards.extend(files.into_iter().map(|n| (to.dir, n)));
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! CSN `code` against the CSN summary, `docstring_tokens` joined by spaces. Only CSN rows are
 //! scored (a kept function with a docstring is one); dedup's removed functions are not.
 //!
-//! Inputs: the rank markers' settings, the staged CSN tables, `dedup/clusters-*`. Outputs,
+//! Inputs: the rank markers' settings, the staged CSN tables, `dedup/clusters/clusters-*`. Outputs,
 //! all in `staging/` (flat, so that the staging clean-ups see them):
 //! - `side-scores-{file:05}-{batch:05}.parquet` (`id`, `side_score`): one per record batch of
 //!   a staged CSN file, each written whole, so a killed run resumes after the last one;
@@ -35,7 +35,7 @@ use codemine_schemas::callgraph::SIDE_SCORE;
 use codemine_schemas::csn::{CsnTable, ScoredCsnTable};
 use codemine_schemas::dropped::{DroppedRow, DroppedTable};
 use codemine_schemas::staged::{read_batches, FUNCTION_ID};
-use codemine_schemas::{list_files, remove_files, shard_files, ShardOptions, ShardWriter};
+use codemine_schemas::{layout, list_files, remove_files, shard_files, ShardOptions, ShardWriter};
 use codemine_side::Side;
 use serde::{Deserialize, Serialize};
 
@@ -244,7 +244,7 @@ fn inputs_key(out_dir: &Path, settings: &Settings) -> Result<String, Error> {
     let runs = list_files(&staging, |n| n.starts_with("run-r") && n.ends_with(".json"))?;
     for f in runs
         .iter()
-        .chain(&shard_files(&out_dir.join("dedup"), "clusters")?)
+        .chain(&shard_files(&layout::CLUSTERS.path(out_dir), "clusters")?)
     {
         h.update(f.to_string_lossy().as_bytes());
         h.update(&std::fs::read(f).map_err(io(f))?);

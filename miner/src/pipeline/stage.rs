@@ -5,7 +5,7 @@
 //! chunks of about `checkpoint_repos` repositories. Outputs, under `--out DIR`, with
 //! `rK` = `r{K:05}` and `cC` = `c{C:05}`:
 //! - `staging/{csn,yabloco,nodes,edges,dropped,functions}-rK-cC-*.parquet`: the rows of
-//!   the chunk (CSN rows carry their `function_id`), and `dedup/bands-rK-cC-*.parquet`;
+//!   the chunk (CSN rows carry their `function_id`), and `dedup/bands/bands-rK-cC-*.parquet`;
 //! - `staging/chunk-rK-cC.json`: the chunk's completion marker, written once its files are
 //!   complete: per repository its manifest index, stats and failures;
 //! - `staging/run-rK.json`: what the rank was asked to do (a fingerprint of the manifest
@@ -26,6 +26,7 @@ use codemine_schemas::completion::{StagedLineTable, StagedTokenTable};
 use codemine_schemas::csn::CsnTable;
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
+use codemine_schemas::layout;
 use codemine_schemas::repo_completion::{RepoTable, SnapshotTable};
 use codemine_schemas::staged::{read_yabloco_ids, Keyed};
 use codemine_schemas::yabloco::YablocoTable;
@@ -144,7 +145,11 @@ pub fn run(
         if world == 1 {
             // The only rank: whatever an earlier run left (other ranks included) goes.
             remove_files(&staging, |_| true)?;
-            remove_files(&opts.out_dir.join("dedup"), |_| true)?;
+            // Bands and clusters, and the files a run before issue 39 left directly in
+            // dedup/ (not the table folders).
+            remove_files(&opts.out_dir.join("dedup"), |n| n.contains(".parquet"))?;
+            remove_files(&layout::BANDS.path(&opts.out_dir), |_| true)?;
+            remove_files(&layout::CLUSTERS.path(&opts.out_dir), |_| true)?;
         } else {
             remove_rank_files(&opts.out_dir, &tag)?;
         }
@@ -310,7 +315,8 @@ fn remove_rank_files(out_dir: &Path, tag: &str) -> Result<(), Error> {
     let (files, marker) = (format!("-{tag}-"), format!("rank-{}-", &tag[1..]));
     let ours = |name: &str| name.contains(&files) || name.starts_with(&marker);
     remove_files(&out_dir.join(STAGING), ours)?;
-    Ok(remove_files(&out_dir.join("dedup"), ours)?)
+    remove_files(&out_dir.join("dedup"), ours)?;
+    Ok(remove_files(&layout::BANDS.path(out_dir), ours)?)
 }
 
 /// Shard names of finished files.
@@ -416,6 +422,7 @@ impl Writer {
         };
         remove_files(&self.out_dir.join(STAGING), stale)?;
         remove_files(&self.out_dir.join("dedup"), stale)?;
+        remove_files(&layout::BANDS.path(&self.out_dir), stale)?;
         Ok(done)
     }
 
@@ -433,7 +440,7 @@ impl Writer {
                 edges: ShardWriter::new(&staging, &w("edges"), big)?,
                 dropped: ShardWriter::new(&staging, &w("dropped"), big)?,
                 functions: ShardWriter::new(&staging, &w("functions"), big)?,
-                bands: ShardWriter::new(&self.out_dir.join("dedup"), &w("bands"), big)?,
+                bands: ShardWriter::new(&layout::BANDS.path(&self.out_dir), &w("bands"), big)?,
                 completion_tokens: ShardWriter::new(&staging, &w(completion::TOKEN_STAGED), big)?,
                 completion_lines: ShardWriter::new(&staging, &w(completion::LINE_STAGED), big)?,
                 repo_completion: ShardWriter::new(

@@ -330,7 +330,7 @@ fn csn_lengths(out_dir: &Path) -> Result<Vec<Figure>, Error> {
 /// that are no function (Python's `<module>` and `<lambda>` nodes), so that the figures
 /// count what stats.json's `functions` counts.
 fn nodes(out_dir: &Path) -> Result<Vec<Figure>, Error> {
-    let files = shards(&out_dir.join("callgraph"), "nodes-")?;
+    let files = shards(&codemine_schemas::layout::NODES.path(out_dir), "nodes-")?;
     let mut years: BTreeMap<i64, u64> = BTreeMap::new();
     let mut undated = 0u64;
     let (mut covered, mut uncovered, mut no_report) = (0u64, 0u64, 0u64);

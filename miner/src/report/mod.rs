@@ -69,6 +69,10 @@ const END: &str = "<!-- /codemine:figures -->";
 /// Draws every figure of `out_dir` (SVG, PNG when a font is found), writes `plots.json`, the
 /// card's "Figures" section and, with `html`, `report.html`. `stats` is stats.json's content.
 pub fn write(out_dir: &Path, stats: &ReportStats, html: bool) -> Result<Written, Error> {
+    // An output of the layout before issue 39 is refused, not read as mixed tables.
+    if let Some(why) = codemine_schemas::layout::old_layout(out_dir) {
+        return Err(Error::Usage(why));
+    }
     let figures = figures(out_dir, stats)?;
     let mut written = Written {
         figures: figures.len(),

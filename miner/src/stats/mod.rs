@@ -254,7 +254,7 @@ pub struct DedupStage {
     pub tiny: u64,
     /// Cluster size -> clusters of that size (size 1: functions without a duplicate).
     pub cluster_sizes: BTreeMap<u64, u64>,
-    /// Rows of `dedup/clusters-*` (members of clusters of two or more, keepers included).
+    /// Rows of `dedup/clusters/clusters-*` (members of clusters of two or more, keepers included).
     pub cluster_members: u64,
     /// What the cluster step reported (absent for an external engine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,7 +286,7 @@ pub struct WriteStage {
     pub callgraph_edges: usize,
     /// Rows of `dropped/` (only with `--explain`).
     pub dropped_rows: usize,
-    /// Rows of `dedup/bands-*` (one per LSH band of each function with a shingle).
+    /// Rows of `dedup/bands/bands-*` (one per LSH band of each function with a shingle).
     pub band_rows: usize,
     /// Kept functions left out of CSN, YABLoCo and dedup because an earlier function of
     /// the run has the same id (same repository name, path, qualified name, start line).

@@ -72,9 +72,9 @@ pub struct CompletionStage {
     pub line_rows: BTreeMap<&'static str, usize>,
     /// The export's own thread CPU time.
     pub cpu_seconds: CpuSeconds,
-    /// The Parquet shards written, for `stages.write.shards`.
+    /// The Parquet shards written (table folder, file name), for `stages.write.shards`.
     #[serde(skip)]
-    pub shards: Vec<String>,
+    pub shards: Vec<(&'static str, String)>,
 }
 
 /// The export's own thread CPU time, in seconds, summed over the threads that did it. Not
@@ -157,7 +157,7 @@ pub struct RepoCompletionStage {
     pub counts: Counts,
     pub rows_by_split: std::collections::BTreeMap<&'static str, usize>,
     #[serde(skip)]
-    pub shards: Vec<String>,
+    pub shards: Vec<(&'static str, String)>,
 }
 
 // The SIDE step (`pipeline::side`).
