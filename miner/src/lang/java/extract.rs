@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Around, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -183,10 +183,10 @@ impl LanguageSpec for Java {
     fn docstring<'t>(
         &self,
         _node: Node<'t>,
-        prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        let prev = prev?;
+        let prev = around.prev()?;
         let comment = text(prev, src);
         if prev.kind_str() != "block_comment" || !comment.starts_with("/**") {
             return None;

@@ -16,7 +16,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, Around,
     FunctionKind, Import, LanguageSpec, Place,
 };
 
@@ -197,36 +197,30 @@ impl LanguageSpec for Ruby {
     /// statement are children of the class, not of its body, so the run continues there.
     fn docstring<'t>(
         &self,
-        node: Node<'t>,
-        _prev: Option<Node<'t>>,
+        _node: Node<'t>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        // One pass over the parent's children (`prev_sibling` would find the parent again
-        // for every comment).
+        // The walk's lists of earlier siblings: `Node::parent` and a pass over the parent's
+        // children for every method made a class of many methods quadratic.
         let mut comments: Vec<Node> = Vec::new();
-        let mut cur = node;
-        while let Some(parent) = cur.parent() {
-            let mut run = Vec::new();
-            let mut only_comments = true;
-            let mut c = parent.walk();
-            let mut more = c.goto_first_child();
-            while more && c.node().id() != cur.id() {
-                let n = c.node();
-                if n.kind_str() == "comment" {
-                    run.push(n);
-                } else {
-                    run.clear();
-                    only_comments = false;
-                }
-                more = c.goto_next_sibling();
-            }
-            // This level's run follows the enclosing level's in the source.
-            run.append(&mut comments);
-            comments = run;
-            if !(only_comments && parent.kind_str() == "body_statement") {
+        let mut at = *around;
+        while let Some(parent) = at.parent() {
+            let before = at.before();
+            let run = before
+                .iter()
+                .rev()
+                .take_while(|n| n.kind_str() == "comment")
+                .count();
+            // This level's run comes before the inner level's in the source.
+            let mut all = before[before.len() - run..].to_vec();
+            all.append(&mut comments);
+            comments = all;
+            if !(run == before.len() && parent.kind_str() == "body_statement") {
                 break;
             }
-            cur = parent;
+            let Some(up) = at.up() else { break };
+            at = up;
         }
         if comments.is_empty() {
             return None;
@@ -239,6 +233,11 @@ impl LanguageSpec for Ruby {
             text: lines.join("\n").trim().to_string(),
             inner_node: None,
         })
+    }
+
+    /// The `def` keyword opens a function in text that tree-sitter could not parse.
+    fn opens_function(&self, text: &str, _before: [Option<&str>; 2]) -> bool {
+        text == "def"
     }
 
     fn atomic_token(&self, kind: &str) -> bool {
