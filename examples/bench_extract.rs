@@ -72,6 +72,7 @@ fn extract_all(corpus: &Corpus) -> usize {
         sha: Some("0"),
         url_base: Some("https://github.com/".into()),
         partition: csn::partition("bench/corpus", SplitRatios::default()),
+        names: Default::default(),
     };
     corpus
         .files

@@ -70,6 +70,7 @@ fn main() {
         sha: Some("0"),
         url_base: Some("https://github.com/".into()),
         partition: csn::partition("b/c", SplitRatios::default()),
+        names: Default::default(),
     };
     let mut ex = Extractor::default();
     for (lang, files) in &files {

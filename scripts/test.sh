@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test of codemine, after installing what they need (see setup.sh).
+# Runs every test of codemine, after installing what they need (scripts/setup.sh test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --with-python
+scripts/setup.sh test
 export CODEMINE_PYTHON="$PWD/.venv/bin/python"
 cargo test --workspace "$@"
 # CodeSumEvaluation's BLEU code is not on a registry: its reference tests run when a copy is

@@ -194,9 +194,20 @@ fn schema_of(path: &Path) -> Result<Schema, Error> {
     Ok(open_parquet(path)?.schema().as_ref().clone())
 }
 
+/// The most bytes of a predictions file that are read (they are held in memory).
+pub const MAX_PREDICTIONS_BYTES: u64 = 8 << 30;
+
+/// A regular file (not a FIFO, a device or a link to one), opened without blocking.
+fn open_regular(path: &Path) -> Result<File, Error> {
+    codemine_io::open_regular(path, codemine_io::Follow::Yes).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })
+}
+
 /// A reader of the Parquet file at `path`; errors name it.
 fn open_parquet(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, Error> {
-    let f = File::open(path).map_err(io_err(path))?;
+    let f = open_regular(path)?;
     ParquetRecordBatchReaderBuilder::try_new(f).map_err(|source| Error::Parquet {
         path: path.to_path_buf(),
         source,
@@ -597,19 +608,20 @@ pub struct Predictions {
     pub lines: Vec<usize>,
 }
 
-/// The JSON values of a JSON-lines predictions file, with their line numbers; blank lines
-/// skipped.
-fn json_lines(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, Error> {
-    let mut out = Vec::new();
-    for (n, line) in text_lines(path)? {
+/// Calls `each` with the JSON value of every line of a JSON-lines predictions file and its
+/// line number (blank lines skipped), one line at a time: the file is never held whole.
+fn each_json_line(
+    path: &Path,
+    each: &mut dyn FnMut(usize, serde_json::Value) -> Result<(), Error>,
+) -> Result<(), Error> {
+    each_line(path, &mut |n, line| {
         if line.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let v =
             serde_json::from_str(&line).map_err(|e| pred_err(path, n, format!("not JSON: {e}")))?;
-        out.push((n, v));
-    }
-    Ok(out)
+        each(n, v)
+    })
 }
 
 /// The id of a predictions file's JSON line: a string, or an integer written as one.
@@ -634,13 +646,26 @@ fn pred_err(path: &Path, line: usize, message: impl Into<String>) -> Error {
     }
 }
 
-/// The lines of a text file with their 1-based numbers; a line that is not UTF-8 is an
-/// error naming it.
-fn text_lines(path: &Path) -> Result<Vec<(usize, String)>, Error> {
-    let f = File::open(path).map_err(io_err(path))?;
-    let mut out = Vec::new();
-    for (i, line) in BufReader::new(f).split(b'\n').enumerate() {
-        let bytes = line.map_err(io_err(path))?;
+/// Calls `each` with every line of a text file (a regular file of at most
+/// [`MAX_PREDICTIONS_BYTES`]) and its 1-based number; a line that is not UTF-8 is an error
+/// naming it.
+fn each_line(
+    path: &Path,
+    each: &mut dyn FnMut(usize, String) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let f = open_regular(path)?;
+    let limited = codemine_io::Limited::new(f, MAX_PREDICTIONS_BYTES);
+    for (i, line) in BufReader::new(limited).split(b'\n').enumerate() {
+        let bytes = line.map_err(|e| {
+            let e = match codemine_io::ReadError::from_stream(e) {
+                codemine_io::ReadError::TooLarge { .. } => std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("more than {MAX_PREDICTIONS_BYTES} bytes"),
+                ),
+                other => other.into(),
+            };
+            io_err(path)(e)
+        })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             pred_err(
                 path,
@@ -651,9 +676,9 @@ fn text_lines(path: &Path) -> Result<Vec<(usize, String)>, Error> {
                 ),
             )
         })?;
-        out.push((i + 1, text));
+        each(i + 1, text)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Reads a predictions file: `.jsonl`/`.json`/`.ndjson` as JSON lines, `.parquet` as a
@@ -710,7 +735,7 @@ pub fn read_predictions(
             }
         }
         "jsonl" | "json" | "ndjson" => {
-            for (n, v) in json_lines(path)? {
+            each_json_line(path, &mut |n, v| {
                 let id = json_id(&v, id_field, path, n)?;
                 let text = match v.get(text_field) {
                     Some(serde_json::Value::String(s)) => s.clone(),
@@ -726,19 +751,21 @@ pub fn read_predictions(
                 p.ids.push(id);
                 p.texts.push(text);
                 p.lines.push(n);
-            }
+                Ok(())
+            })?;
         }
         _ => {
-            for (n, line) in text_lines(path)? {
+            each_line(path, &mut |n, line| {
                 let line = line.strip_suffix('\r').unwrap_or(&line);
                 if line.trim().is_empty() {
-                    continue;
+                    return Ok(());
                 }
                 let (id, text) = line.split_once('\t').unwrap_or((line, ""));
                 p.ids.push(id.trim().to_string());
                 p.texts.push(text.to_string());
                 p.lines.push(n);
-            }
+                Ok(())
+            })?;
         }
     }
     check_unique(path, &p)?;
@@ -781,6 +808,7 @@ fn span_lists(
     arr: &ArrayRef,
     name: &str,
     retriever: Option<&str>,
+    keep: usize,
 ) -> Result<Vec<Vec<Span>>, Error> {
     let bad = |why: String| Error::Data(format!("column `{name}`: {why}"));
     let (offsets, values, valid): (Vec<usize>, ArrayRef, Vec<bool>) = match arr.data_type() {
@@ -857,7 +885,7 @@ fn span_lists(
             }
         }
         row.sort_by_key(|(rank, _)| *rank);
-        out.push(row.into_iter().map(|(_, s)| s).collect());
+        out.push(row.into_iter().take(keep).map(|(_, s)| s).collect());
     }
     Ok(out)
 }
@@ -867,6 +895,7 @@ fn read_span_column(
     files: &[PathBuf],
     column: &str,
     retriever: Option<&str>,
+    keep: usize,
 ) -> Result<Vec<Vec<Span>>, Error> {
     let mut out = Vec::new();
     for path in files {
@@ -889,7 +918,7 @@ fn read_span_column(
                 .column_by_name(column)
                 .ok_or_else(|| Error::Data(format!("{}: no column `{column}`", path.display())))?;
             out.extend(
-                span_lists(a, column, retriever)
+                span_lists(a, column, retriever, keep)
                     .map_err(|e| Error::Data(format!("{}: {e}", path.display())))?,
             );
         }
@@ -901,10 +930,14 @@ fn read_span_column(
 /// `field`, a list of `{"path", "start_line", "end_line"}` in rank order, or a Parquet file
 /// with the id column and a list-of-struct column `field`. The texts of the returned
 /// [`Predictions`] are empty.
+///
+/// Only the first `keep` items of each list are kept (the largest K of the recall metrics
+/// asked): the rest is read past, never held.
 pub fn read_retrieved(
     path: &Path,
     id_field: &str,
     field: &str,
+    keep: usize,
 ) -> Result<(Predictions, Vec<Vec<Span>>), Error> {
     let ext = path
         .extension()
@@ -921,7 +954,7 @@ pub fn read_retrieved(
             if schema.field_with_name(field).is_err() {
                 return Err(pred_err(path, 0, format!("no `{field}` column (the retrieved context of each example)")));
             }
-            spans = read_span_column(&files, field, None)
+            spans = read_span_column(&files, field, None, keep)
                 .map_err(|e| pred_err(path, 0, e.to_string()))?;
             for (i, id) in t.columns.into_iter().next().unwrap_or_default().into_iter().enumerate() {
                 let row = i + 1;
@@ -931,7 +964,7 @@ pub fn read_retrieved(
             }
         }
         "jsonl" | "json" | "ndjson" => {
-            for (n, v) in json_lines(path)? {
+            each_json_line(path, &mut |n, v| {
                 let id = json_id(&v, id_field, path, n)?;
                 let items = match v.get(field) {
                     Some(serde_json::Value::Array(a)) => a,
@@ -940,8 +973,8 @@ pub fn read_retrieved(
                     }
                     None => return Err(pred_err(path, n, format!("no `{field}` field (the retrieved context: a list of {{\"path\", \"start_line\", \"end_line\"}})"))),
                 };
-                let mut row = Vec::with_capacity(items.len());
-                for (j, it) in items.iter().enumerate() {
+                let mut row = Vec::with_capacity(items.len().min(keep));
+                for (j, it) in items.iter().enumerate().take(keep) {
                     let item_err = |what: &str| {
                         pred_err(path, n, format!("`{field}` item {}: {what}", j + 1))
                     };
@@ -964,7 +997,8 @@ pub fn read_retrieved(
                 p.texts.push(String::new());
                 p.lines.push(n);
                 spans.push(row);
-            }
+                Ok(())
+            })?;
         }
         _ => {
             return Err(pred_err(
@@ -989,7 +1023,7 @@ fn context_recalls(
     retrieved: Option<Vec<Vec<Span>>>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<(String, MetricScores)>, Error> {
-    let gold = read_span_column(files, GOLD_CONTEXT, None)?;
+    let gold = read_span_column(files, GOLD_CONTEXT, None, usize::MAX)?;
     if gold.len() != dataset_rows {
         return Err(Error::Data(format!(
             "`{GOLD_CONTEXT}` has {} rows, the other columns {dataset_rows}",
@@ -1012,7 +1046,7 @@ fn context_recalls(
                 ))
             })?,
             Some(r) => {
-                let all = read_span_column(files, RETRIEVED_CONTEXT, Some(r))?;
+                let all = read_span_column(files, RETRIEVED_CONTEXT, Some(r), c.k)?;
                 if !rows
                     .iter()
                     .any(|&i| all.get(i).is_some_and(|l| !l.is_empty()))
@@ -1245,7 +1279,16 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Evaluation, Error> {
     // Join.
     let id_field = opts.prediction_id_column.as_deref().unwrap_or("id");
     let retrieved: Option<(Predictions, Vec<Vec<Span>>)> = match &opts.predictions {
-        Some(p) if needs_retrieved => Some(read_retrieved(p, id_field, RETRIEVED_FIELD)?),
+        Some(p) if needs_retrieved => {
+            // Recall@K reads the first K items of each list: no more are kept.
+            let keep = recalls
+                .iter()
+                .filter(|c| c.retriever.is_none())
+                .map(|c| c.k)
+                .max()
+                .unwrap_or(0);
+            Some(read_retrieved(p, id_field, RETRIEVED_FIELD, keep)?)
+        }
         _ => None,
     };
     let preds = match (&opts.predictions, &retrieved) {

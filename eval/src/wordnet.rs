@@ -120,13 +120,15 @@ enum Files {
 
 impl Files {
     fn open(path: &Path) -> Result<Files, Error> {
-        if !path.is_file() {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
             return Ok(Files::Dir(path.to_path_buf()));
         }
-        let file = File::open(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // Anything but a folder is read as an archive: only a regular file.
+        let file =
+            codemine_io::open_regular(path, codemine_io::Follow::Yes).map_err(|e| Error::Io {
+                path: path.to_path_buf(),
+                source: e.into(),
+            })?;
         let archive = zip::ZipArchive::new(file)
             .map_err(|e| bad(path, 0, format!("not a folder or a zip archive: {e}")))?;
         // The shallowest folder that holds an index.noun (nltk's has `wordnet/`).
@@ -149,10 +151,12 @@ impl Files {
         match self {
             Files::Dir(dir) => {
                 let path = dir.join(name);
-                let bytes = std::fs::read(&path).map_err(|source| Error::Io {
-                    path: path.clone(),
-                    source,
-                })?;
+                let bytes =
+                    codemine_io::read_regular(&path, MAX_FILE_BYTES, codemine_io::Follow::Yes)
+                        .map_err(|e| Error::Io {
+                            path: path.clone(),
+                            source: e.into(),
+                        })?;
                 Ok((utf8(&path, bytes)?, path))
             }
             Files::Zip {

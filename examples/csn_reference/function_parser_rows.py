@@ -51,7 +51,9 @@ declarations were still `function` nodes, split into function_declaration 2019-0
       template characters were a hidden token, so no code token).
    G4 java: line_comment/block_comment typed `comment`; a method_declaration's body
       (`block`, or `;`) typed `method_body` (the old wrapper, used by is_method_body_empty);
-      string_literal/text_block are leaves (string_literal was one token).
+      string_literal/text_block are leaves (string_literal was one token); a
+      character_literal has its two quotes as children (it was seq("'", hidden characters,
+      "'"), not a token, so `'a'` gave `'`, `'`).
    G5 go: raw_string_literal is a leaf (one token before); interpreted_string_literal's
       `interpreted_string_literal_content` children dropped (hidden token before), so its
       tokens stay '"', escape_sequence..., '"' as function_parser saw them.
@@ -60,7 +62,10 @@ declarations were still `function` nodes, split into function_declaration 2019-0
       compound_statement are grouped into a `function_definition` node (old grammar:
       method_declaration = modifiers + function_definition); encapsed_string typed `string`.
    G7 ruby: `body_statement` children of module/class inlined (old `_body_statement` was
-      hidden).
+      hidden); `string_content` and `heredoc_content` dropped (the scanner's hidden
+      `_string_content`/`_heredoc_content`: a symbol, regex or heredoc gave its delimiters,
+      escapes and interpolations only); `bare_string`/`bare_symbol` (words of %w/%i) are
+      leaves.
   Errors
    E1 JavascriptParser.get_docstring raises AttributeError when a run of comments reaches the
       first child (prev_sibling None); process.py does not catch it (the CSN run would have
@@ -134,6 +139,9 @@ class Rules:
             self.php_group = True
         elif lang == 'ruby':                                   # G7
             self.flatten['body_statement'] = {'module', 'class'}
+            self.leaf.update({'bare_string', 'bare_symbol'})
+            for k in ('string_content', 'heredoc_content'):
+                self.drop[k] = {'delimited_symbol', 'regex', 'subshell', 'heredoc_body'}
 
 
 class N:
@@ -177,6 +185,8 @@ class N:
         type_ = None
         if r.java_body and parent_type == 'method_declaration' and t in ('block', ';'):
             type_ = 'method_body'
+        if r.java_body and t == 'character_literal':
+            return [N(None, r, 'character_literal', [Quote(raw_child, 0), Quote(raw_child, 1)])]
         return [N(raw_child, r, type_)]
 
     @property
@@ -192,6 +202,25 @@ class N:
                     kids = php_group(kids, self._rules)
                 self._kids = kids
         return self._kids
+
+
+class Quote:
+    """One quote of an old Java character literal (G4): a leaf at its first or last byte."""
+    __slots__ = ('type', 'start_point', 'end_point', 'children', '_key')
+
+    def __init__(self, raw, last):
+        (r0, c0), (r1, c1) = raw.start_point, raw.end_point
+        self.type = "'"
+        self.start_point = (r1, c1 - 1) if last else (r0, c0)
+        self.end_point = (r1, c1) if last else (r0, c0 + 1)
+        self.children = []
+        self._key = ('quote', raw.start_byte, last)
+
+    def __eq__(self, other):
+        return isinstance(other, Quote) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
 
 
 def php_group(kids, rules):

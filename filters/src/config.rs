@@ -104,10 +104,15 @@ impl FilterConfig {
     /// Reads a TOML config. A bad date, number or unknown key is an error naming the file,
     /// the key and the line.
     pub fn from_toml_file(path: &Path) -> Result<Self, FilterError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FilterError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // Only a regular file, and a bounded one (a FIFO or /dev/zero named as the config
+        // would hang or fill memory).
+        let text =
+            codemine_io::read_regular_string(path, codemine_io::MAX_TEXT_BYTES).map_err(|e| {
+                FilterError::Read {
+                    path: path.to_path_buf(),
+                    source: e.into(),
+                }
+            })?;
         Self::from_toml_str(&text, path)
     }
 
@@ -204,7 +209,8 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 // The filter flags of `codemine mine`; `to_config` turns them into a `FilterConfig`.
 // (A plain comment: clap would make a doc comment the `about` of the command that
-// flattens these flags.)
+// flattens these flags.) Their help headings are among those `codemine mine --help`
+// groups its flags by (miner's cli.rs, `heading`; a test there checks them).
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Filtering")]
 pub struct FilterArgs {
@@ -256,7 +262,7 @@ pub struct FilterArgs {
     /// The time zone of the dd.mm.YYYY dates written (YABLoCo's last_commit) and of
     /// YYYY-MM-DD days in --since/--until: an IANA name (Europe/Moscow) or a fixed offset
     /// (+03:00). Default UTC.
-    #[arg(long, value_name = "TZ", value_parser = parse_zone)]
+    #[arg(long, value_name = "TZ", value_parser = parse_zone, help_heading = "History and coverage")]
     pub date_timezone: Option<DateZone>,
     /// Keep only functions whose file's license is allowed: SPDX ids and the groups
     /// `permissive` and `copyleft` (comma-separated); unknown licenses are dropped.
@@ -264,11 +270,11 @@ pub struct FilterArgs {
     pub licenses: Option<Vec<String>>,
     /// Remove functions that copy an item of this benchmark (JSONL, JSON or Parquet;
     /// NAME=FILE names it, default the file stem). Repeatable.
-    #[arg(long, value_name = "[NAME=]FILE")]
+    #[arg(long, value_name = "[NAME=]FILE", help_heading = "Decontamination")]
     pub decontaminate: Vec<String>,
     /// Drop (code, docstring) pairs whose SIDE score (--side-model) is below F, in [-1, 1];
     /// scored after dedup, on the survivors only.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", help_heading = "SIDE")]
     pub min_side: Option<f64>,
 }
 

@@ -7,7 +7,9 @@
 //!   distinct runs (a fifth by default: a copy, even with renamed variables, keeps most of
 //!   its runs, an idiom that unrelated code shares with an item is one or two of dozens;
 //!   0 makes one shared run a match, GPT-3's rule);
-//!   items shorter than that match when the function contains all of them in a row;
+//!   an item shorter than that matches only a function whose content tokens are exactly
+//!   its own (a whole-function copy): contained in longer code, a few tokens are no
+//!   evidence (one token, `x`, is in most functions);
 //! - near: MinHash LSH with the dedup parameters finds candidate items, kept when the exact
 //!   Jaccard of the shingle sets is at least the threshold.
 //!
@@ -114,15 +116,21 @@ pub struct Match {
 /// Every item of every benchmark, indexed by token n-grams and LSH bands.
 pub struct Index {
     params: DecontamParams,
-    items: Vec<(String, String)>,
+    /// The benchmarks' names, once each.
+    benchmarks: Vec<String>,
+    /// Each item's benchmark (an index into `benchmarks`) and id.
+    items: Vec<(u32, String)>,
     /// Hash of each `ngram`-token run (or of a whole shorter item) to the first item with it.
     runs: HashMap<u64, u32>,
     /// The further items of the runs that more than one item has.
     more_runs: HashMap<u64, Vec<u32>>,
     /// Distinct runs of each item.
     run_counts: Vec<u32>,
-    /// Lengths of the items shorter than `ngram`, for their whole-item runs.
+    /// Lengths of the items shorter than `ngram`: a function of one of these lengths is
+    /// looked up whole.
     short_lengths: Vec<usize>,
+    /// Items shorter than `ngram` (not empty).
+    short_items: u64,
     /// One map per band: band hash to the items in that bucket.
     bands: Vec<HashMap<u64, Vec<u32>>>,
     shingles: Vec<Vec<u64>>,
@@ -184,84 +192,161 @@ impl Hasher for Prehashed {
 type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Prehashed>>;
 type HashSet<K> = std::collections::HashSet<K, BuildHasherDefault<Prehashed>>;
 
-impl Index {
-    pub fn build(items: Vec<BenchItem>, params: &DecontamParams) -> Self {
-        let n = params.ngram.max(1);
-        let mut runs: HashMap<u64, u32> = HashMap::default();
-        let mut more_runs: HashMap<u64, Vec<u32>> = HashMap::default();
-        let mut run_counts = Vec::with_capacity(items.len());
-        let mut buf = Vec::new();
-        let mut all_shingles = HashSet::default();
-        let mut short_lengths = Vec::new();
-        let mut bands: Vec<HashMap<u64, Vec<u32>>> = vec![HashMap::default(); params.dedup.bands];
-        let mut shingles = Vec::with_capacity(items.len());
-        let mut names = Vec::with_capacity(items.len());
-        for (k, item) in items.into_iter().enumerate() {
-            let k = k as u32;
-            let toks = &item.tokens;
-            if toks.is_empty() {
-                run_counts.push(0);
-                shingles.push(Vec::new());
-                names.push((item.benchmark, item.id));
-                continue;
-            }
-            let words = token_hashes(toks);
-            let mut own: Vec<u64> = if toks.len() < n {
-                if !short_lengths.contains(&toks.len()) {
-                    short_lengths.push(toks.len());
-                }
-                vec![run_hash(&words, &mut buf)]
-            } else {
-                words.windows(n).map(|w| run_hash(w, &mut buf)).collect()
-            };
-            own.sort_unstable();
-            own.dedup();
-            run_counts.push(own.len() as u32);
-            for h in own {
-                let first = *runs.entry(h).or_insert(k);
-                if first != k {
-                    more_runs.entry(h).or_default().push(k);
-                }
-            }
-            let set = shingle_set_of_hashes(&words, params.dedup.shingle);
-            let band_hashes = band_keys(&set, &params.dedup);
-            all_shingles.extend(set.iter().copied());
-            for (b, h) in band_hashes.into_iter().enumerate() {
-                if let Some(map) = bands.get_mut(b) {
-                    map.entry(h).or_default().push(k);
-                }
-            }
-            shingles.push(set);
-            names.push((item.benchmark, item.id));
+/// Builds an [`Index`] one item at a time, so that a benchmark is indexed as it is read and
+/// no item's tokens outlive their turn.
+pub struct IndexBuilder {
+    params: DecontamParams,
+    n: usize,
+    benchmarks: Vec<String>,
+    items: Vec<(u32, String)>,
+    runs: HashMap<u64, u32>,
+    more_runs: HashMap<u64, Vec<u32>>,
+    run_counts: Vec<u32>,
+    short_lengths: Vec<usize>,
+    short_items: u64,
+    bands: Vec<HashMap<u64, Vec<u32>>>,
+    shingles: Vec<Vec<u64>>,
+    all_shingles: HashSet<u64>,
+    buf: Vec<u8>,
+}
+
+impl IndexBuilder {
+    pub fn new(params: &DecontamParams) -> Self {
+        Self {
+            params: params.clone(),
+            n: params.ngram.max(1),
+            benchmarks: Vec::new(),
+            items: Vec::new(),
+            runs: HashMap::default(),
+            more_runs: HashMap::default(),
+            run_counts: Vec::new(),
+            short_lengths: Vec::new(),
+            short_items: 0,
+            bands: vec![HashMap::default(); params.dedup.bands],
+            shingles: Vec::new(),
+            all_shingles: HashSet::default(),
+            buf: Vec::new(),
         }
-        short_lengths.sort_unstable();
-        if params.max_run_items > 0 {
-            let common: Vec<u64> = more_runs
+    }
+
+    /// Items added so far.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Items added so far that are shorter than the n-gram size (and not empty).
+    pub fn short_items(&self) -> u64 {
+        self.short_items
+    }
+
+    /// Adds the next item: its benchmark's name, its id and its content tokens.
+    pub fn add<T: AsRef<str>>(&mut self, benchmark: &str, id: String, toks: &[T]) {
+        let k = self.items.len() as u32;
+        let b = match self.benchmarks.iter().rposition(|n| n == benchmark) {
+            Some(b) => b,
+            None => {
+                self.benchmarks.push(benchmark.to_string());
+                self.benchmarks.len() - 1
+            }
+        } as u32;
+        self.items.push((b, id));
+        if toks.is_empty() {
+            self.run_counts.push(0);
+            self.shingles.push(Vec::new());
+            return;
+        }
+        let n = self.n;
+        let words = token_hashes(toks);
+        let buf = &mut self.buf;
+        let mut own: Vec<u64> = if toks.len() < n {
+            self.short_items += 1;
+            if !self.short_lengths.contains(&toks.len()) {
+                self.short_lengths.push(toks.len());
+            }
+            vec![run_hash(&words, buf)]
+        } else {
+            words.windows(n).map(|w| run_hash(w, buf)).collect()
+        };
+        own.sort_unstable();
+        own.dedup();
+        self.run_counts.push(own.len() as u32);
+        for h in own {
+            let first = *self.runs.entry(h).or_insert(k);
+            if first != k {
+                self.more_runs.entry(h).or_default().push(k);
+            }
+        }
+        let set = shingle_set_of_hashes(&words, self.params.dedup.shingle);
+        let band_hashes = band_keys(&set, &self.params.dedup);
+        self.all_shingles.extend(set.iter().copied());
+        for (b, h) in band_hashes.into_iter().enumerate() {
+            if let Some(map) = self.bands.get_mut(b) {
+                map.entry(h).or_default().push(k);
+            }
+        }
+        set_shrunk(&mut self.shingles, set);
+    }
+
+    /// The index: the runs found in more items than `max_run_items` are dropped as
+    /// boilerplate.
+    pub fn finish(mut self) -> Index {
+        self.short_lengths.sort_unstable();
+        if self.params.max_run_items > 0 {
+            let common: Vec<u64> = self
+                .more_runs
                 .iter()
-                .filter(|(_, more)| more.len() + 1 > params.max_run_items)
+                .filter(|(_, more)| more.len() + 1 > self.params.max_run_items)
                 .map(|(h, _)| *h)
                 .collect();
             for h in common {
-                let first = runs.remove(&h);
-                let more = more_runs.remove(&h).unwrap_or_default();
+                let first = self.runs.remove(&h);
+                let more = self.more_runs.remove(&h).unwrap_or_default();
                 for k in first.into_iter().chain(more) {
-                    if let Some(c) = run_counts.get_mut(k as usize) {
+                    if let Some(c) = self.run_counts.get_mut(k as usize) {
                         *c = c.saturating_sub(1);
                     }
                 }
             }
         }
-        Self {
-            params: params.clone(),
-            items: names,
-            runs,
-            more_runs,
-            run_counts,
-            short_lengths,
-            bands,
-            shingles,
-            all_shingles,
+        Index {
+            params: self.params,
+            benchmarks: self.benchmarks,
+            items: self.items,
+            runs: self.runs,
+            more_runs: self.more_runs,
+            run_counts: self.run_counts,
+            short_lengths: self.short_lengths,
+            short_items: self.short_items,
+            bands: self.bands,
+            shingles: self.shingles,
+            all_shingles: self.all_shingles,
         }
+    }
+}
+
+/// Pushes a shingle set without spare capacity (it is kept for the whole run).
+fn set_shrunk(sets: &mut Vec<Vec<u64>>, mut set: Vec<u64>) {
+    set.shrink_to_fit();
+    sets.push(set);
+}
+
+impl Index {
+    pub fn build(items: Vec<BenchItem>, params: &DecontamParams) -> Self {
+        let mut b = IndexBuilder::new(params);
+        for item in items {
+            b.add(&item.benchmark, item.id, &item.tokens);
+        }
+        b.finish()
+    }
+
+    /// Items shorter than the n-gram size (not empty): each matches only a function whose
+    /// content tokens are exactly its own.
+    pub fn short_items(&self) -> u64 {
+        self.short_items
     }
 
     pub fn len(&self) -> usize {
@@ -280,7 +365,7 @@ impl Index {
     fn found(&self, k: u32, kind: MatchKind, score: f64) -> Match {
         let (benchmark, item) = &self.items[k as usize];
         Match {
-            benchmark: benchmark.clone(),
+            benchmark: self.benchmarks[*benchmark as usize].clone(),
             item: item.clone(),
             kind,
             score,
@@ -304,12 +389,10 @@ impl Index {
                 consider(run_hash(w, &mut buf));
             }
         }
-        for &len in &self.short_lengths {
-            if len <= words.len() {
-                for w in words.windows(len) {
-                    consider(run_hash(w, &mut buf));
-                }
-            }
+        // A function as long as a short item is looked up whole (a shorter one has no
+        // `ngram`-token run to find).
+        if words.len() < n && self.short_lengths.binary_search(&words.len()).is_ok() {
+            consider(run_hash(&words, &mut buf));
         }
         if !hits.is_empty() {
             hits.sort_unstable();

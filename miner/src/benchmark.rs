@@ -22,6 +22,12 @@
 //! Its language is its `language`/`lang` field, else the `language` option, else the
 //! shape's; code without a language is an error naming the file.
 //!
+//! A file is streamed, never held whole: JSON lines line by line, a JSON array element by
+//! element, an object of items entry by entry (after a first pass that only checks its
+//! shape), Parquet batch by batch; each item is tokenised and handed on before the next
+//! is read. At most [`ReadOptions::max_bytes`] are read (after decompression: a gzip bomb
+//! stops there), only from a regular file; a syntax error names its line and column.
+//!
 //! Token-level text (CodeXGLUE's completion sets are already tokenised, with `<s>`, `<EOL>`
 //! markers) is split on whitespace; code is parsed with tree-sitter: the tokens of the
 //! item's outermost functions (their docstrings left out, as for mined functions), or of
@@ -29,7 +35,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
@@ -50,11 +56,20 @@ pub enum BenchmarkError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{}: {}not valid JSON: {message}", path.display(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    #[error("{}: {}not valid JSON: {message}", path.display(), position(*line, *column))]
     Json {
         path: PathBuf,
         line: Option<usize>,
+        column: Option<usize>,
         message: String,
+    },
+    #[error("{}: {reason}", path.display())]
+    NotRegular { path: PathBuf, reason: String },
+    #[error("{}: more than {limit} bytes{}: raise --max-benchmark-bytes to read it", path.display(), if *compressed { " once decompressed" } else { "" })]
+    TooLarge {
+        path: PathBuf,
+        limit: u64,
+        compressed: bool,
     },
     #[error("{}: not a readable Parquet file: {message}", path.display())]
     Parquet { path: PathBuf, message: String },
@@ -132,11 +147,35 @@ impl BenchmarkSpec {
     }
 }
 
-/// How items are read: the text fields, if named, and the language of items without one.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// `line L, column C: ` (what is known of it), or nothing.
+fn position(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("line {l}, column {c}: "),
+        (Some(l), None) => format!("line {l}: "),
+        _ => String::new(),
+    }
+}
+
+/// The default [`ReadOptions::max_bytes`] (`--max-benchmark-bytes`).
+pub const DEFAULT_MAX_BENCHMARK_BYTES: u64 = 1 << 30;
+
+/// How items are read: the text fields, if named, the language of items without one, and
+/// the most bytes read of a file (after decompression).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadOptions {
     pub fields: Vec<String>,
     pub language: Option<Lang>,
+    pub max_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            fields: Vec::new(),
+            language: None,
+            max_bytes: DEFAULT_MAX_BENCHMARK_BYTES,
+        }
+    }
 }
 
 /// A benchmark read: its name, file and items (tokens ready for the index), with each
@@ -150,12 +189,27 @@ pub struct Benchmark {
 
 /// Reads a benchmark file into items.
 pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, BenchmarkError> {
+    let mut items = Vec::new();
+    read_each(spec, opts, |item| items.push(item))?;
+    Ok(Benchmark {
+        name: spec.name(),
+        path: spec.path.clone(),
+        items,
+    })
+}
+
+/// Reads a benchmark file item by item, handing each to `each` as soon as it is tokenised
+/// (the file is streamed: see the module doc); the number of items.
+pub fn read_each(
+    spec: &BenchmarkSpec,
+    opts: &ReadOptions,
+    mut each: impl FnMut(BenchItem),
+) -> Result<u64, BenchmarkError> {
     let path = &spec.path;
     let name = spec.name();
-    let records = records(path)?;
     let mut ex = Extractor::default();
-    let mut items = Vec::with_capacity(records.len());
-    for (k, (key, rec)) in records.into_iter().enumerate() {
+    let mut count = 0u64;
+    each_record(path, opts.max_bytes, &mut |k, key, rec| {
         let Value::Object(rec) = rec else {
             return Err(BenchmarkError::NotAnObject {
                 path: path.clone(),
@@ -163,6 +217,7 @@ pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, Bench
             });
         };
         let raw = raw_item(&rec, k, key, opts, path)?;
+        drop(rec);
         let tokens = match raw.text {
             Text::Tokens(t) => owned_match_tokens(raw.lang, t.iter().map(String::as_str)),
             Text::Code(code) => {
@@ -179,17 +234,15 @@ pub fn read(spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<Benchmark, Bench
                 owned_match_tokens(Some(lang), toks.iter().map(String::as_str))
             }
         };
-        items.push(BenchItem {
+        each(BenchItem {
             benchmark: name.clone(),
             id: raw.id,
             tokens,
         });
-    }
-    Ok(Benchmark {
-        name,
-        path: path.clone(),
-        items,
-    })
+        count += 1;
+        Ok(())
+    })?;
+    Ok(count)
 }
 
 /// The tokens decontamination compares, from a function's or item's parser tokens: the
@@ -496,89 +549,410 @@ fn raw_item(
     Ok(RawItem { id, text, lang })
 }
 
-/// The file's records, each with its key when the file is a JSON object of items.
-fn records(path: &Path) -> Result<Vec<(Option<String>, Value)>, BenchmarkError> {
-    let read_err = |source| BenchmarkError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
+/// What is done with each record: its position, its key (in a JSON object of items) and
+/// its value.
+type Each<'a> = dyn FnMut(usize, Option<String>, Value) -> Result<(), BenchmarkError> + 'a;
+
+/// Calls `each` with every record of the file, in order, each with its key when the file
+/// is a JSON object of items; at most `max` bytes are read (after decompression).
+fn each_record(path: &Path, max: u64, each: &mut Each) -> Result<(), BenchmarkError> {
     let file_name = path.to_string_lossy().to_ascii_lowercase();
+    let gz = file_name.ends_with(".gz");
     let plain = file_name.strip_suffix(".gz").unwrap_or(&file_name);
     if plain.ends_with(".parquet") {
-        return parquet_records(path);
+        return parquet_records(path, max, each);
     }
-    let raw = std::fs::read(path).map_err(read_err)?;
-    let bytes = if file_name.ends_with(".gz") {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(read_err)?;
-        out
-    } else {
-        raw
+    let open = || -> Result<BufReader<codemine_io::Limited<Box<dyn Read>>>, BenchmarkError> {
+        let file = open_file(path, max, !gz)?;
+        let inner: Box<dyn Read> = if gz {
+            Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))
+        } else {
+            Box::new(file)
+        };
+        Ok(BufReader::with_capacity(
+            1 << 16,
+            codemine_io::Limited::new(inner, max),
+        ))
     };
-    let text = String::from_utf8(bytes).map_err(|e| BenchmarkError::Json {
-        path: path.to_path_buf(),
-        line: None,
-        message: format!("not UTF-8 ({e})"),
-    })?;
-    let jsonl = plain.ends_with(".jsonl") || plain.ends_with(".ndjson");
-    if !jsonl {
-        match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Array(a)) => return Ok(a.into_iter().map(|v| (None, v)).collect()),
-            Ok(Value::Object(o)) => {
-                // An object of items (all values objects) or a single item.
-                if !o.is_empty() && o.values().all(Value::is_object) {
-                    return Ok(o.into_iter().map(|(k, v)| (Some(k), v)).collect());
+    let stream = |e: std::io::Error| stream_error(path, max, gz, e);
+    let json = |e: serde_json::Error, line: usize| json_error(path, max, gz, e, line);
+    let mut r = open()?;
+    if plain.ends_with(".jsonl") || plain.ends_with(".ndjson") {
+        let mut line = Vec::new();
+        let (mut n, mut k) = (0, 0);
+        loop {
+            line.clear();
+            if r.read_until(b'\n', &mut line).map_err(stream)? == 0 {
+                return Ok(());
+            }
+            n += 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let v: Value = serde_json::from_slice(&line).map_err(|e| {
+                // The line number is the file's; the column is within the line.
+                let mut err = json(e, 0);
+                if let BenchmarkError::Json { line, .. } = &mut err {
+                    *line = Some(n);
                 }
-                return Ok(vec![(None, Value::Object(o))]);
-            }
-            Ok(_) => {
-                return Err(BenchmarkError::Json {
-                    path: path.to_path_buf(),
-                    line: None,
-                    message: "neither an array nor an object of items".into(),
-                })
-            }
-            // Not one JSON value: read it as JSON lines below.
-            Err(_) if plain.ends_with(".json") && !text.trim_start().starts_with('{') => {
-                return Err(BenchmarkError::Json {
-                    path: path.to_path_buf(),
-                    line: None,
-                    message: "neither an array nor an object of items".into(),
-                })
-            }
-            Err(_) => {}
+                err
+            })?;
+            each(k, None, v)?;
+            k += 1;
         }
     }
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    let (first, skipped_lines) = first_byte(&mut r).map_err(stream)?;
+    match first {
+        Some(b'[') => {
+            let mut de = serde_json::Deserializer::from_reader(r);
+            let mut failed = None;
+            let seen = serde::Deserializer::deserialize_seq(
+                &mut de,
+                Elements {
+                    each,
+                    failed: &mut failed,
+                },
+            );
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            seen.map_err(|e| json(e, skipped_lines))?;
+            de.end().map_err(|e| json(e, skipped_lines))
         }
-        let v = serde_json::from_str(line).map_err(|e| BenchmarkError::Json {
+        Some(b'{') => {
+            // First only the shape: one object (of items, or one item) or JSON lines.
+            let mut shape = Shape::default();
+            let probe = serde_json::Deserializer::from_reader(r).into_iter::<Probe>();
+            for p in probe {
+                let p = p.map_err(|e| json(e, skipped_lines))?;
+                shape.values += 1;
+                shape.all_objects = p.all_objects && p.entries > 0;
+            }
+            let r = open()?;
+            let mut failed = None;
+            if shape.values > 1 {
+                let values = serde_json::Deserializer::from_reader(r).into_iter::<Value>();
+                for (k, v) in values.enumerate() {
+                    each(k, None, v.map_err(|e| json(e, 0))?)?;
+                }
+                return Ok(());
+            }
+            let mut de = serde_json::Deserializer::from_reader(r);
+            if shape.all_objects {
+                let seen = serde::Deserializer::deserialize_map(
+                    &mut de,
+                    Entries {
+                        each,
+                        failed: &mut failed,
+                    },
+                );
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                seen.map_err(|e| json(e, 0))?;
+            } else {
+                let v: Value = serde::Deserialize::deserialize(&mut de).map_err(|e| json(e, 0))?;
+                each(0, None, v)?;
+            }
+            de.end().map_err(|e| json(e, 0))
+        }
+        // Not a JSON document: JSON lines, unless the file says it is JSON.
+        Some(_) if !plain.ends_with(".json") => {
+            let r = open()?;
+            let values = serde_json::Deserializer::from_reader(r).into_iter::<Value>();
+            for (k, v) in values.enumerate() {
+                each(k, None, v.map_err(|e| json(e, 0))?)?;
+            }
+            Ok(())
+        }
+        _ => Err(BenchmarkError::Json {
             path: path.to_path_buf(),
-            line: Some(n + 1),
-            message: e.to_string(),
-        })?;
-        out.push((None, v));
+            line: first.map(|_| skipped_lines + 1),
+            column: None,
+            message: "neither an array nor an object of items".into(),
+        }),
     }
-    Ok(out)
 }
 
-fn parquet_records(path: &Path) -> Result<Vec<(Option<String>, Value)>, BenchmarkError> {
+/// Opens a benchmark file: a regular file only; a plain file over `max` bytes is refused
+/// unread (`check_size`).
+fn open_file(path: &Path, max: u64, check_size: bool) -> Result<std::fs::File, BenchmarkError> {
+    let file = codemine_io::open_regular(path, codemine_io::Follow::Yes).map_err(|e| match e {
+        codemine_io::ReadError::Io(source) => BenchmarkError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => BenchmarkError::NotRegular {
+            path: path.to_path_buf(),
+            reason: other.to_string(),
+        },
+    })?;
+    if check_size {
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > max {
+            return Err(BenchmarkError::TooLarge {
+                path: path.to_path_buf(),
+                limit: max,
+                compressed: false,
+            });
+        }
+    }
+    Ok(file)
+}
+
+/// A read error of the stream: past the limit, or the file's or the decompressor's.
+fn stream_error(path: &Path, max: u64, gz: bool, e: std::io::Error) -> BenchmarkError {
+    match codemine_io::ReadError::from_stream(e) {
+        codemine_io::ReadError::TooLarge { .. } => BenchmarkError::TooLarge {
+            path: path.to_path_buf(),
+            limit: max,
+            compressed: gz,
+        },
+        codemine_io::ReadError::Io(source) => BenchmarkError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => BenchmarkError::NotRegular {
+            path: path.to_path_buf(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// A JSON error with its line (plus `skipped` lines before what the parser saw) and
+/// column; a read error inside it is reported as one.
+fn json_error(
+    path: &Path,
+    max: u64,
+    gz: bool,
+    e: serde_json::Error,
+    skipped: usize,
+) -> BenchmarkError {
+    if e.is_io() {
+        return stream_error(path, max, gz, e.into());
+    }
+    let (line, column) = (e.line(), e.column());
+    let text = e.to_string();
+    let message = text
+        .strip_suffix(&format!(" at line {line} column {column}"))
+        .unwrap_or(&text)
+        .to_string();
+    BenchmarkError::Json {
+        path: path.to_path_buf(),
+        line: (line > 0).then_some(line + skipped),
+        column: (line > 0).then_some(column),
+        message,
+    }
+}
+
+/// The first byte that is not white space, left unread, and how many lines came before it.
+fn first_byte(r: &mut impl BufRead) -> std::io::Result<(Option<u8>, usize)> {
+    let mut lines = 0;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((None, lines));
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                lines += buf[..i].iter().filter(|&&b| b == b'\n').count();
+                let b = buf[i];
+                r.consume(i);
+                return Ok((Some(b), lines));
+            }
+            None => {
+                let n = buf.len();
+                lines += buf.iter().filter(|&&b| b == b'\n').count();
+                r.consume(n);
+            }
+        }
+    }
+}
+
+/// What the first pass over a file that starts with `{` learns.
+#[derive(Default)]
+struct Shape {
+    /// Top-level values (more than one: JSON lines).
+    values: usize,
+    /// Whether the (last) value is an object whose values are all objects: an object of
+    /// items keyed by id.
+    all_objects: bool,
+}
+
+/// A top-level value seen without being kept: an object's entry count and whether every
+/// entry's value is an object.
+struct Probe {
+    entries: usize,
+    all_objects: bool,
+}
+
+impl<'de> serde::Deserialize<'de> for Probe {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Probe;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Probe, A::Error> {
+                let mut p = Probe {
+                    entries: 0,
+                    all_objects: true,
+                };
+                while m.next_key::<serde::de::IgnoredAny>()?.is_some() {
+                    p.entries += 1;
+                    p.all_objects &= m.next_value::<IsObject>()?.0;
+                }
+                Ok(p)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Probe, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Probe {
+                    entries: 0,
+                    all_objects: false,
+                })
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Probe, E> {
+                Ok(Probe::other())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Probe, E> {
+                Ok(Probe::other())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Probe, E> {
+                Ok(Probe::other())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Probe, E> {
+                Ok(Probe::other())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Probe, E> {
+                Ok(Probe::other())
+            }
+            fn visit_unit<E>(self) -> Result<Probe, E> {
+                Ok(Probe::other())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Probe {
+    fn other() -> Self {
+        Probe {
+            entries: 0,
+            all_objects: false,
+        }
+    }
+}
+
+/// Whether a value is an object (its content skipped).
+struct IsObject(bool);
+
+impl<'de> serde::Deserialize<'de> for IsObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = IsObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<IsObject, A::Error> {
+                while m
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(IsObject(true))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<IsObject, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(IsObject(false))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<IsObject, E> {
+                Ok(IsObject(false))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<IsObject, E> {
+                Ok(IsObject(false))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<IsObject, E> {
+                Ok(IsObject(false))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<IsObject, E> {
+                Ok(IsObject(false))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<IsObject, E> {
+                Ok(IsObject(false))
+            }
+            fn visit_unit<E>(self) -> Result<IsObject, E> {
+                Ok(IsObject(false))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The elements of a top-level array, each handed to `each` as it is parsed.
+struct Elements<'a, 'b> {
+    each: &'a mut Each<'b>,
+    failed: &'a mut Option<BenchmarkError>,
+}
+
+impl<'de> serde::de::Visitor<'de> for Elements<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of items")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+        let mut k = 0;
+        while let Some(v) = s.next_element::<Value>()? {
+            if let Err(e) = (self.each)(k, None, v) {
+                *self.failed = Some(e);
+                return Err(serde::de::Error::custom("stopped"));
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The entries of a top-level object of items, each handed to `each` with its key.
+struct Entries<'a, 'b> {
+    each: &'a mut Each<'b>,
+    failed: &'a mut Option<BenchmarkError>,
+}
+
+impl<'de> serde::de::Visitor<'de> for Entries<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object of items")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        let mut k = 0;
+        while let Some((key, v)) = m.next_entry::<String, Value>()? {
+            if let Err(e) = (self.each)(k, Some(key), v) {
+                *self.failed = Some(e);
+                return Err(serde::de::Error::custom("stopped"));
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+}
+
+fn parquet_records(path: &Path, max: u64, each: &mut Each) -> Result<(), BenchmarkError> {
     let pq = |e: &dyn std::fmt::Display| BenchmarkError::Parquet {
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    let file = std::fs::File::open(path).map_err(|source| BenchmarkError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let file = open_file(path, max, true)?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.build())
         .map_err(|e| pq(&e))?;
-    let mut out = Vec::new();
+    let mut k = 0;
     for batch in reader {
         let batch = batch.map_err(|e| pq(&e))?;
         let schema = batch.schema();
@@ -587,10 +961,11 @@ fn parquet_records(path: &Path) -> Result<Vec<(Option<String>, Value)>, Benchmar
             for (f, col) in schema.fields().iter().zip(batch.columns()) {
                 m.insert(f.name().clone(), value_at(col, row));
             }
-            out.push((None, Value::Object(m)));
+            each(k, None, Value::Object(m))?;
+            k += 1;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One cell as JSON: strings, numbers, booleans, lists and structs (other types as null).

@@ -25,6 +25,20 @@ use crate::extract::{Function, Lang};
 use crate::function_id;
 use crate::resolve::{Category, Edge, FnRef, SourceUnit};
 
+/// Which definitions YABLoCo's counts (`dep_num`, the categories, `calls_num`, the
+/// function's category and its context) follow (`--callgraph-compat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CallgraphCompat {
+    /// codemine's (docs/callgraph.md): a call made by a macro's expansion is a dependency
+    /// of the function that wrote the macro call.
+    #[default]
+    Codemine,
+    /// The published YABLoCo tables': its pipeline asks clang's index for the call graph
+    /// with `"macros": false`, so a call that a macro's expansion makes is neither a
+    /// dependency of the function nor makes it a caller.
+    Yabloco,
+}
+
 /// The default `instruction`: the benchmark's original template, in English.
 pub const DEFAULT_INSTRUCTION: &str = "Write a function in {language} with the signature \
 {signature} and the following description: {docstring}. Use the following context:\n\n{context}";
@@ -236,6 +250,7 @@ pub fn build(
     repo: &str,
     units: &[SourceUnit],
     edges: Vec<Edge>,
+    compat: CallgraphCompat,
 ) -> Result<Graph, codemine_schemas::Error> {
     let ids: Vec<Vec<u64>> = units
         .iter()
@@ -278,8 +293,15 @@ pub fn build(
             func,
         })
     });
+    // YABLoCo's definitions leave the calls of macro expansions out of the counts.
+    let counted = |mine: &mut Vec<&Edge>| {
+        if compat == CallgraphCompat::Yabloco {
+            mine.retain(|e| e.via_macro.is_none());
+        }
+    };
     for me in functions {
         groups.function_edges(me, &mut mine);
+        counted(&mut mine);
         callees.clear();
         for e in &mine {
             if let (true, Some(c)) = (e.category.is_dependency(), e.callee) {
@@ -300,6 +322,7 @@ pub fn build(
                 func: gi as u32,
             };
             groups.function_edges(me, &mut mine);
+            counted(&mut mine);
             let counts = dependencies(&mine, is_extra, &mut seen, &mut my_deps);
             graph
                 .context

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use clap::{Args, Parser, Subcommand};
+use clap::{Arg, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::callgraph::check_template;
@@ -56,6 +56,148 @@ enum Command {
     /// README.md, their numbers in plots.json); --html also writes a self-contained
     /// report.html.
     Report(ReportArgs),
+    /// Checks a command line against the real one without running it (exit 0, or 2 and
+    /// clap's error): what the documentation tests use for the commands they cannot run.
+    #[command(hide = true)]
+    CheckArgs(CheckArgs),
+    /// Print a table's schema, row count and first rows (for an output folder: its tables
+    /// and their rows): a look at what `mine` wrote, without Python. Reads only the
+    /// Parquet footers and the first rows.
+    Inspect(InspectArgs),
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// A codemine command line without `codemine`: `mine --repo URL --out DIR ...`.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    args: Vec<String>,
+}
+
+/// The help headings of `codemine mine`, by task, in the order `--help` shows them.
+/// Every flag of `mine` has one of them (a test checks it): a new flag names its heading
+/// with `help_heading = heading::...`, and is shown by `--help` only unless it is in
+/// [`COMMON`].
+mod heading {
+    pub const INPUT: &str = "Input";
+    pub const OUTPUT: &str = "Output";
+    pub const FILTERING: &str = "Filtering";
+    pub const DEDUP: &str = "Dedup";
+    pub const HISTORY: &str = "History and coverage";
+    pub const COMPLETION: &str = "Completion";
+    pub const DECONTAMINATION: &str = "Decontamination";
+    pub const SIDE: &str = "SIDE";
+    pub const SCALE: &str = "Scale-out";
+    pub const LOGGING: &str = "Logging";
+    pub const ORDER: [&str; 10] = [
+        INPUT,
+        OUTPUT,
+        FILTERING,
+        DEDUP,
+        HISTORY,
+        COMPLETION,
+        DECONTAMINATION,
+        SIDE,
+        SCALE,
+        LOGGING,
+    ];
+}
+
+/// The flags of `codemine mine` that `-h` shows (by their ids, the field names); `--help`
+/// shows every flag.
+const COMMON: &[&str] = &[
+    "repos",
+    "manifest",
+    "out",
+    "explain",
+    "preset",
+    "filter_config",
+    "since",
+    "no_dedup",
+    "no_history",
+    "coverage",
+    "emit",
+    "decontaminate",
+    "side_model",
+    "threads",
+    "rank",
+    "world_size",
+    "quiet",
+    "verbose",
+];
+
+/// The command line: clap's derived command, with `mine`'s flags grouped by task.
+fn command() -> clap::Command {
+    Cli::command().mut_subcommand("mine", grouped)
+}
+
+/// `mine` with its flags in the order of [`heading::ORDER`] (clap shows the headings in
+/// the order their first flags were added), the common ones first in each, and the others
+/// hidden from `-h`.
+fn grouped(cmd: clap::Command) -> clap::Command {
+    debug_assert_eq!(cmd.get_name(), "mine");
+    let rank = |a: &Arg| {
+        a.get_help_heading()
+            .and_then(|h| heading::ORDER.iter().position(|o| *o == h))
+            .unwrap_or(heading::ORDER.len())
+    };
+    let mut args: Vec<(usize, bool, usize, Arg)> = cmd
+        .get_arguments()
+        .enumerate()
+        .map(|(i, a)| {
+            let common = COMMON.contains(&a.get_id().as_str());
+            (rank(a), !common, i, a.clone().hide_short_help(!common))
+        })
+        .collect();
+    args.sort_by_key(|(rank, rare, i, _)| (*rank, *rare, *i));
+    let mut out =
+        clap::Command::new("mine")
+            .after_help(format!(
+            "These are the common flags; `codemine mine --help` lists all {}, grouped by task: {}.",
+            args.len(),
+            heading::ORDER.join(", ").to_lowercase().replace("side", "SIDE"),
+        ))
+            .after_long_help(
+                "Each stage is described in docs/: mining.md, filtering.md, dedup.md, history.md, \
+             coverage.md, completion.md, decontamination.md, eval.md (SIDE), scale.md.",
+            );
+    if let Some(about) = cmd.get_about() {
+        out = out.about(about.clone());
+    }
+    if let Some(about) = cmd.get_long_about() {
+        out = out.long_about(about.clone());
+    }
+    for g in cmd.get_groups() {
+        out = out.group(g.clone());
+    }
+    // The clones keep the display order of the derived command: set it anew.
+    for (order, (_, _, _, a)) in args.into_iter().enumerate() {
+        out = out.arg(a.display_order(order));
+    }
+    out
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// An output folder of `codemine mine`, one of its table folders, or a Parquet file.
+    #[arg(value_name = "OUT")]
+    out: PathBuf,
+    /// A table of the output folder, as the dataset card's configs name them (csn,
+    /// yabloco, callgraph_nodes, callgraph_edges, repositories, dedup_bands,
+    /// dedup_clusters, dropped, completion_token, ...), or a folder or file in it.
+    #[arg(value_name = "TABLE")]
+    table: Option<String>,
+    /// First rows to show (0: the files, row counts and schema only).
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u64).range(0..=crate::inspect::MAX_ROWS as u64))]
+    rows: u64,
+    /// Characters of a value shown before it is cut.
+    #[arg(long, value_name = "N", default_value_t = 80,
+          value_parser = clap::value_parser!(u64).range(8..=100_000))]
+    width: u64,
 }
 
 #[derive(Args)]
@@ -215,97 +357,112 @@ fn parse_task(s: &str) -> Result<codemine_eval::Task, String> {
 #[derive(Args)]
 struct MineArgs {
     /// A repository to mine: a git URL (https, ssh, file://) or a local path, optionally
-    /// pinned with @REV (commit sha, tag or branch). Repeatable.
-    #[arg(long = "repo", value_name = "URL_OR_PATH[@REV]")]
+    /// pinned with @REV (commit sha, tag or branch) and named with =NAME (the `repo` value of
+    /// its rows; default: the URL's or a local clone's origin remote's owner/name, else the
+    /// folder name). Repeatable.
+    #[arg(help_heading = heading::INPUT, long = "repo", value_name = "URL_OR_PATH[@REV][=NAME]")]
     repos: Vec<String>,
-    /// A manifest: one URL_OR_PATH[@REV] per line, JSONL objects or a TOML file with
-    /// `url`, optional `rev` and `name`.
-    #[arg(long, value_name = "FILE")]
+    /// A manifest: one URL_OR_PATH[@REV][=NAME] per line, JSONL objects or a TOML file with
+    /// `url`, optional `rev`, `name` and `coverage`.
+    #[arg(help_heading = heading::INPUT, long, value_name = "FILE")]
     manifest: Vec<PathBuf>,
     /// Output folder.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "DIR")]
     out: PathBuf,
     /// Clone cache: remote repositories are cloned here once and fetched on later runs.
-    #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE")]
+    #[arg(help_heading = heading::INPUT, long, value_name = "DIR", env = "CODEMINE_CACHE")]
     cache: Option<PathBuf>,
     /// Use cached clones without fetching (remote repositories must be in the cache).
-    #[arg(long)]
+    #[arg(help_heading = heading::INPUT, long)]
     offline: bool,
     /// Shallow clones: fetch only the last N commits of each branch and tag of remote
     /// repositories (not file:// URLs). Last-commit dates at the cut are upper bounds
     /// (`last_commit_bounded`); without --depth a shallow cached clone is deepened.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(help_heading = heading::INPUT, long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     depth: Option<u32>,
     /// Worker threads (default: one per core).
-    #[arg(long, short = 'j', default_value_t = 0)]
+    #[arg(help_heading = heading::SCALE, long, short = 'j', default_value_t = 0)]
     threads: usize,
     /// Skip source files larger than this (bytes; K, M, G suffixes allowed).
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    #[arg(help_heading = heading::INPUT, long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
     max_file_bytes: u64,
     /// Refuse coverage reports larger than this once decompressed (bytes; K, M, G suffixes
     /// allowed): a report is parsed in memory, and a small gzip file can inflate without
     /// bound. The limit is checked while reading.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    #[arg(help_heading = heading::HISTORY, long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     max_report_bytes: u64,
     /// Roll Parquet shards at this much uncompressed row data (K, M, G suffixes allowed).
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
     shard_size: u64,
     /// Roll Parquet shards at this many rows.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "N")]
     shard_rows: Option<usize>,
     /// Train/valid/test shares in percent, by repository.
-    #[arg(long, value_name = "TRAIN,VALID,TEST", default_value = "80,10,10", value_parser = parse_split)]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "TRAIN,VALID,TEST", default_value = "80,10,10", value_parser = parse_split)]
     split: SplitRatios,
     /// Parse `.h` headers as C, as C++, or decide per repository (C++ when it has more C++
     /// sources than C sources).
-    #[arg(long, value_name = "auto|c|cpp", default_value = "auto", value_parser = parse_headers)]
+    #[arg(help_heading = heading::INPUT, long, value_name = "auto|c|cpp", default_value = "auto", value_parser = parse_headers)]
     headers: HeaderMode,
+    /// How CSN rows name functions: `codemine` (`Type.Method`, `obj.m`, scopes joined by
+    /// dots) or `function-parser`, CodeSearchNet's own names for joining with its published
+    /// rows (Go methods without the receiver type, anonymous JavaScript function expressions
+    /// empty). Only CSN's `func_name` changes; ids and the other tables keep codemine's names.
+    #[arg(long, value_name = "codemine|function-parser", default_value = "codemine",
+          value_parser = parse_csn_names)]
+    csn_names: crate::csn::CsnNames,
+    /// Whose definitions YABLoCo's counts and categories follow: `codemine`
+    /// (docs/callgraph.md) or `yabloco`, the published tables' (a call made by a macro's
+    /// expansion is no dependency and makes no caller). The edges table is the same.
+    #[arg(long, value_name = "codemine|yabloco", default_value = "codemine",
+          value_parser = parse_callgraph_compat)]
+    callgraph_compat: crate::callgraph::CallgraphCompat,
     /// The YABLoCo `instruction` template: Python `str.format` syntax with the placeholders
     /// {language}, {signature}, {docstring} and {context}.
-    #[arg(long, value_name = "TEMPLATE", conflicts_with = "instruction_file")]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "TEMPLATE", conflicts_with = "instruction_file")]
     instruction: Option<String>,
     /// Read the YABLoCo `instruction` template from a file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
     instruction_file: Option<PathBuf>,
     /// A coverage report (LCOV, Cobertura XML, JaCoCo XML, gcov, gcovr or coverage.py JSON,
     /// Go coverprofile; optionally gzipped; the format is read from the content) for the repositories given
     /// with --repo.
     /// Repeatable; manifests attach reports per repository with `coverage`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::HISTORY, long, value_name = "FILE")]
     coverage: Vec<PathBuf>,
     /// Remove this prefix from the file paths in coverage reports before they are matched
     /// to repository paths (repeatable; absolute build paths are also matched by their
     /// longest unique suffix without it).
-    #[arg(long, value_name = "PREFIX")]
+    #[arg(help_heading = heading::HISTORY, long, value_name = "PREFIX")]
     coverage_strip_prefix: Vec<String>,
     /// Do not walk the history: `last_commit` stays null (faster on long histories).
-    #[arg(long)]
+    #[arg(help_heading = heading::HISTORY, long)]
     no_history: bool,
     /// Also write every function a filter removed, with the rule, to DIR/dropped/.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     explain: bool,
     /// Extra outputs (repeatable; TOML `emit`): `completion` writes CodeXGLUE's token-level
     /// and line-level code-completion sets of every Python and Java file to DIR/completion/;
     /// `repo-completion` writes repository-level completion examples with gold and
     /// retrieved cross-file context (DIR/completion/repo-*.parquet).
-    #[arg(long, value_name = "OUTPUT", value_parser = ["completion", "repo-completion"])]
+    #[arg(help_heading = heading::COMPLETION, long, value_name = "OUTPUT", value_parser = ["completion", "repo-completion"])]
     emit: Vec<String>,
-    #[command(flatten)]
-    repo_completion: RepoCompletionArgs,
     /// A CodeXGLUE `literals.json` (`str`, `num`, `char` lists) replacing the built-in ones
     /// (py150's for Python, javaCorpus's for Java).
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::COMPLETION, long, value_name = "FILE")]
     completion_literals: Option<PathBuf>,
     /// Seed of the line-level cut positions [default: 42].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = heading::COMPLETION, long, value_name = "N")]
     completion_seed: Option<u64>,
     /// Line-level cuts per file [default: 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = heading::COMPLETION, long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     completion_cuts: Option<u64>,
+    #[command(flatten)]
+    repo_completion: RepoCompletionArgs,
     /// SIDE curation: score every (code, docstring) pair that survives the filters and dedup
     /// with this SIDE model (a local MPNet checkpoint folder), as `side_score` on the CSN
     /// rows and the call-graph nodes; --min-side drops pairs below a score.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = heading::SIDE, long, value_name = "DIR")]
     side_model: Option<PathBuf>,
     #[command(flatten)]
     filter: codemine_filters::FilterArgs,
@@ -316,26 +473,26 @@ struct MineArgs {
     /// Mine only the repositories whose manifest position i (0-based, --repo arguments
     /// after manifests) has i % WORLD_SIZE == RANK, into DIR/staging; run `codemine cluster`
     /// and `codemine finalize` once every rank is done.
-    #[arg(long, value_name = "K", requires = "world_size")]
+    #[arg(help_heading = heading::SCALE, long, value_name = "K", requires = "world_size")]
     rank: Option<usize>,
     /// How many workers share the manifest (see --rank).
-    #[arg(long, value_name = "N", requires = "rank")]
+    #[arg(help_heading = heading::SCALE, long, value_name = "N", requires = "rank")]
     world_size: Option<usize>,
     /// Mark progress every N repositories: a rerun with the same arguments after an
     /// interruption resumes after the last mark.
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    #[arg(help_heading = heading::SCALE, long, value_name = "N", default_value_t = 16)]
     checkpoint_repos: usize,
     /// Print only errors.
-    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    #[arg(help_heading = heading::LOGGING, long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
     /// Also print every file that could not be processed.
-    #[arg(long, short = 'v')]
+    #[arg(help_heading = heading::LOGGING, long, short = 'v')]
     verbose: bool,
 }
 
 /// How benchmark files are read and matched (`--decontaminate`).
 #[derive(Args)]
-#[command(next_help_heading = "Decontamination")]
+#[command(next_help_heading = heading::DECONTAMINATION)]
 struct DecontamArgs {
     /// The field(s) of a benchmark item that hold its code, for shapes codemine does not
     /// know (repeatable; a list of strings is taken as tokens).
@@ -359,6 +516,15 @@ struct DecontamArgs {
     /// share for an exact match (0: any one shared run, GPT-3's rule).
     #[arg(long, value_name = "F", default_value_t = codemine_filters::decontam::DEFAULT_MIN_COVERAGE)]
     decontaminate_min_coverage: f64,
+    /// Warn (in the log and the dataset card) when decontamination removes more than this
+    /// share (0 to 1) of the functions it checks: short or generic benchmark items match
+    /// code they were never copied into.
+    #[arg(long, value_name = "F", default_value_t = crate::pipeline::decontam::DEFAULT_WARN_SHARE)]
+    decontaminate_warn_share: f64,
+    /// Refuse benchmark files larger than this once decompressed (bytes; K, M, G suffixes
+    /// allowed); files are streamed, so a gzip that inflates past it is stopped there.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_benchmark_bytes: u64,
 }
 
 impl DecontamArgs {
@@ -372,6 +538,7 @@ impl DecontamArgs {
         Ok(crate::benchmark::ReadOptions {
             fields: self.decontaminate_field.clone(),
             language,
+            max_bytes: self.max_benchmark_bytes,
         })
     }
 
@@ -404,33 +571,48 @@ impl DecontamArgs {
     }
 }
 
-/// Reads every benchmark and builds the index once; a bad file is a usage error.
+/// Reads every benchmark into the index (each streamed, item by item); a bad file is a
+/// usage error that starts with `flag`, the argument that named the files (`--decontaminate`
+/// for `mine`, `BENCH` for `contamination`).
 fn decontaminator(
     files: &[String],
+    flag: &str,
     read: &crate::benchmark::ReadOptions,
     params: &codemine_filters::decontam::DecontamParams,
+    warn_share: f64,
 ) -> Result<crate::pipeline::decontam::Decontaminator, crate::Error> {
-    let mut benchmarks: Vec<crate::benchmark::Benchmark> = Vec::new();
+    if !(0.0..=1.0).contains(&warn_share) {
+        return Err(crate::Error::Usage(format!(
+            "--decontaminate-warn-share {warn_share}: must be in [0, 1]"
+        )));
+    }
+    let mut d =
+        crate::pipeline::decontam::DecontaminatorBuilder::new(params).warn_share(warn_share);
     for f in files {
         let spec = crate::benchmark::BenchmarkSpec::parse(f);
-        if benchmarks.iter().any(|b| b.name == spec.name()) {
+        if d.benchmarks().iter().any(|b| b.name == spec.name()) {
             return Err(crate::Error::Usage(format!(
-                "--decontaminate {f}: a second benchmark named `{}`: name them with NAME=FILE",
+                "{flag} {f}: a second benchmark named `{}`: name them with NAME=FILE",
                 spec.name()
             )));
         }
-        let b = crate::benchmark::read(&spec, read)
-            .map_err(|e| crate::Error::Usage(format!("--decontaminate {e}")))?;
-        benchmarks.push(b);
+        d.read(&spec, read)
+            .map_err(|e| crate::Error::Usage(format!("{flag} {e}")))?;
     }
-    Ok(crate::pipeline::decontam::Decontaminator::build(
-        benchmarks, params,
-    ))
+    for b in d.benchmarks().iter().filter(|b| b.short_items > 0) {
+        crate::escape::log(&format!(
+            "codemine: warning: {}: {} of {} items are shorter than {} tokens: each matches \
+             only a function of exactly its tokens, never code that contains them",
+            b.name, b.short_items, b.items, params.ngram
+        ));
+    }
+    Ok(d.finish())
 }
 
 /// Near-duplicate removal across the run (MinHash LSH): a preset, adjusted by the direct
 /// settings.
 #[derive(Args)]
+#[command(next_help_heading = heading::DEDUP)]
 struct DedupArgs {
     /// Keep exact and near-duplicate functions (no dedup step).
     #[arg(long, conflicts_with_all = ["dedup_preset", "dedup_threshold", "dedup_shingle", "dedup_permutations", "dedup_bands"])]
@@ -508,6 +690,22 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
+fn parse_callgraph_compat(s: &str) -> Result<crate::callgraph::CallgraphCompat, String> {
+    match s {
+        "codemine" => Ok(crate::callgraph::CallgraphCompat::Codemine),
+        "yabloco" => Ok(crate::callgraph::CallgraphCompat::Yabloco),
+        _ => Err(format!("expected codemine or yabloco, not {s:?}")),
+    }
+}
+
+fn parse_csn_names(s: &str) -> Result<crate::csn::CsnNames, String> {
+    match s {
+        "codemine" => Ok(crate::csn::CsnNames::Codemine),
+        "function-parser" => Ok(crate::csn::CsnNames::FunctionParser),
+        _ => Err(format!("expected codemine or function-parser, not {s:?}")),
+    }
+}
+
 fn parse_headers(s: &str) -> Result<HeaderMode, String> {
     match s {
         "auto" => Ok(HeaderMode::Auto),
@@ -533,7 +731,7 @@ fn parse_split(s: &str) -> Result<SplitRatios, String> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match parse(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -541,15 +739,34 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
+        Command::CheckArgs(args) => {
+            let line = std::iter::once("codemine".to_string()).chain(args.args);
+            match parse(line) {
+                Ok(_) => {
+                    println!("codemine check-args: ok");
+                    0
+                }
+                Err(e) if e.use_stderr() => {
+                    let _ = e.print();
+                    2
+                }
+                // --help and --version parse: they print and exit 0.
+                Err(_) => {
+                    println!("codemine check-args: ok");
+                    0
+                }
+            }
+        }
         Command::Mine(args) => exit_code(run_mine(*args)),
         Command::Cluster(args) => exit_code(run_cluster(args)),
         Command::Finalize(args) => exit_code(run_finalize(args)),
         Command::Report(args) => exit_code(run_report(args)),
         Command::Contamination(args) => exit_code(run_contamination(args)),
+        Command::Inspect(args) => exit_code(run_inspect(args)),
         Command::Eval(args) => match run_eval(*args) {
             Ok(()) => 0,
             Err(e) => {
-                eprintln!("codemine: error: {}", render(&e));
+                crate::escape::log(&format!("codemine: error: {}", render(&e)));
                 if e.downcast_ref::<codemine_eval::Error>()
                     .is_some_and(|e| matches!(e, codemine_eval::Error::Usage(_)))
                 {
@@ -560,6 +777,16 @@ pub fn main() -> i32 {
             }
         },
     }
+}
+
+fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 
 /// An error and its causes joined by `: `, leaving out a cause whose text the message
@@ -582,7 +809,7 @@ fn exit_code(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("codemine: error: {}", render(&e));
+            crate::escape::log(&format!("codemine: error: {}", render(&e)));
             if e.downcast_ref::<crate::Error>()
                 .is_some_and(|e| matches!(e, crate::Error::Usage(_)))
             {
@@ -606,15 +833,15 @@ fn run_cluster(args: ClusterArgs) -> anyhow::Result<i32> {
     let step = crate::pipeline::cluster(&args.out, args.threads)
         .with_context(|| format!("clustering in {}", args.out.display()))?;
     match step {
-        Some(s) => eprintln!(
+        Some(s) => crate::escape::log(&format!(
             "codemine: {} functions clustered in {:.1} s ({} candidate pairs, {} near pairs) -> {}",
             s.functions,
             s.seconds,
             s.candidate_pairs,
             s.near_pairs,
             args.out.join("dedup").display()
-        ),
-        None => eprintln!("codemine: the run was mined without dedup: nothing to cluster"),
+        )),
+        None => crate::escape::log("codemine: the run was mined without dedup: nothing to cluster"),
     }
     Ok(0)
 }
@@ -631,7 +858,13 @@ fn run_finalize(args: FinalizeArgs) -> anyhow::Result<i32> {
 
 fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
     let params = args.decontam.params(None)?;
-    let d = decontaminator(&args.benchmarks, &args.decontam.read_options()?, &params)?;
+    let d = decontaminator(
+        &args.benchmarks,
+        "benchmark",
+        &args.decontam.read_options()?,
+        &params,
+        args.decontam.decontaminate_warn_share,
+    )?;
     let report = crate::contamination::run(&d, &args.against)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -641,18 +874,28 @@ fn run_contamination(args: ContaminationArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+fn run_inspect(args: InspectArgs) -> anyhow::Result<i32> {
+    let opts = crate::inspect::InspectOptions {
+        rows: usize::try_from(args.rows).unwrap_or(crate::inspect::MAX_ROWS),
+        width: usize::try_from(args.width).unwrap_or(usize::MAX),
+    };
+    let text = crate::inspect::inspect(&args.out, args.table.as_deref(), &opts)?;
+    print!("{text}");
+    Ok(0)
+}
+
 fn run_report(args: ReportArgs) -> anyhow::Result<i32> {
     let stats = crate::report::read_stats(&args.out)?;
     let w = crate::report::write(&args.out, &stats, args.html)
         .with_context(|| format!("drawing the report of {}", args.out.display()))?;
     match &w.not_drawn {
-        None => eprintln!(
+        None => crate::escape::log(&format!(
             "codemine: {} figures drawn in {}{}",
             w.figures,
             args.out.display(),
             if w.html { ", with report.html" } else { "" }
-        ),
-        Some(why) => eprintln!("codemine: warning: figures not drawn: {why}"),
+        )),
+        Some(why) => crate::escape::log(&format!("codemine: warning: figures not drawn: {why}")),
     }
     Ok(0)
 }
@@ -693,7 +936,7 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
     };
     let ev = codemine_eval::evaluate(&opts)?;
     for note in &ev.notes {
-        eprintln!("codemine: note: {note}");
+        crate::escape::log(&format!("codemine: note: {note}"));
     }
     if let Some(p) = &args.per_example {
         codemine_eval::report::write_per_example(&ev, p)?;
@@ -711,6 +954,7 @@ fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
 
 /// The settings of `--emit repo-completion` (the seed is `--completion-seed`'s).
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = heading::COMPLETION)]
 struct RepoCompletionArgs {
     /// Repository-level completion: examples per file, at most [default: 3].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -856,9 +1100,11 @@ fn completion_options(
         ..Default::default()
     };
     if let Some(f) = literals {
-        let bytes = std::fs::read(f).map_err(|e| {
-            crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
-        })?;
+        let bytes =
+            codemine_io::read_regular(f, codemine_io::MAX_TEXT_BYTES, codemine_io::Follow::Yes)
+                .map_err(|e| {
+                    crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
+                })?;
         c = c.with_literals(&bytes).map_err(|e| {
             crate::Error::Usage(format!("--completion-literals {}: {e}", f.display()))
         })?;
@@ -912,6 +1158,8 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.shards.max_shard_rows = args.shard_rows.unwrap_or(usize::MAX);
     opts.split = args.split;
     opts.headers = args.headers;
+    opts.csn_names = args.csn_names;
+    opts.callgraph_compat = args.callgraph_compat;
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
@@ -949,16 +1197,20 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         let params = args.decontam.params(opts.dedup.as_ref())?;
         let d = decontaminator(
             &config.decontaminate,
+            "--decontaminate",
             &args.decontam.read_options()?,
             &params,
+            args.decontam.decontaminate_warn_share,
         )?;
         opts.decontam = Some(std::sync::Arc::new(d));
     }
     let template = match (&args.instruction, &args.instruction_file) {
         (Some(t), _) => Some(t.clone()),
-        (None, Some(f)) => Some(std::fs::read_to_string(f).map_err(|e| {
-            crate::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
-        })?),
+        (None, Some(f)) => Some(
+            codemine_io::read_regular_string(f, codemine_io::MAX_TEXT_BYTES).map_err(|e| {
+                crate::Error::Usage(format!("--instruction-file {}: {e}", f.display()))
+            })?,
+        ),
         (None, None) => None,
     };
     if let Some(t) = template {
@@ -982,7 +1234,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
             .with_context(|| format!("mining into {}", args.out.display()))?;
         display.finish();
         if !args.quiet {
-            eprintln!(
+            crate::escape::log(&format!(
                 "codemine: rank {rank} of {world}: {} repositories mined{} -> {}",
                 share.mined,
                 match share.resumed {
@@ -990,7 +1242,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
                     n => format!(" ({n} done by an earlier run)"),
                 },
                 args.out.join("staging").display()
-            );
+            ));
         }
         return Ok(0);
     }
@@ -999,10 +1251,10 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .with_context(|| format!("mining into {}", args.out.display()))?;
     display.finish();
     if summary.resumed > 0 && !args.quiet {
-        eprintln!(
+        crate::escape::log(&format!(
             "codemine: resumed: {} repositories were done by an earlier run with the same arguments",
             summary.resumed
-        );
+        ));
     }
     report(&summary, &args.out, args.quiet)
 }
@@ -1016,7 +1268,7 @@ fn report(
     let s = &summary.stats;
     let rows: usize = s.stages.write.csn_rows.values().sum();
     if !quiet {
-        eprintln!(
+        crate::escape::log(&format!(
             "codemine: {} of {} repositories mined, {} files, {} functions, {} rows in {:.1} s -> {}{}",
             s.stages.source.opened,
             s.stages.source.repositories,
@@ -1029,7 +1281,17 @@ fn report(
                 0 => String::new(),
                 n => format!(" ({n} failures: see failures.jsonl)"),
             }
-        );
+        ));
+    }
+    // Shown even with --quiet: a run that lost much of its corpus to decontamination
+    // should not pass unseen.
+    if let Some(w) = s
+        .stages
+        .decontamination
+        .as_ref()
+        .and_then(|d| d.warning.as_ref())
+    {
+        crate::escape::log(&format!("codemine: warning: {w}"));
     }
     if !summary.mined_anything() {
         bail!(
@@ -1081,11 +1343,11 @@ impl Display {
     fn line(&self, msg: String) {
         match &self.bars {
             Some((m, _, _)) => {
-                let _ = m.println(msg);
+                let _ = m.println(crate::escape::visible(&msg));
             }
             None => {
                 let _guard = self.lock.lock();
-                eprintln!("{msg}");
+                crate::escape::log(&msg);
             }
         }
     }
@@ -1115,7 +1377,7 @@ impl Progress for Display {
     fn repo_finished(&self, s: &RepoStats, failure: Option<&Failure>) {
         if let Some((_, r, _)) = &self.bars {
             r.inc(1);
-            r.set_message(s.repo.clone());
+            r.set_message(crate::escape::visible(&s.repo).into_owned());
         }
         if let Some(f) = failure {
             // Failures are errors: shown even with --quiet.
@@ -1133,7 +1395,9 @@ impl Progress for Display {
         }
         if !self.quiet && (self.bars.is_none() || self.verbose) {
             self.line(format!(
-                "codemine: mined {}{}: {} files, {} functions, {} rows ({:.2} s)",
+                // The rows of a repository before dedup, which runs across the run once
+                // every repository is mined: the closing line gives the rows written.
+                "codemine: mined {}{}: {} files, {} functions, {} rows before cross-repository dedup ({:.2} s)",
                 s.repo,
                 s.sha
                     .as_deref()
@@ -1152,6 +1416,140 @@ impl Progress for Display {
 mod tests {
     use super::*;
     use anyhow::Context;
+
+    fn mine_command() -> clap::Command {
+        let mut cmd = command();
+        cmd.build();
+        cmd.find_subcommand("mine").cloned().expect("mine")
+    }
+
+    #[test]
+    fn every_mine_flag_has_a_heading_of_the_list() {
+        let cmd = mine_command();
+        for a in cmd.get_arguments() {
+            let id = a.get_id().as_str();
+            if id == "help" {
+                continue;
+            }
+            let h = a.get_help_heading();
+            assert!(
+                h.is_some_and(|h| heading::ORDER.contains(&h)),
+                "--{id}: help heading {h:?} is not one of {:?}",
+                heading::ORDER
+            );
+        }
+        for id in COMMON {
+            assert!(
+                cmd.get_arguments().any(|a| a.get_id() == *id),
+                "COMMON names `{id}`, which mine has not"
+            );
+        }
+    }
+
+    #[test]
+    fn mine_help_is_grouped_by_task_and_short_help_shows_the_common_flags() {
+        let mut cmd = mine_command();
+        let long = cmd.render_long_help().to_string();
+        let short = cmd.render_help().to_string();
+        // The headings, in order, each once.
+        let mut at = 0;
+        for h in heading::ORDER {
+            let found = long[at..]
+                .find(&format!("\n{h}:\n"))
+                .unwrap_or_else(|| panic!("no heading {h} after byte {at}:\n{long}"));
+            at += found + 1;
+            assert_eq!(long.matches(&format!("\n{h}:\n")).count(), 1, "{h}");
+        }
+        // Each flag under its heading.
+        // A section runs from its heading to the next line that is a heading.
+        let section = |text: &str, h: &str| -> String {
+            text.lines()
+                .skip_while(|l| *l != format!("{h}:"))
+                .skip(1)
+                .take_while(|l| !l.ends_with(':') || l.starts_with(' '))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        for (h, flags) in [
+            (
+                heading::INPUT,
+                &["--repo ", "--manifest ", "--cache ", "--depth "][..],
+            ),
+            (heading::OUTPUT, &["--out ", "--shard-size ", "--explain"]),
+            (
+                heading::FILTERING,
+                &["--preset ", "--since ", "--languages "],
+            ),
+            (heading::DEDUP, &["--no-dedup", "--dedup-threshold "]),
+            (
+                heading::HISTORY,
+                &["--no-history", "--coverage ", "--date-timezone "],
+            ),
+            (
+                heading::COMPLETION,
+                &["--emit ", "--retrieval-k ", "--completion-seed "],
+            ),
+            (
+                heading::DECONTAMINATION,
+                &["--decontaminate ", "--decontaminate-ngram "],
+            ),
+            (heading::SIDE, &["--side-model ", "--min-side "]),
+            (
+                heading::SCALE,
+                &[
+                    "--threads ",
+                    "--rank ",
+                    "--world-size ",
+                    "--checkpoint-repos ",
+                ],
+            ),
+            (heading::LOGGING, &["--quiet", "--verbose"]),
+        ] {
+            let text = section(&long, h);
+            for f in flags {
+                assert!(text.contains(f), "{f} not under {h}:\n{text}");
+            }
+        }
+        // -h: the common flags only, and where the rest are.
+        for id in ["--repo ", "--out ", "--since ", "--emit ", "--quiet"] {
+            assert!(short.contains(id), "{id} not in -h");
+        }
+        for id in [
+            "--cache ",
+            "--dedup-bands ",
+            "--retrieval-k ",
+            "--checkpoint-repos ",
+        ] {
+            assert!(!short.contains(id), "{id} in -h");
+        }
+        assert!(
+            short.contains("`codemine mine --help` lists all"),
+            "{short}"
+        );
+        assert!(short.lines().count() * 2 < long.lines().count());
+    }
+
+    #[test]
+    fn check_args_parses_like_the_command_line() {
+        assert!(parse(["codemine", "mine", "--repo", ".", "--out", "o"]).is_ok());
+        let e = parse(["codemine", "mine", "--repos", "r.txt", "--out", "o"])
+            .err()
+            .expect("--repos is no flag");
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
+        let e = parse([
+            "codemine",
+            "mine",
+            "--repo",
+            ".",
+            "--out",
+            "o",
+            "--since",
+            "yesterday",
+        ])
+        .err()
+        .expect("not a date");
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+    }
 
     #[test]
     fn errors_print_each_cause_once() {

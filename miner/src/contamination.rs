@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::benchmark::{check_function, code_tokens};
+use crate::escape::visible;
 use crate::extract::Extractor;
 use crate::lang::Lang;
 use crate::pipeline::decontam::Decontaminator;
@@ -93,9 +94,13 @@ fn parquet_files(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, Error> {
 }
 
 fn batches(path: &Path) -> Result<Vec<RecordBatch>, Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
+    // Only a regular file: a FIFO named like a shard would block the reader.
+    let file = codemine_io::open_regular(path, codemine_io::Follow::Yes).map_err(|e| match e {
+        codemine_io::ReadError::Io(source) => Error::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => bad(path, &other.to_string()),
     })?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.build())
@@ -197,7 +202,8 @@ fn read_functions(out: &Path) -> Result<Vec<(u64, String, String)>, Error> {
 
 /// Checks every function of the dataset at `out` against the benchmarks' index.
 pub fn run(d: &Decontaminator, out: &Path) -> Result<Report, Error> {
-    if !out.join("stats.json").is_file() {
+    let stats = out.join("stats.json");
+    if !std::fs::metadata(&stats).is_ok_and(|m| m.file_type().is_file()) {
         return Err(Error::Usage(format!(
             "--against {}: not a finished codemine output folder (no stats.json)",
             out.display()
@@ -275,17 +281,19 @@ pub fn table(r: &Report) -> String {
     for b in &r.benchmarks {
         for i in &b.results {
             for l in &i.locations {
+                // Names from input are escaped: a tab or a newline in one would shift
+                // the columns or fake a line.
                 s += &format!(
                     "{}\t{}\t{}\t{:.3}\t{}\t{}\t{}-{}\t{}\n",
-                    b.name,
-                    i.item,
+                    visible(&b.name),
+                    visible(&i.item),
                     l.kind.as_str(),
                     l.score,
-                    l.repository,
-                    l.path,
+                    visible(&l.repository),
+                    visible(&l.path),
                     l.start_line,
                     l.end_line,
-                    l.function
+                    visible(&l.function)
                 );
             }
         }
@@ -293,7 +301,11 @@ pub fn table(r: &Report) -> String {
     for b in &r.benchmarks {
         s += &format!(
             "{}: {} of {} items found in {} ({} functions checked)\n",
-            b.name, b.items_found, b.items, r.against, r.functions
+            visible(&b.name),
+            b.items_found,
+            b.items,
+            visible(&r.against),
+            r.functions
         );
     }
     s

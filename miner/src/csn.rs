@@ -48,6 +48,17 @@ pub fn encode_path(path: &str) -> String {
     out
 }
 
+/// How CSN rows name functions (`--csn-names`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CsnNames {
+    /// codemine's qualified name (`Type.Method`, `obj.m`, `outer.inner`), the id's name.
+    #[default]
+    Codemine,
+    /// function_parser's `identifier`, for joining rows with CodeSearchNet's published ones
+    /// (Go methods without the receiver type, anonymous JavaScript functions empty).
+    FunctionParser,
+}
+
 /// What a row needs to know about its repository.
 pub struct RepoContext<'a> {
     pub repo: &'a str,
@@ -56,6 +67,7 @@ pub struct RepoContext<'a> {
     /// hosts; `None` for a plain folder (no commit, so no URL).
     pub url_base: Option<String>,
     pub partition: Split,
+    pub names: CsnNames,
 }
 
 /// The CSN row of a function (moved in: code and tokens are not copied), or `None` when
@@ -77,12 +89,16 @@ pub fn row(ctx: &RepoContext, path: &str, lang: Lang, f: Function) -> Option<Csn
     Some(CsnRow {
         repo: ctx.repo.to_string(),
         path: path.to_string(),
-        func_name: f.qualified_name,
+        func_name: match (ctx.names, f.function_parser_name) {
+            (CsnNames::FunctionParser, Some(name)) => name,
+            _ => f.qualified_name,
+        },
         original_string: f.code,
         language: lang.name().to_string(),
         code_tokens: f.code_tokens,
         docstring_tokens: tokens::tokenize_docstring(lang.def().docstring_summary(&docstring)),
-        docstring,
+        // The published text; the tokens above come from the cleaned one.
+        docstring: f.csn_docstring.unwrap_or(docstring),
         sha: ctx.sha.unwrap_or_default().to_string(),
         url,
         partition: ctx.partition,

@@ -23,10 +23,10 @@ pub fn point(name: &str) {
     }
     let n = REACHED.fetch_add(1, Ordering::SeqCst) + 1;
     if *TRACE {
-        eprintln!("codemine: fault point {n}: {name}");
+        crate::escape::log(&format!("codemine: fault point {n}: {name}"));
     }
     if *TARGET == Some(n) {
-        eprintln!("codemine: fault injected at point {n} ({name})");
+        crate::escape::log(&format!("codemine: fault injected at point {n} ({name})"));
         std::process::abort();
     }
 }

@@ -5,6 +5,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::escape::markdown;
 use crate::stats::{Failure, Stats};
 use crate::Error;
 
@@ -21,8 +22,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     // write `staging/dedup-params.json`, and a shared temporary name let one rank's rename
     // take the file another was about to rename.
     let tmp = tmp_name(path, &format!(".{}", std::process::id()));
-    fs::write(&tmp, bytes).map_err(io(&tmp))?;
-    fs::rename(&tmp, path).map_err(io(path))
+    {
+        let mut file = File::create(&tmp).map_err(io(&tmp))?;
+        file.write_all(bytes).map_err(io(&tmp))?;
+        // The bytes reach the disk before the name does: after a crash the file under
+        // its final name is whole or absent, never empty.
+        file.sync_all().map_err(io(&tmp))?;
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    sync_dir(dir)?;
+    fs::rename(&tmp, path).map_err(io(path))?;
+    // And the rename itself is durable once this returns.
+    sync_dir(dir)
+}
+
+/// Flushes a folder's entries to disk (a created or renamed file's name lives there).
+fn sync_dir(dir: Option<&Path>) -> Result<(), Error> {
+    let dir = dir.unwrap_or(Path::new("."));
+    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
 }
 
 fn tmp_name(path: &Path, tag: &str) -> PathBuf {
@@ -201,10 +218,13 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
             y += &format!("  - name: {f}\n    dtype: string\n");
         }
     }
+    // `datasets` wants name, num_examples and num_bytes in every split (else it warns that
+    // the field is malformed and ignores it).
     y += "  splits:\n";
     for (split, n) in &write.csn_rows {
         if *n > 0 {
-            y += &format!("  - name: {split}\n    num_examples: {n}\n");
+            let bytes = write.csn_bytes.get(split).copied().unwrap_or(0);
+            y += &format!("  - name: {split}\n    num_bytes: {bytes}\n    num_examples: {n}\n");
         }
     }
     y += "tags:\n- code\n- code-summarization\n- codemine\n---\n\n";
@@ -229,15 +249,19 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         crate::pipeline::decontam::card_summary(stats.stages.decontamination.as_ref()),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
+        // Every text from input is escaped: a name cannot add markup, split a cell, start a
+        // line or imitate the figures' markers (see `crate::escape::markdown`).
         body += &format!(
             "| {} | {} | {} | {} | {} |\n",
-            r.repo.replace('|', "\\|"),
-            r.sha.as_deref().unwrap_or("(working folder)"),
+            markdown(&r.repo),
+            markdown(r.sha.as_deref().unwrap_or("(working folder)")),
             r.partition.unwrap_or(""),
-            r.license
-                .as_ref()
-                .and_then(|l| l.license.as_deref())
-                .unwrap_or("unknown"),
+            markdown(
+                r.license
+                    .as_ref()
+                    .and_then(|l| l.license.as_deref())
+                    .unwrap_or("unknown")
+            ),
             r.totals.csn_rows
         );
     }

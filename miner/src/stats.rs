@@ -21,6 +21,7 @@ use crate::source::Skipped;
 pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("source", "path_not_found"),
     ("source", "unreachable"),
+    ("source", "not_in_cache"),
     ("source", "revision_not_found"),
     ("source", "revision_not_a_commit"),
     ("source", "revision_without_git"),
@@ -431,6 +432,10 @@ mod tests {
                 url: String::new(),
                 message: String::new(),
             },
+            RepoError::NotCached {
+                url: String::new(),
+                cache: String::new(),
+            },
             RepoError::RevNotFound {
                 rev: String::new(),
                 repo: String::new(),
@@ -458,6 +463,7 @@ mod tests {
             let kind = match e {
                 RepoError::PathNotFound(_)
                 | RepoError::Unreachable { .. }
+                | RepoError::NotCached { .. }
                 | RepoError::RevNotFound { .. }
                 | RepoError::RevNotCommit { .. }
                 | RepoError::RevWithoutGit(_)
@@ -516,7 +522,7 @@ mod tests {
         for (stage, kind) in FAILURE_KINDS {
             assert!(
                 table.contains(&format!("| `{kind}` | {stage} |")),
-                "docs/failures.md's failure table lacks {kind} ({stage})"
+                "docs/failures.md's table lacks {kind} ({stage})"
             );
         }
     }

@@ -178,6 +178,7 @@ pub struct ShardWriter<T: Table> {
     current_bytes: usize,
     closed: Vec<PathBuf>,
     total_rows: usize,
+    data_bytes: u64,
 }
 
 impl<T: Table> ShardWriter<T> {
@@ -196,6 +197,7 @@ impl<T: Table> ShardWriter<T> {
             current_bytes: 0,
             closed: Vec::new(),
             total_rows: 0,
+            data_bytes: 0,
         })
     }
 
@@ -247,6 +249,12 @@ impl<T: Table> ShardWriter<T> {
         self.total_rows
     }
 
+    /// Bytes of Arrow data written so far (the buffers' used part, as pyarrow's
+    /// `Table.nbytes` counts it): a split's `num_bytes` in the dataset card.
+    pub fn data_bytes(&self) -> u64 {
+        self.data_bytes
+    }
+
     fn flush(&mut self) -> Result<()> {
         if self.table.is_empty() {
             return Ok(());
@@ -259,6 +267,9 @@ impl<T: Table> ShardWriter<T> {
 
     /// Writes a batch into the current shard, opening one if needed.
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        for c in batch.columns() {
+            self.data_bytes += c.to_data().get_slice_memory_size().unwrap_or(0) as u64;
+        }
         let (writer, path) = match &mut self.current {
             Some(w) => w,
             None => self.current.insert(self.open()?),

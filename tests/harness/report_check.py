@@ -3,7 +3,7 @@
 Usage: report_check.py OUT. Prints JSON: figure name -> {labels, series: {name: values}}, for
 the figures whose numbers this script can compute without codemine: the per-language and
 funnel counts from stats.json, the code/docstring token lengths of the CSN rows and the
-last-commit years of the call-graph nodes from the Parquet files, binned by powers of two
+last-commit years of the functions among the call-graph nodes from the Parquet files, binned by powers of two
 (0, 1, 2-3, 4-7, ...) and by UTC year, empty bins between the smallest and largest kept.
 """
 import collections
@@ -52,9 +52,14 @@ for f in sorted(glob.glob(os.path.join(out, "csn", "*.parquet"))):
 res["code_length"] = binned(code)
 res["docstring_length"] = binned(doc)
 
+# Functions only: Python's module code and lambdas are call-graph nodes, not functions
+# (docs/output.md: kind module, lambda).
 years = collections.Counter()
 for f in sorted(glob.glob(os.path.join(out, "callgraph", "nodes-*.parquet"))):
-    for ts in pq.read_table(f, columns=["last_commit"]).column("last_commit").to_pylist():
+    t = pq.read_table(f, columns=["last_commit", "kind"]).to_pydict()
+    for ts, kind in zip(t["last_commit"], t["kind"]):
+        if kind in ("module", "lambda"):
+            continue
         years[ts.astimezone(datetime.timezone.utc).year if ts is not None else None] += 1
 known = [y for y in years if y is not None]
 labels = [str(y) for y in range(min(known), max(known) + 1)] if known else []

@@ -39,7 +39,7 @@ fn run(dir: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str], hint: &s
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-const PY_HINT: &str = "coverage and gcovr come from tests/requirements.txt: run scripts/setup.sh --with-python (or set CODEMINE_PYTHON to a Python that has them)";
+const PY_HINT: &str = "coverage and gcovr come from tests/requirements.txt: run scripts/setup.sh test (or set CODEMINE_PYTHON to a Python that has them)";
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -260,7 +260,7 @@ fn c_reports_from_gcov_and_gcovr_agree_with_gcov_text() {
         assert!(lines[*end as usize - 1].trim_end().ends_with('}'), "{name}");
     }
 
-    let gcc_hint = "gcc and gcov are needed: scripts/setup.sh installs them";
+    let gcc_hint = "gcc and gcov are needed: scripts/setup.sh test installs them";
     for (src, obj) in [("../src/prog.c", "prog.o"), ("../src/util.c", "util.o")] {
         run(
             &build,
@@ -739,7 +739,7 @@ fn jacoco_classpath() -> String {
     for jar in jars {
         assert!(
             dir.join(jar).exists(),
-            "{} not found: JaCoCo comes from Debian's libjacoco-java (scripts/setup.sh installs it)",
+            "{} not found: JaCoCo comes from Debian's libjacoco-java (scripts/setup.sh test installs it)",
             dir.join(jar).display()
         );
     }

@@ -97,8 +97,9 @@ fn every_construct_of_every_language() {
     assert_eq!(names(rows, "python"), want);
 
     // Java: methods, constructors (compact too), interfaces' default and static methods,
-    // enums, records, nested, inner and anonymous classes; `plain` has a line comment, not
-    // a javadoc, and `Greeter.name` has no body.
+    // enums, records, nested, inner and anonymous classes; `plain`'s line comment is its
+    // docstring (function_parser takes any comment right before a method), and
+    // `Greeter.name` has no body.
     let mut want = vec![
         "Color.lower",
         "Greeter.create",
@@ -110,6 +111,7 @@ fn every_construct_of_every_language() {
         "Shapes.Nested.value",
         "Shapes.Shapes",
         "Shapes.add",
+        "Shapes.plain",
         "Shapes.toString",
     ];
     want.sort();
@@ -188,7 +190,13 @@ fn python_rows_follow_codesearchnet() {
         .starts_with("def label(self):\n        \"\"\"The label"));
 
     let deep = find_row(&m.rows, "func_name", "Shape.Inner.deep");
-    assert_eq!(deep["docstring"], "Deep method doc."); // the r prefix is a delimiter too
+    // Published as function_parser cut it: the `r` prefix stays (`strip('"')` stops at it);
+    // the summary's tokens leave it out.
+    assert_eq!(deep["docstring"], "r\"\"\"Deep method doc.");
+    assert_eq!(
+        deep["docstring_tokens"],
+        json!(["Deep", "method", "doc", "."])
+    );
     let helper = find_row(&m.rows, "func_name", "Shape.outer.helper");
     assert_eq!(helper["url"], url(&m, "pkg/shapes.py", 46, 48));
     let outer = find_row(&m.rows, "func_name", "Shape.outer");
@@ -494,4 +502,47 @@ fn urls_percent_encode_the_path() {
         )
         .as_str()
     );
+}
+
+/// Issue 34, items 1 and 2: a Java method's docstring is the comment node right before it,
+/// of any kind, as function_parser takes it (its grammar called `//`, `/* */` and `/** */`
+/// all `comment`), and the CSN `docstring` is function_parser's cleaned text after
+/// process.py's `.strip()`: `/*` stays. Expected values from JavaParser.get_definition and
+/// strip_c_style_comment_delimiters, worked by hand.
+#[test]
+fn java_takes_the_comment_function_parser_takes() {
+    let m = harness::Mined::files(
+        "javacomments",
+        &[(
+            "Comments.java",
+            include_str!("../fixtures/java/Comments.java"),
+        )],
+        &["--no-dedup"],
+    );
+    let names = |rows: &[Value]| {
+        let mut n: Vec<String> = rows
+            .iter()
+            .map(|r| r["func_name"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    // `afterTrailing`: the comment ends the line of `count`, so it is that field's, not the
+    // method's (on purpose; function_parser would take "the count").
+    assert_eq!(
+        names(&m.rows),
+        ["Comments.blankFirst", "Comments.block", "Comments.lineRun"]
+    );
+    let block = find_row(&m.rows, "func_name", "Comments.block");
+    assert_eq!(block["docstring"], "/* A block comment\nover two lines.");
+    // The tokens are of the cleaned text (`/*` stripped, on purpose).
+    assert_eq!(
+        block["docstring_tokens"],
+        json!(["A", "block", "comment", "over", "two", "lines", "."])
+    );
+    // A run of `//` lines: the last one is the comment node right before the method.
+    let run = find_row(&m.rows, "func_name", "Comments.lineRun");
+    assert_eq!(run["docstring"], "Last line of the run.");
+    let blank = find_row(&m.rows, "func_name", "Comments.blankFirst");
+    assert_eq!(blank["docstring"], "Starts after a blank line.");
 }

@@ -74,10 +74,12 @@ fn go_csn_rows_follow_function_parser() {
         assert_eq!(r["path"], "shapes.go");
     }
 
+    // CodeSearchNet published the comments' text with their `//` markers (function_parser
+    // joins the comment nodes' text; process.py strips the whole).
     let area = find_row(&rows, "func_name", "Area");
     assert_eq!(
         area["docstring"],
-        "Area returns the area of r.\n\nIt is width times height; see @Perimeter for the border."
+        "// Area returns the area of r.\n//\n// It is width times height; see @Perimeter for the border."
     );
     // function_parser cuts the raw `//` text at the first `@`; an empty `//` line is no
     // blank line there, so the second paragraph is part of the summary.
@@ -92,7 +94,7 @@ fn go_csn_rows_follow_function_parser() {
     );
 
     let scale = find_row(&rows, "func_name", "Rect.Scale");
-    assert_eq!(scale["docstring"], "Scale multiplies both sides by k.");
+    assert_eq!(scale["docstring"], "// Scale multiplies both sides by k.");
     assert_eq!(
         strings(&scale["code_tokens"])[..7],
         split("func ( r * Rect ) Scale")
@@ -101,7 +103,7 @@ fn go_csn_rows_follow_function_parser() {
     // A `/* */` comment is a docstring too. An interpreted string gives its quotes and escape
     // sequences only, a raw string one token (the leaves of function_parser's grammar).
     let string = find_row(&rows, "func_name", "Rect.String");
-    assert_eq!(string["docstring"], "String formats r.");
+    assert_eq!(string["docstring"], "/* String formats r. */");
     assert_eq!(
         strings(&string["docstring_tokens"]),
         split("String formats r .")
@@ -113,7 +115,7 @@ fn go_csn_rows_follow_function_parser() {
 
     // A blank line between the comment and the method does not break the comment run.
     let push = find_row(&rows, "func_name", "Stack.Push");
-    assert_eq!(push["docstring"], "Push adds v on top.");
+    assert_eq!(push["docstring"], "// Push adds v on top.");
     assert_eq!(
         strings(&push["code_tokens"])[..10],
         split("func ( s * Stack [ T ] ) Push")
@@ -311,4 +313,22 @@ fn go_mod_files_map_modules_onto_folders() {
         "tools/cmd/main.go:main",
         &[("lib.Run", "tools/lib/lib.go:Run", "project")],
     );
+}
+
+/// Issue 34, item 4: `--csn-names function-parser` names a Go method as go_parser.py does,
+/// by the declaration's name child alone (`Push`, not `Stack.Push`); functions keep theirs.
+#[test]
+fn go_function_parser_names_on_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("gonames"));
+    r.write("shapes.go", SHAPES);
+    r.commit("go");
+    let out = mine_into(&r.path, tmp.path(), &["--csn-names", "function-parser"]);
+    let rows = shard_rows(&out.join("csn"));
+    let mut names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["func_name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Apply", "Area", "Push", "Scale", "String"]);
 }

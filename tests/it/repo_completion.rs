@@ -822,3 +822,77 @@ fn eval_scores_the_rows_by_kind_and_the_tables_retrievers() {
     );
     assert_success(&res);
 }
+
+/// Issue 34, item 5: a line inside a docstring (a doctest's output naming a class) is no
+/// target, and a class named without a call (`except`, `isinstance`, an annotation) has
+/// the class's own declaration as gold, not the constructor it inherits from its base.
+/// Lines and declarations read off the fixture by hand.
+#[test]
+fn named_classes_are_their_declaration_and_docstrings_are_no_targets() {
+    const EXC: &str = "\
+class RequestException(IOError):
+    def __init__(self, *args, **kwargs):
+        self.response = kwargs.pop('response', None)
+
+
+class ProxyError(RequestException):
+    pass
+";
+    const API: &str = "\
+from .exceptions import ProxyError
+
+
+def fetch(url):
+    \"\"\"Fetches.
+
+    >>> fetch('x')
+    ProxyError
+    \"\"\"
+    try:
+        return open(url)
+    except ProxyError:
+        return None
+
+
+def check(x: ProxyError):
+    return isinstance(x, ProxyError)
+";
+    let files = [
+        ("pkg/__init__.py", ""),
+        ("pkg/exceptions.py", EXC),
+        ("pkg/api.py", API),
+    ];
+    let (rows, _m) = rows(&files, &[]);
+    let proxy = ("pkg/exceptions.py", "ProxyError", 6, 7);
+    let of = |line: u64| {
+        rows.iter()
+            .find(|r| r["path"] == "pkg/api.py" && r["line"] == line)
+            .map(|r| {
+                let gold: Vec<(String, String, u64, u64)> = r["gold_context"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|g| {
+                        (
+                            g["path"].as_str().unwrap().to_string(),
+                            g["name"].as_str().unwrap().to_string(),
+                            g["start_line"].as_u64().unwrap(),
+                            g["end_line"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect();
+                (r["kind"].as_str().unwrap().to_string(), gold)
+            })
+    };
+    let want = |kind: &str| {
+        Some((
+            kind.to_string(),
+            vec![(proxy.0.to_string(), proxy.1.to_string(), proxy.2, proxy.3)],
+        ))
+    };
+    // Lines 7 and 8 are the docstring's doctest: no examples.
+    assert_eq!(of(7), None);
+    assert_eq!(of(8), None);
+    assert_eq!(of(12), want("cross_file_first"));
+    assert_eq!(of(17), want("cross_file_random"));
+}

@@ -503,3 +503,115 @@ fn depth_makes_shallow_clones_and_a_later_full_run_deepens_them() {
     );
     assert_eq!(res.status.code(), Some(2));
 }
+
+/// Every Parquet file under `out`, read back by pyarrow, as one JSON text.
+fn all_tables_text(out: &Path) -> String {
+    let mut text = String::new();
+    for dir in walk(out) {
+        if dir.is_dir() {
+            text += &read_shards(&dir).to_string();
+        }
+    }
+    text
+}
+
+#[test]
+fn local_clones_in_folders_of_one_name_are_named_by_their_origin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut one = RepoBuilder::init(&tmp.path().join("one/repo"));
+    one.write("a.py", DOC_PY);
+    let sha_one = one.commit("one").to_string();
+    let mut two = RepoBuilder::init(&tmp.path().join("two/repo"));
+    two.write("a.py", DOC_PY2);
+    let sha_two = two.commit("two").to_string();
+    // The remotes as `git clone` leaves them, set by git itself; one carries a token.
+    git(
+        &one.path,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://bob:t0ps3cret@github.com/bob/tool.git",
+        ],
+    );
+    git(
+        &two.path,
+        &["remote", "add", "origin", "git@gitlab.com:alice/tool.git"],
+    );
+
+    let out = mine(
+        &[
+            "--repo",
+            one.path.to_str().unwrap(),
+            "--repo",
+            two.path.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    let rows = shard_rows(&out.join("csn"));
+    let bob = find_row(&rows, "repo", "bob/tool");
+    assert_eq!(
+        bob["url"],
+        format!("https://github.com/bob/tool/blob/{sha_one}/a.py#L1-L3")
+    );
+    let alice = find_row(&rows, "repo", "alice/tool");
+    assert_eq!(
+        alice["url"],
+        format!("https://gitlab.com/alice/tool/blob/{sha_two}/a.py#L1-L3")
+    );
+    assert_eq!(alice["docstring"], "Version two of f.");
+    // Each has its own row in the repositories table, and its own partition by its name.
+    let repos = shard_rows(&out.join("repositories"));
+    let mut names: Vec<&str> = repos.iter().map(|r| r["repo"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["alice/tool", "bob/tool"]);
+    // The token is in no output file.
+    let mut seen = all_tables_text(&out);
+    for f in ["failures.jsonl", "stats.json", "README.md"] {
+        seen += &fs::read_to_string(out.join(f)).unwrap();
+    }
+    assert!(!seen.contains("t0ps3cret"), "a credential leaked");
+
+    // Without remotes, two folders called `repo` are a usage error naming both ...
+    let mut three = RepoBuilder::init(&tmp.path().join("three/repo"));
+    three.write("a.py", DOC_PY);
+    three.commit("three");
+    let mut four = RepoBuilder::init(&tmp.path().join("four/repo"));
+    four.write("a.py", DOC_PY2);
+    four.commit("four");
+    let (p3, p4) = (three.path.to_str().unwrap(), four.path.to_str().unwrap());
+    let bad = tmp.path().join("bad");
+    let res = codemine(
+        &[
+            "mine",
+            "--out",
+            bad.to_str().unwrap(),
+            "--repo",
+            p3,
+            "--repo",
+            p4,
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_eq!(res.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("two repositories would be named `repo`")
+            && err.contains(p3)
+            && err.contains(p4),
+        "{err}"
+    );
+    assert!(!bad.join("stats.json").exists());
+    // ... that `PATH=NAME` settles, without a manifest.
+    let named = format!("{p4}=acme/four");
+    let out = mine(&["--repo", p3, "--repo", &named], tmp.path());
+    let rows = shard_rows(&out.join("csn"));
+    assert_eq!(
+        find_row(&rows, "repo", "acme/four")["docstring"],
+        "Version two of f."
+    );
+    assert_eq!(
+        find_row(&rows, "repo", "repo")["docstring"],
+        "Version one of f."
+    );
+}

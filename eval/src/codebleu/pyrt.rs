@@ -108,43 +108,13 @@ impl HashKey {
     }
 }
 
+/// SipHash-1-3 with CPython's key (the `siphasher` crate: the reference algorithm, one
+/// compression round per word and three finalisation rounds, as CPython's `Python/pyhash.c`).
 fn siphash13(k0: u64, k1: u64, data: &[u8]) -> u64 {
-    let mut v0 = k0 ^ 0x736f_6d65_7073_6575;
-    let mut v1 = k1 ^ 0x646f_7261_6e64_6f6d;
-    let mut v2 = k0 ^ 0x6c79_6765_6e65_7261;
-    let mut v3 = k1 ^ 0x7465_6462_7974_6573;
-    let round = |v0: &mut u64, v1: &mut u64, v2: &mut u64, v3: &mut u64| {
-        *v0 = v0.wrapping_add(*v1);
-        *v1 = v1.rotate_left(13) ^ *v0;
-        *v0 = v0.rotate_left(32);
-        *v2 = v2.wrapping_add(*v3);
-        *v3 = v3.rotate_left(16) ^ *v2;
-        *v0 = v0.wrapping_add(*v3);
-        *v3 = v3.rotate_left(21) ^ *v0;
-        *v2 = v2.wrapping_add(*v1);
-        *v1 = v1.rotate_left(17) ^ *v2;
-        *v2 = v2.rotate_left(32);
-    };
-    let mut chunks = data.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let m = u64::from_le_bytes(word);
-        v3 ^= m;
-        round(&mut v0, &mut v1, &mut v2, &mut v3);
-        v0 ^= m;
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    let b = ((data.len() as u64) << 56) | u64::from_le_bytes(tail);
-    v3 ^= b;
-    round(&mut v0, &mut v1, &mut v2, &mut v3);
-    v0 ^= b;
-    v2 ^= 0xff;
-    for _ in 0..3 {
-        round(&mut v0, &mut v1, &mut v2, &mut v3);
-    }
-    (v0 ^ v1) ^ (v2 ^ v3)
+    use std::hash::Hasher;
+    let mut h = siphasher::sip::SipHasher13::new_with_keys(k0, k1);
+    h.write(data);
+    h.finish()
 }
 
 const LINEAR_PROBES: usize = 9;

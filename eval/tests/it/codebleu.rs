@@ -57,7 +57,7 @@ fn reference(
     assert!(
         out.status.success(),
         "the codebleu reference failed (install tests/requirements.txt: \
-         scripts/setup.sh --with-python, or set CODEMINE_PYTHON):\n{}",
+         scripts/setup.sh test, or set CODEMINE_PYTHON):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("reference JSON")

@@ -661,3 +661,24 @@ fn an_output_folder_with_repository_level_metrics_reads_its_repo_shards() {
     .unwrap();
     assert!(matches!(err, Error::Usage(_)), "{err}");
 }
+
+/// Issue 33, item 10: `context_recall@K` reads only the first K items of each prediction's
+/// `retrieved` list; the rest is read past, not kept (a list of 1,000 items keeps K).
+#[test]
+fn retrieved_lists_keep_only_k_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("preds.jsonl");
+    let mut text = String::new();
+    for id in ["a", "b"] {
+        let items: Vec<serde_json::Value> = (0..1000)
+            .map(|i| serde_json::json!({"path": format!("f{i}.py"), "start_line": i, "end_line": i + 1}))
+            .collect();
+        text += &serde_json::json!({"id": id, "retrieved": items}).to_string();
+        text.push('\n');
+    }
+    std::fs::write(&p, text).unwrap();
+    let (preds, spans) = codemine_eval::dataset::read_retrieved(&p, "id", "retrieved", 3).unwrap();
+    assert_eq!(preds.ids, ["a", "b"]);
+    assert_eq!(spans.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3]);
+    assert_eq!(spans[1][2].path, "f2.py");
+}

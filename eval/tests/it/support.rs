@@ -9,7 +9,7 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `$CODEMINE_PYTHON`, else the workspace's `.venv` (made by scripts/setup.sh), else
+/// `$CODEMINE_PYTHON`, else the workspace's `.venv` (made by scripts/setup.sh test), else
 /// `python3`.
 pub fn python() -> PathBuf {
     if let Some(p) = std::env::var_os("CODEMINE_PYTHON") {

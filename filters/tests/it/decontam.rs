@@ -124,11 +124,29 @@ fn boilerplate_and_short_items() {
     let other = toks("def count_words text words = text . split for idx elem in enumerate numbers print idx return len words");
     assert!(jaccard(&other, &toks(SOLUTION)) < 0.7);
     assert_eq!(check(&idx, &other), None);
-    // An item shorter than 13 tokens matches when the function contains all of it in a row.
+    // An item shorter than 13 tokens matches only a function of exactly its tokens, never
+    // one that contains them among others (issue 33: a one-token item matched a third of a
+    // corpus).
+    assert_eq!(idx.short_items(), 1);
+    let whole = toks("return x * y + 1");
+    assert_eq!(
+        check(&idx, &whole),
+        Some(("t1".into(), MatchKind::Exact, 1.0))
+    );
     let f = toks("def mul x y return x * y + 1");
-    assert_eq!(check(&idx, &f), Some(("t1".into(), MatchKind::Exact, 1.0)));
-    let g = toks("def mul x y return x * y + 2");
+    assert_eq!(check(&idx, &f), None);
+    let g = toks("return x * y + 2");
     assert_eq!(check(&idx, &g), None);
+    let one = Index::build(
+        vec![BenchItem {
+            benchmark: "b".into(),
+            id: "x".into(),
+            tokens: toks("x"),
+        }],
+        &DecontamParams::default(),
+    );
+    assert_eq!(check(&one, &toks("def f x return x")), None);
+    assert_eq!(check(&one, &toks("x")).map(|m| m.1), Some(MatchKind::Exact));
 }
 
 #[test]

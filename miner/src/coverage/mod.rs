@@ -272,12 +272,18 @@ pub fn read_report_limited(path: &Path, limit: u64) -> Result<Report, CoverageEr
         limit,
         compressed,
     };
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    // Only a regular file: a FIFO would block, a device never end.
+    let mut file =
+        codemine_io::open_regular(path, codemine_io::Follow::Yes).map_err(|e| io(e.into()))?;
     let mut magic = [0u8; 2];
     let got = read_up_to(&mut file, &mut magic).map_err(io)?;
     if magic[..got] == GZIP_MAGIC {
         drop(file);
-        let open = || std::fs::File::open(path).map(std::io::BufReader::new);
+        let open = || {
+            codemine_io::open_regular(path, codemine_io::Follow::Yes)
+                .map(std::io::BufReader::new)
+                .map_err(std::io::Error::from)
+        };
         let data = inflate(path, open, limit, INFLATE_PROBE_BYTES)?;
         return parse_text(path, &data);
     }

@@ -169,13 +169,35 @@ impl FunctionKind {
             FunctionKind::Module => "module",
         }
     }
+
+    /// The kinds of the call-graph nodes that are not functions: no function row, and not
+    /// counted among stats.json's `functions` (nor in the figures that count functions).
+    pub const NODE_ONLY: [FunctionKind; 2] = [FunctionKind::Lambda, FunctionKind::Module];
 }
 
-/// A docstring found for a function: its cleaned text, and the node holding it when that
-/// node lies inside the function (Python), so it can be left out of the code tokens.
+/// A docstring found for a function: its cleaned text, the text CodeSearchNet published for
+/// it when that differs, and the node holding it when that node lies inside the function
+/// (Python), so it can be left out of the code tokens.
 pub struct Docstring<'t> {
+    /// Comment delimiters stripped: what the filters, YABLoCo's `inputs.docstring`, the
+    /// call-graph nodes and the docstring summary (`docstring_tokens`) read.
     pub text: String,
+    /// function_parser's `docstring` after `process.py`'s `.strip()` (Go keeps its `//`
+    /// markers, Ruby the space after `#`): the CSN `docstring` column. `None` when it is
+    /// `text` itself.
+    pub published: Option<String>,
     pub inner_node: Option<Node<'t>>,
+}
+
+impl Docstring<'_> {
+    /// A docstring whose published text is `published`, kept only where it differs.
+    pub fn with_published(text: String, published: String) -> Self {
+        Docstring {
+            published: (published != text).then_some(published),
+            text,
+            inner_node: None,
+        }
+    }
 }
 
 /// Everything that differs between languages. Methods have defaults where most grammars agree.
@@ -255,6 +277,13 @@ pub trait LanguageSpec: Send + Sync {
     /// literals, as function_parser treats them).
     fn atomic_token(&self, kind: &str) -> bool;
 
+    /// The tokens that the grammar function_parser used gave for a leaf of this kind, where
+    /// it was a node of fixed visible children (Java's character literal was `'`, hidden
+    /// characters, `'`). `None` (the default): the leaf's text.
+    fn leaf_tokens(&self, _kind: &str) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Leaf kinds that are not code tokens: extras that the grammar function_parser used
     /// kept anonymous (hidden) and a newer grammar exposes as named leaves, such as Python's
     /// `line_continuation`. Comments are extras too, but function_parser's grammars exposed
@@ -313,6 +342,14 @@ pub trait LanguageSpec: Send + Sync {
             calls.push(c);
         }
         self.locals(node, kind, src, locals);
+    }
+
+    /// The name CodeSearchNet's function_parser gives the function `node` (its
+    /// `identifier`), when that is not `qualified`, the name codemine gives it: a Go method
+    /// without its receiver type, an anonymous JavaScript function expression's empty name.
+    /// `None` by default. Written as CSN's `func_name` with `--csn-names function-parser`.
+    fn function_parser_name(&self, _node: Node, _qualified: &str, _src: &str) -> Option<String> {
+        None
     }
 
     /// Linkage and arity of the function `node`.
@@ -472,7 +509,14 @@ pub struct Function {
     pub signature: String,
     /// The definition's source text, from its first line's start column.
     pub code: String,
+    /// The cleaned docstring ([`Docstring::text`]).
     pub docstring: Option<String>,
+    /// The docstring as CodeSearchNet published it ([`Docstring::published`]), when that
+    /// differs from `docstring`: the CSN `docstring` column.
+    pub csn_docstring: Option<String>,
+    /// function_parser's name for the function when it is not `qualified_name`
+    /// ([`LanguageSpec::function_parser_name`]).
+    pub function_parser_name: Option<String>,
     /// Leaf tokens of the definition, the docstring excluded.
     pub code_tokens: Tokens,
     /// The enclosing scopes' qualified name (`Outer.Inner` for a method of `Inner`,
@@ -609,9 +653,13 @@ impl Extractor {
             let n = cursor.node();
             let atomic = n.child_count() == 0 || spec.atomic_token(n.kind_str());
             if atomic && !spec.hidden_leaf(n.kind_str()) {
-                let t = &src[n.byte_range()];
-                if !t.is_empty() {
-                    out.push(t.to_string());
+                if let Some(parts) = spec.leaf_tokens(n.kind_str()) {
+                    out.extend(parts.iter().map(|t| t.to_string()));
+                } else {
+                    let t = &src[n.byte_range()];
+                    if !t.is_empty() {
+                        out.push(t.to_string());
+                    }
                 }
             }
             if !atomic && cursor.goto_first_child() {
@@ -858,6 +906,8 @@ mod flag {
     pub const SCOPE: u8 = 16;
     pub const FILE_ITEM: u8 = 32;
     pub const VISIT: u8 = 64;
+    /// [`super::LanguageSpec::leaf_tokens`] has tokens for the kind.
+    pub const SPLIT: u8 = 128;
 }
 
 /// [`flag`]s by kind id, filled in as kinds are met.
@@ -907,6 +957,7 @@ impl<'s> KindFlags<'s> {
             (listed(spec.scope_kinds()), flag::SCOPE),
             (listed(spec.file_item_kinds()), flag::FILE_ITEM),
             (listed(spec.visit_kinds()), flag::VISIT),
+            (spec.leaf_tokens(name).is_some(), flag::SPLIT),
         ] {
             if yes {
                 f |= bit;
@@ -1195,14 +1246,21 @@ fn build<'t>(
     let walked = walk_function(spec, node, cursors, src, skip, kinds, inner, nested);
     let signature = src[range.start..body_start].trim_end();
     let start_line = node.start_position().row as u32 + 1;
+    let (docstring, csn_docstring) = match doc {
+        Some(d) if !d.text.is_empty() => (Some(d.text), d.published),
+        _ => (None, None),
+    };
+    let function_parser_name = spec.function_parser_name(node, &f.qualified_name, src);
     Function {
         name: f.name,
         qualified_name: f.qualified_name,
+        function_parser_name,
         kind: f.kind,
         signature: signature.to_string(),
         signature_end_line: start_line + signature.matches('\n').count() as u32,
         code: src[range.clone()].to_string(),
-        docstring: doc.map(|d| d.text).filter(|t| !t.is_empty()),
+        docstring,
+        csn_docstring,
         code_tokens: walked.tokens,
         scope: f.scope,
         details: spec.details(node, src),
@@ -1284,7 +1342,7 @@ fn walk_function<'t>(
             }
         }
         if token && atomic {
-            push_token(&mut out.tokens, n, src);
+            push_leaf(spec, flags, &mut out.tokens, n, src);
         }
         if nested_at.is_none() && !skipped {
             if depth > 0
@@ -1306,7 +1364,7 @@ fn walk_function<'t>(
             let count = n.child_count();
             if count == 0 {
                 if token {
-                    push_token(&mut out.tokens, n, src);
+                    push_leaf(spec, flags, &mut out.tokens, n, src);
                 }
             } else {
                 parents.push(n);
@@ -1408,6 +1466,18 @@ fn file_walk_reaches(
         reach.push(yes);
     }
     reach.last().copied().unwrap_or(true)
+}
+
+/// Appends the tokens of the leaf or atomic node `n`: its text, or the tokens the old
+/// grammar gave for its kind ([`LanguageSpec::leaf_tokens`]).
+fn push_leaf(spec: &dyn LanguageSpec, flags: u8, tokens: &mut Tokens, n: Node, src: &str) {
+    match (flags & flag::SPLIT != 0)
+        .then(|| spec.leaf_tokens(n.kind_str()))
+        .flatten()
+    {
+        Some(parts) => parts.iter().for_each(|t| tokens.push(t)),
+        None => push_token(tokens, n, src),
+    }
 }
 
 /// Appends the text of the leaf or atomic node `n` to `tokens`, unless empty.

@@ -62,6 +62,43 @@ pub fn strip_comment_delimiters(comment: &str) -> String {
     lines.join("\n").trim().to_string()
 }
 
+/// Python's `str.strip()`: what `process.py` does to every docstring before CodeSearchNet
+/// published it. Python's whitespace is Unicode's plus the separators U+001C..U+001F.
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// function_parser's `strip_c_style_comment_delimiters`, exactly: per line, a trailing `*/`
+/// and then one leading `*`, `/**` or `//` go; `/*` stays (`/* x */` gives `/* x`), and the
+/// result is not trimmed. The published `docstring` of Java, PHP and JavaScript is this
+/// text after `process.py`'s `.strip()` ([`py_strip`]).
+pub fn fp_strip_c_style(comment: &str) -> String {
+    let mut out = String::with_capacity(comment.len());
+    for (i, line) in comment.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut l = py_strip(line);
+        if let Some(s) = l.strip_suffix("*/") {
+            l = s;
+        }
+        l = l
+            .strip_prefix('*')
+            .or_else(|| l.strip_prefix("/**"))
+            .or_else(|| l.strip_prefix("//"))
+            .unwrap_or(l);
+        out.push_str(py_strip(l));
+    }
+    out
+}
+
+/// The docstring CodeSearchNet published for a Python string literal: function_parser's
+/// `strip().strip('"').strip("'")`, then `process.py`'s `.strip()`. A prefix stays
+/// (`r"""x"""` gives `r"""x`), as it did in the published rows.
+pub fn fp_python_docstring(literal: &str) -> String {
+    py_strip(py_strip(literal).trim_matches('"').trim_matches('\'')).to_string()
+}
+
 /// Cleans the source text of a Python string literal used as a docstring: surrounding
 /// whitespace and quotes go (function_parser's `strip().strip('"').strip("'")`), and so does
 /// a string prefix such as `r` or `u`, which function_parser kept by mistake.
@@ -120,6 +157,20 @@ mod tests {
         assert_eq!(strip_comment_delimiters("/* one line */"), "one line");
         assert_eq!(strip_comment_delimiters("/// doxygen"), "doxygen");
         assert_eq!(strip_comment_delimiters("// a\n// b"), "a\nb");
+    }
+
+    /// Expected values from function_parser's `strip_c_style_comment_delimiters` and
+    /// `PythonParser.get_docstring`, and Python's `str.strip`, worked by hand.
+    #[test]
+    fn published_docstrings_follow_function_parser() {
+        assert_eq!(py_strip("\u{1c} x \n\u{a0}"), "x");
+        assert_eq!(fp_strip_c_style("/**\n * Adds.\n */"), "\nAdds.\n");
+        assert_eq!(fp_strip_c_style("/* x */"), "/* x");
+        assert_eq!(fp_strip_c_style("# hash"), "# hash");
+        assert_eq!(fp_strip_c_style("// line"), "line");
+        assert_eq!(fp_python_docstring("r\"\"\"Raw.\"\"\""), "r\"\"\"Raw.");
+        assert_eq!(fp_python_docstring("'''Doc.\n    '''"), "Doc.");
+        assert_eq!(fp_python_docstring("\"\"\"It's'\"\"\""), "It's");
     }
 
     #[test]

@@ -17,12 +17,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Instant;
 
-use codemine_filters::decontam::{DecontamParams, Index, MatchKind};
+use codemine_filters::decontam::{BenchItem, DecontamParams, Index, IndexBuilder, MatchKind};
 use codemine_schemas::callgraph::NodeRow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::benchmark::{check_function, Benchmark};
+use crate::benchmark::{
+    check_function, read_each, Benchmark, BenchmarkError, BenchmarkSpec, ReadOptions,
+};
 use crate::resolve::SourceUnit;
 use crate::stats::RepoStats;
 
@@ -35,6 +37,10 @@ pub struct BenchmarkInfo {
     pub name: String,
     pub file: String,
     pub items: u64,
+    /// Items shorter than the n-gram size: each matches only a whole function of exactly
+    /// its tokens.
+    #[serde(default)]
+    pub short_items: u64,
 }
 
 /// What finalize needs to report the step: the benchmarks and the settings.
@@ -47,6 +53,18 @@ pub struct Settings {
     pub max_run_items: usize,
     #[serde(default)]
     pub min_coverage: f64,
+    /// The share of the checked functions that, removed, makes the run warn
+    /// (`--decontaminate-warn-share`).
+    #[serde(default = "default_warn_share")]
+    pub warn_share: f64,
+}
+
+/// The default `--decontaminate-warn-share`: a benchmark that removes a tenth of a corpus
+/// is far more likely generic (a one-line item, boilerplate) than copied that often.
+pub const DEFAULT_WARN_SHARE: f64 = 0.1;
+
+fn default_warn_share() -> f64 {
+    DEFAULT_WARN_SHARE
 }
 
 /// The index of every benchmark of a run, built once before mining.
@@ -68,37 +86,99 @@ impl fmt::Debug for Decontaminator {
     }
 }
 
-impl Decontaminator {
-    pub fn build(benchmarks: Vec<Benchmark>, params: &DecontamParams) -> Self {
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        let mut infos = Vec::new();
-        let mut items = Vec::new();
-        for b in benchmarks {
-            infos.push(BenchmarkInfo {
-                name: b.name.clone(),
-                file: b.path.display().to_string(),
-                items: b.items.len() as u64,
-            });
-            for it in &b.items {
-                for s in [&it.benchmark, &it.id].into_iter().chain(&it.tokens) {
-                    h.update(&(s.len() as u64).to_le_bytes());
-                    h.update(s.as_bytes());
-                }
-            }
-            items.extend(b.items);
-        }
-        h.update(format!("{params:?}").as_bytes());
+/// Builds a [`Decontaminator`] benchmark by benchmark, each streamed into the index item
+/// by item (no benchmark is ever held whole).
+pub struct DecontaminatorBuilder {
+    index: IndexBuilder,
+    infos: Vec<BenchmarkInfo>,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    params: DecontamParams,
+    warn_share: f64,
+}
+
+impl DecontaminatorBuilder {
+    pub fn new(params: &DecontamParams) -> Self {
         Self {
-            index: Index::build(items, params),
+            index: IndexBuilder::new(params),
+            infos: Vec::new(),
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+            params: params.clone(),
+            warn_share: DEFAULT_WARN_SHARE,
+        }
+    }
+
+    /// The share of the checked functions above which a run warns.
+    pub fn warn_share(mut self, share: f64) -> Self {
+        self.warn_share = share;
+        self
+    }
+
+    fn add_item(&mut self, it: BenchItem) {
+        for s in [&it.benchmark, &it.id].into_iter().chain(&it.tokens) {
+            self.hasher.update(&(s.len() as u64).to_le_bytes());
+            self.hasher.update(s.as_bytes());
+        }
+        self.index.add(&it.benchmark, it.id, &it.tokens);
+    }
+
+    /// Reads a benchmark file into the index.
+    pub fn read(&mut self, spec: &BenchmarkSpec, opts: &ReadOptions) -> Result<(), BenchmarkError> {
+        let short = self.index.short_items();
+        let items = read_each(spec, opts, |it| self.add_item(it))?;
+        self.infos.push(BenchmarkInfo {
+            name: spec.name(),
+            file: spec.path.display().to_string(),
+            items,
+            short_items: self.index.short_items() - short,
+        });
+        Ok(())
+    }
+
+    /// Adds a benchmark already read.
+    pub fn add(&mut self, b: Benchmark) {
+        let short = self.index.short_items();
+        let items = b.items.len() as u64;
+        for it in b.items {
+            self.add_item(it);
+        }
+        self.infos.push(BenchmarkInfo {
+            name: b.name,
+            file: b.path.display().to_string(),
+            items,
+            short_items: self.index.short_items() - short,
+        });
+    }
+
+    /// The benchmarks read so far.
+    pub fn benchmarks(&self) -> &[BenchmarkInfo] {
+        &self.infos
+    }
+
+    pub fn finish(mut self) -> Decontaminator {
+        let params = &self.params;
+        self.hasher.update(format!("{params:?}").as_bytes());
+        Decontaminator {
+            index: self.index.finish(),
             settings: Settings {
-                benchmarks: infos,
+                benchmarks: self.infos,
                 ngram: params.ngram,
                 threshold: params.threshold,
                 max_run_items: params.max_run_items,
                 min_coverage: params.min_coverage,
+                warn_share: self.warn_share,
             },
-            digest: h.digest128(),
+            digest: self.hasher.digest128(),
         }
+    }
+}
+
+impl Decontaminator {
+    pub fn build(benchmarks: Vec<Benchmark>, params: &DecontamParams) -> Self {
+        let mut b = DecontaminatorBuilder::new(params);
+        for bench in benchmarks {
+            b.add(bench);
+        }
+        b.finish()
     }
 
     pub fn settings(&self) -> &Settings {
@@ -180,6 +260,8 @@ pub struct StageBench {
     pub functions_matched: u64,
     pub exact: u64,
     pub near: u64,
+    /// Items shorter than the n-gram size (matched only as whole functions).
+    pub short_items: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -190,6 +272,13 @@ pub struct DecontamStage {
     pub functions_checked: u64,
     pub busy_seconds: f64,
     pub benchmarks: BTreeMap<String, StageBench>,
+    /// Functions removed, over all benchmarks.
+    pub functions_removed: u64,
+    /// The share of the checked functions above which the run warns.
+    pub warn_share: f64,
+    /// Why the run warns: it removed more than `warn_share` of the checked functions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// The run's totals from the repositories' counts; `None` when the step was off.
@@ -219,16 +308,31 @@ pub fn finalize(settings: Option<&Settings>, repos: &[RepoStats]) -> Option<Deco
                 functions_matched: c.exact + c.near,
                 exact: c.exact,
                 near: c.near,
+                short_items: b.short_items,
             };
             (b.name.clone(), stage)
         })
-        .collect();
+        .collect::<BTreeMap<String, StageBench>>();
+    let removed: u64 = benchmarks.values().map(|b| b.functions_matched).sum();
+    let warning = (checked > 0 && removed as f64 > s.warn_share * checked as f64).then(|| {
+        format!(
+            "decontamination removed {removed} of the {checked} functions checked ({:.1}%), \
+             more than --decontaminate-warn-share {}: a benchmark item that is short or \
+             generic matches code it was not copied into; check the items found \
+             (`codemine contamination`)",
+            100.0 * removed as f64 / checked as f64,
+            s.warn_share
+        )
+    });
     Some(DecontamStage {
         ngram: s.ngram,
         threshold: s.threshold,
         functions_checked: checked,
         busy_seconds: seconds,
         benchmarks,
+        functions_removed: removed,
+        warn_share: s.warn_share,
+        warning,
     })
 }
 
@@ -246,13 +350,16 @@ pub fn card_summary(stage: Option<&DecontamStage>) -> String {
     for (name, b) in &d.benchmarks {
         s += &format!(
             "  - {}: {} of {} items found; {} functions removed ({} exact, {} near)\n",
-            name.replace('|', "\\|"),
+            crate::escape::markdown(name),
             b.items_found,
             b.items,
             b.functions_matched,
             b.exact,
             b.near
         );
+    }
+    if let Some(w) = &d.warning {
+        s += &format!("\n**Warning**: {w}.\n\n");
     }
     s
 }

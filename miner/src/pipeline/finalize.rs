@@ -273,6 +273,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let total: usize = csn.iter().map(|(_, w)| w.rows()).sum();
     for (split, w) in csn {
         let rows = w.rows();
+        write.csn_bytes.insert(split.as_str(), w.data_bytes());
         // With no rows at all, one empty train shard still carries the schema.
         let files = w.finish(total == 0 && split == Split::Train)?;
         write.csn_rows.insert(split.as_str(), rows);
@@ -384,20 +385,21 @@ fn write_repositories(
 /// redraws them).
 pub fn write_side_files(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     output::write_card(out_dir, stats)?;
-    let drawn = serde_json::to_value(stats)
+    let drawn = serde_json::to_vec(stats)
         .map_err(|e| Error::Usage(format!("stats: {e}")))
+        .and_then(|b| crate::report::parse_stats(&out_dir.join("stats.json"), &b))
         .and_then(|v| crate::report::write(out_dir, &v, false));
     match drawn {
         Ok(w) => {
             if let Some(why) = w.not_drawn {
-                eprintln!("codemine: warning: figures not drawn: {why}");
+                crate::escape::log(&format!("codemine: warning: figures not drawn: {why}"));
             }
         }
-        Err(e) => eprintln!(
+        Err(e) => crate::escape::log(&format!(
             "codemine: warning: the dataset card's figures could not be drawn: {e} \
              (`codemine report {}` retries)",
             out_dir.display()
-        ),
+        )),
     }
     crate::fault::point("card written");
     output::write_stats(out_dir, stats)

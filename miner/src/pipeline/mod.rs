@@ -83,6 +83,10 @@ pub struct MineOptions {
     pub decontam: Option<std::sync::Arc<decontam::Decontaminator>>,
     /// The SIDE model (`--side-model`), loaded before mining; `None` scores nothing.
     pub side: Option<side::SideModel>,
+    /// How CSN rows name functions (`--csn-names`); ids never change with it.
+    pub csn_names: crate::csn::CsnNames,
+    /// Whose definitions YABLoCo's counts follow (`--callgraph-compat`).
+    pub callgraph_compat: callgraph::CallgraphCompat,
 }
 
 /// The language of `.h` headers.
@@ -124,6 +128,8 @@ impl MineOptions {
             repo_completion: None,
             decontam: None,
             side: None,
+            csn_names: Default::default(),
+            callgraph_compat: Default::default(),
         }
     }
 }
@@ -221,7 +227,9 @@ fn mine_share_locked(
         .num_threads(opts.threads)
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
-    let staged = stage::run(specs, opts, progress, &pool)?;
+    // Names are fixed before mining: local clones by their origin remote, none shared.
+    let specs = crate::source::resolve_names(specs, crate::source::origin_of)?;
+    let staged = stage::run(&specs, opts, progress, &pool)?;
     Ok(Share {
         threads: pool.current_num_threads(),
         mined: staged.mined,

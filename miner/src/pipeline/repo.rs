@@ -60,6 +60,7 @@ struct CsnContext {
     sha: Option<String>,
     url_base: Option<String>,
     partition: codemine_schemas::Split,
+    names: csn::CsnNames,
 }
 
 impl RepoRows {
@@ -85,6 +86,7 @@ impl RepoRows {
             sha: c.sha.as_deref(),
             url_base: c.url_base.clone(),
             partition: c.partition,
+            names: c.names,
         };
         let mut k = 0;
         for unit in std::mem::take(&mut self.units) {
@@ -149,6 +151,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         sha: snap.sha.as_deref(),
         url_base,
         partition: split,
+        names: opts.csn_names,
     };
 
     let mut failures = Vec::new();
@@ -185,7 +188,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     drop((probes, reached));
     drop(project_files);
     free_resolution_inputs(&mut units);
-    let mut graph = match callgraph::build(&name, &units, edges) {
+    let mut graph = match callgraph::build(&name, &units, edges, opts.callgraph_compat) {
         Ok(g) => g,
         Err(e) => return encode_failed(stats, &e),
     };
@@ -294,6 +297,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             sha: ctx.sha.map(str::to_string),
             url_base: ctx.url_base,
             partition: ctx.partition,
+            names: ctx.names,
         }),
     };
     let completion = completion.map(|outcomes| {

@@ -52,14 +52,16 @@ const DROPPED: &str = "side-dropped";
 #[derive(Clone)]
 pub struct SideModel {
     pub dir: PathBuf,
-    /// xxh3 of the folder's `config.json`.
-    pub config_hash: String,
+    /// xxh3-128 of every file the model was loaded from (config, tokenizer, tokenizer
+    /// config and weights: see `codemine_side::Side::digest`), so that other weights or
+    /// another tokenizer in the same folder are another model.
+    pub model_hash: String,
     pub model: Arc<Side>,
 }
 
 impl std::fmt::Debug for SideModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SideModel({}, {})", self.dir.display(), self.config_hash)
+        write!(f, "SideModel({}, {})", self.dir.display(), self.model_hash)
     }
 }
 
@@ -70,7 +72,7 @@ impl SideModel {
         let model = Side::load(dir).map_err(|e| Error::Usage(format!("--side-model: {e}")))?;
         Ok(Self {
             dir: dir.to_path_buf(),
-            config_hash: config_hash(dir)?,
+            model_hash: model.digest().to_string(),
             model: Arc::new(model),
         })
     }
@@ -79,24 +81,20 @@ impl SideModel {
     pub fn settings(&self, min_side: Option<f64>) -> Settings {
         Settings {
             model_dir: self.dir.clone(),
-            config_hash: self.config_hash.clone(),
+            model_hash: self.model_hash.clone(),
             min_side,
         }
     }
-}
-
-fn config_hash(dir: &Path) -> Result<String, Error> {
-    let path = dir.join("config.json");
-    let bytes = std::fs::read(&path)
-        .map_err(|e| Error::Usage(format!("--side-model: {}: {e}", path.display())))?;
-    Ok(format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes)))
 }
 
 /// What the mining step asked of the SIDE step (in the rank markers).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub model_dir: PathBuf,
-    pub config_hash: String,
+    /// [`SideModel::model_hash`] (`config_hash` in markers of runs before it covered
+    /// more than config.json: those never match, and the step starts over).
+    #[serde(alias = "config_hash")]
+    pub model_hash: String,
     pub min_side: Option<f64>,
 }
 
@@ -149,9 +147,9 @@ pub fn run(
         Some(m) => m.clone(),
         None => SideModel::load(&settings.model_dir)?,
     };
-    if model.config_hash != settings.config_hash {
+    if model.model_hash != settings.model_hash {
         return Err(Error::Usage(format!(
-            "--side-model {}: config.json changed since the mining step (remove {} and mine again)",
+            "--side-model {}: the model's files (config, tokenizer or weights) changed since the mining step (remove {} and mine again)",
             settings.model_dir.display(),
             staging.display()
         )));
@@ -623,6 +621,14 @@ impl CsnWriter {
         match self {
             Self::Plain(w) => w.rows(),
             Self::Scored(w) => w.rows(),
+        }
+    }
+
+    /// Arrow bytes written ([`ShardWriter::data_bytes`]).
+    pub fn data_bytes(&self) -> u64 {
+        match self {
+            Self::Plain(w) => w.data_bytes(),
+            Self::Scored(w) => w.data_bytes(),
         }
     }
 

@@ -262,7 +262,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|f| f.describe().to_string());
     let repos: Vec<String> = specs
         .iter()
-        .map(|s| format!("{}|{:?}", s.display(), s.coverage))
+        .map(|s| format!("{}|{:?}|{}", s.display(), s.coverage, s.repo_name()))
         .collect();
     let text = format!(
         "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {} {:?} {}\n{filter:?}",
@@ -295,7 +295,7 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         None => text,
     };
     let text = match &opts.side {
-        Some(s) => format!("{text}\nside {:?} {}", s.dir, s.config_hash),
+        Some(s) => format!("{text}\nside {:?} {}", s.dir, s.model_hash),
         None => text,
     };
     format!(

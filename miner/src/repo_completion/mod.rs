@@ -19,6 +19,7 @@
 //! methods with their code, classes without a constructor with their declaration) by path
 //! and line. The draw is [`choose`]'s; retrieval is [`retrieve`]'s.
 
+mod prose;
 pub mod retrieve;
 mod uses;
 
@@ -258,6 +259,8 @@ pub fn candidates(
 ) -> Vec<Candidate> {
     let starts = line_starts(text);
     let body = owners(unit, text);
+    // A line inside a string or a comment (a docstring's doctest) is text, not code.
+    let prose = prose::text_lines(text, unit.lang.name());
     let mut seen: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     for line in 1..=starts.len() as u32 {
@@ -270,7 +273,9 @@ pub fn candidates(
         if let Some(u) = u {
             seen.extend(u.cross_file_names.iter().map(String::as_str));
         }
-        if body[line as usize].is_none() || !line_text(text, &starts, line).is_some_and(substantive)
+        if body[line as usize].is_none()
+            || prose.get(line as usize).copied().unwrap_or(false)
+            || !line_text(text, &starts, line).is_some_and(substantive)
         {
             continue;
         }

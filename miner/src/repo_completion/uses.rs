@@ -131,14 +131,56 @@ pub fn uses(units: &[SourceUnit], edges: &[Edge], probes: &Probes, reached: &[Re
         let u = map.entry(call.line).or_default();
         let mut found = false;
         for (_, reach, _) in group {
-            if reach.category != Category::Unresolved {
-                found = true;
-                u.add(file, &call.text, **reach, false);
+            if reach.category == Category::Unresolved {
+                continue;
             }
+            // A class named without a call (`except E:`, `isinstance(x, C)`, an annotation)
+            // is the class, not its constructor, which may be a base class's.
+            let Some(reach) = named_class(units, &call.text, **reach) else {
+                continue;
+            };
+            found = true;
+            u.add(file, &call.text, reach, false);
         }
         u.uncertain |= !found;
     }
     out
+}
+
+/// What a name mentioned without a call reaches: when a resolver answered with a
+/// constructor (as it answers a call of the class), the class's own declaration instead
+/// (a callee-less reach of the file declaring it), found by the name: in the
+/// constructor's file when its class has that name, else the one file of the repository
+/// that declares a class of that name. `None` when several do (which one is unknown).
+fn named_class(units: &[SourceUnit], text: &str, reach: Reach) -> Option<Reach> {
+    let Some(c) = reach.callee else {
+        return Some(reach);
+    };
+    let f = units.get(c.file as usize)?.node(c.func);
+    if f.kind != crate::extract::FunctionKind::Constructor {
+        return Some(reach);
+    }
+    let name = last_name(text);
+    let declares = |u: &SourceUnit| u.info.classes.iter().any(|k| last_name(&k.name) == name);
+    let file = if last_name(&f.scope) == name {
+        c.file
+    } else {
+        let mut files = units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| declares(u))
+            .map(|(i, _)| i as u32);
+        let first = files.next()?;
+        if files.next().is_some() {
+            return None;
+        }
+        first
+    };
+    Some(Reach {
+        callee: None,
+        file: Some(file),
+        category: reach.category,
+    })
 }
 
 /// The names a file's imports bind (what a probe may find): the alias, else the imported
@@ -249,10 +291,15 @@ pub fn probes(units: &[SourceUnit], texts: &[Option<String>]) -> Probes {
         let constructors = matches!(lang, "java" | "cpp" | "php" | "javascript" | "typescript");
         let owner = owners(u, text);
         let starts = line_starts(text);
+        let prose = super::prose::text_lines(text, lang);
         for (l, func) in owner.iter().enumerate().skip(1) {
             let (Some(func), Some(line)) = (func, line_text(text, &starts, l as u32)) else {
                 continue;
             };
+            // Names in a docstring or a comment block are no uses.
+            if prose.get(l).copied().unwrap_or(false) {
+                continue;
+            }
             let caller = FnRef {
                 file: fi as u32,
                 func: *func,

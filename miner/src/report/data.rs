@@ -6,42 +6,35 @@
 //! the UTC year of the last commit.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use super::{Figure, ReportStats, Series};
+use crate::Error;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, TimestampMillisecondType};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
-use serde_json::Value;
-
-use super::{Figure, Series};
-use crate::Error;
 
 /// How many repositories the per-repository figure shows (the largest by functions).
 pub const TOP_REPOSITORIES: usize = 30;
 
 /// Every figure that the folder has data for, in the card's order.
-pub fn figures(out_dir: &Path, stats: &Value) -> Result<Vec<Figure>, Error> {
+pub fn figures(out_dir: &Path, stats: &ReportStats) -> Result<Vec<Figure>, Error> {
     let mut out = Vec::new();
     out.extend(languages(stats));
     out.extend(repositories(stats));
     let lengths = csn_lengths(out_dir)?;
     out.extend(lengths);
-    out.extend(funnel(stats));
+    out.push(funnel(stats));
     out.extend(categories(stats));
     out.extend(nodes(out_dir)?);
     out.extend(clusters(stats));
     Ok(out)
 }
 
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
-}
-
-fn languages(stats: &Value) -> Option<Figure> {
-    let langs = stats.get("languages")?.as_object()?;
+fn languages(stats: &ReportStats) -> Option<Figure> {
+    let langs = &stats.languages;
     if langs.is_empty() {
         return None;
     }
@@ -54,29 +47,22 @@ fn languages(stats: &Value) -> Option<Figure> {
         series: vec![
             Series {
                 name: "functions",
-                values: langs.values().map(|l| u(&l["functions"])).collect(),
+                values: langs.values().map(|l| l.functions.0).collect(),
             },
             Series {
                 name: "csn rows",
-                values: langs.values().map(|l| u(&l["csn_rows"])).collect(),
+                values: langs.values().map(|l| l.csn_rows.0).collect(),
             },
         ],
     })
 }
 
-fn repositories(stats: &Value) -> Option<Figure> {
+fn repositories(stats: &ReportStats) -> Option<Figure> {
     let mut repos: Vec<(&str, u64, u64)> = stats
-        .get("repositories")?
-        .as_array()?
+        .repositories
         .iter()
-        .filter(|r| r["status"] == "mined")
-        .map(|r| {
-            (
-                r["repo"].as_str().unwrap_or(""),
-                u(&r["totals"]["functions"]),
-                u(&r["totals"]["csn_rows"]),
-            )
-        })
+        .filter(|r| r.status == "mined")
+        .map(|r| (r.repo.as_str(), r.totals.functions.0, r.totals.csn_rows.0))
         .collect();
     if repos.is_empty() {
         return None;
@@ -111,38 +97,30 @@ fn repositories(stats: &Value) -> Option<Figure> {
 
 /// The filter funnel: the functions in, what each rule removed, dedup's removals, the rows
 /// kept.
-fn funnel(stats: &Value) -> Option<Figure> {
-    let f = stats.get("stages")?.get("filter")?;
+fn funnel(stats: &ReportStats) -> Figure {
+    let f = &stats.stages.filter;
     let mut labels = vec!["extracted".to_string()];
-    let mut values = vec![u(&f["input"])];
-    if let Some(rules) = f["removed"].as_object() {
-        // In evaluation order (stats.json lists the active rules in that order).
-        let order: Vec<&str> = f["rules"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut names: Vec<&String> = rules.keys().collect();
-        names.sort_by_key(|n| order.iter().position(|o| o == n).unwrap_or(usize::MAX));
-        for n in names {
-            labels.push(format!("removed: {n}"));
-            values.push(u(&rules[n]));
-        }
+    let mut values = vec![f.input.0];
+    // In evaluation order (stats.json lists the active rules in that order).
+    let mut names: Vec<&String> = f.removed.keys().collect();
+    names.sort_by_key(|n| f.rules.iter().position(|o| o == *n).unwrap_or(usize::MAX));
+    for n in names {
+        labels.push(format!("removed: {n}"));
+        values.push(f.removed[n].0);
     }
     labels.push("kept by the filters".into());
-    values.push(u(&f["kept"]));
-    if let Some(d) = stats["stages"].get("dedup") {
+    values.push(f.kept.0);
+    if let Some(d) = &stats.stages.dedup {
         labels.push("removed: exact duplicate".into());
-        values.push(u(&d["exact_removed"]));
+        values.push(d.exact_removed.0);
         labels.push("removed: near duplicate".into());
-        values.push(u(&d["near_removed"]));
+        values.push(d.near_removed.0);
     }
-    let rows: u64 = stats["stages"]["write"]["csn_rows"]
-        .as_object()
-        .map(|m| m.values().map(u).sum())
-        .unwrap_or(0);
+    // Counts are at most 2^53 each: the sum of a few cannot overflow.
+    let rows: u64 = stats.stages.write.csn_rows.values().map(|c| c.0).sum();
     labels.push("csn rows (with a docstring)".into());
     values.push(rows);
-    Some(Figure {
+    Figure {
         name: "funnel",
         title: "Filter funnel".into(),
         category_label: "step".into(),
@@ -152,15 +130,11 @@ fn funnel(stats: &Value) -> Option<Figure> {
             name: "functions",
             values,
         }],
-    })
+    }
 }
 
-fn categories(stats: &Value) -> Option<Figure> {
-    let by = stats
-        .get("stages")?
-        .get("resolve")?
-        .get("by_category")?
-        .as_object()?;
+fn categories(stats: &ReportStats) -> Option<Figure> {
+    let by = &stats.stages.resolve.by_category;
     if by.is_empty() {
         return None;
     }
@@ -175,21 +149,17 @@ fn categories(stats: &Value) -> Option<Figure> {
         labels: names.iter().map(|n| n.to_string()).collect(),
         series: vec![Series {
             name: "call sites",
-            values: names.iter().map(|n| u(&by[n.as_str()])).collect(),
+            values: names.iter().map(|n| by[n.as_str()].0).collect(),
         }],
     })
 }
 
-fn clusters(stats: &Value) -> Option<Figure> {
-    let sizes = stats
-        .get("stages")?
-        .get("dedup")?
-        .get("cluster_sizes")?
-        .as_object()?;
+fn clusters(stats: &ReportStats) -> Option<Figure> {
+    let sizes = &stats.stages.dedup.as_ref()?.cluster_sizes;
     let mut bins = Bins::default();
     for (size, n) in sizes {
         if let Ok(s) = size.parse::<u64>() {
-            bins.add_n(s, u(n));
+            bins.add_n(s, n.0);
         }
     }
     (!bins.is_empty()).then(|| {
@@ -215,7 +185,8 @@ impl Bins {
     }
 
     fn add_n(&mut self, v: u64, n: u64) {
-        *self.counts.entry(Self::bin(v)).or_default() += n;
+        let c = self.counts.entry(Self::bin(v)).or_default();
+        *c = c.saturating_add(n);
     }
 
     fn add(&mut self, v: u64) {
@@ -280,10 +251,8 @@ fn each_batch(
         ))
     };
     for path in files {
-        let file = File::open(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let file = codemine_io::open_regular(path, codemine_io::Follow::Yes)
+            .map_err(|e| super::read_error(path, e))?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| bad(path, &e))?;
         let roots: Vec<usize> = columns
             .iter()
@@ -357,19 +326,26 @@ fn csn_lengths(out_dir: &Path) -> Result<Vec<Figure>, Error> {
     Ok(out)
 }
 
-/// Last-commit years and coverage of every function (the call-graph nodes).
+/// Last-commit years and coverage of every function: the call-graph nodes but for those
+/// that are no function (Python's `<module>` and `<lambda>` nodes), so that the figures
+/// count what stats.json's `functions` counts.
 fn nodes(out_dir: &Path) -> Result<Vec<Figure>, Error> {
     let files = shards(&out_dir.join("callgraph"), "nodes-")?;
     let mut years: BTreeMap<i64, u64> = BTreeMap::new();
     let mut undated = 0u64;
     let (mut covered, mut uncovered, mut no_report) = (0u64, 0u64, 0u64);
-    each_batch(&files, &["last_commit", "test_cov_hits"], |b| {
+    let node_only = crate::extract::FunctionKind::NODE_ONLY.map(|k| k.as_str());
+    each_batch(&files, &["last_commit", "test_cov_hits", "kind"], |b| {
+        let kinds = b
+            .column_by_name("kind")
+            .and_then(|c| c.as_string_opt::<i32>());
+        let is_function = |i: usize| kinds.is_none_or(|k| !node_only.contains(&k.value(i)));
         // A timestamp in milliseconds (the nodes table), or seconds as a plain integer.
         let column = b.column_by_name("last_commit");
         let millis = column.and_then(|c| c.as_primitive_opt::<TimestampMillisecondType>());
         let seconds = column.and_then(|c| c.as_primitive_opt::<Int64Type>());
         let len = column.map_or(0, |c| c.len());
-        for i in 0..len {
+        for i in (0..len).filter(|&i| is_function(i)) {
             let secs = match (millis, seconds) {
                 (Some(c), _) if !c.is_null(i) => Some(c.value(i).div_euclid(1000)),
                 (_, Some(c)) if !c.is_null(i) => Some(c.value(i)),
@@ -389,7 +365,7 @@ fn nodes(out_dir: &Path) -> Result<Vec<Figure>, Error> {
             .column_by_name("test_cov_hits")
             .and_then(|c| c.as_primitive_opt::<Int64Type>())
         {
-            for i in 0..c.len() {
+            for i in (0..c.len()).filter(|&i| is_function(i)) {
                 match (c.is_null(i), c.value(i)) {
                     (true, _) => no_report += 1,
                     (false, 0) => uncovered += 1,

@@ -2,22 +2,14 @@
 //! run's headline numbers, every figure, and the numbers behind it in a table.
 
 use base64::Engine;
-use serde_json::Value;
 
-use super::Figure;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use super::{Figure, ReportStats};
+use crate::escape::html as esc;
 
 /// The page; `svgs[i]` is the drawing of `figures[i]` (absent when no font was found).
-pub fn page(stats: &Value, figures: &[Figure], svgs: &[String]) -> String {
-    let n = |v: &Value| v.as_u64().unwrap_or(0);
-    let extract = &stats["stages"]["extract"];
-    let source = &stats["stages"]["source"];
+pub fn page(stats: &ReportStats, figures: &[Figure], svgs: &[String]) -> String {
+    let extract = &stats.stages.extract;
+    let source = &stats.stages.source;
     let mut h = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>codemine dataset report</title>\n<style>\n\
@@ -29,12 +21,12 @@ pub fn page(stats: &Value, figures: &[Figure], svgs: &[String]) -> String {
     h += &format!(
         "<h1>codemine dataset report</h1>\n<p>codemine {}: {} of {} repositories mined, {} files \
          parsed, {} functions extracted, {} rows in the CodeSearchNet shape.</p>\n",
-        esc(stats["codemine_version"].as_str().unwrap_or("?")),
-        n(&source["opened"]),
-        n(&source["repositories"]),
-        n(&extract["files"]),
-        n(&extract["functions"]),
-        n(&extract["csn_rows"]),
+        esc(&stats.codemine_version),
+        source.opened.0,
+        source.repositories.0,
+        extract.files.0,
+        extract.functions.0,
+        extract.csn_rows.0,
     );
     for (i, f) in figures.iter().enumerate() {
         h += &format!("<figure id=\"{}\">\n", f.name);

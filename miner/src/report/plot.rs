@@ -46,7 +46,11 @@ pub fn font() -> Result<(), String> {
             .map(String::as_str)
             .chain(SYSTEM_FONTS.iter().copied())
         {
-            let Ok(bytes) = std::fs::read(path) else {
+            let Ok(bytes) = codemine_io::read_regular(
+                std::path::Path::new(path),
+                64 << 20,
+                codemine_io::Follow::Yes,
+            ) else {
                 tried.push(path.to_string());
                 continue;
             };
@@ -70,9 +74,12 @@ fn height(f: &Figure) -> u32 {
     (110 + per_row * f.labels.len() as u32).max(220)
 }
 
+/// A label as drawn: one line of visible text (a repository name may hold a newline or a
+/// NUL, which SVG cannot carry), cut to [`LABEL_CHARS`].
 fn cut(label: &str) -> String {
+    let label = crate::escape::visible(label);
     if label.chars().count() <= LABEL_CHARS {
-        label.to_string()
+        label.into_owned()
     } else {
         let head: String = label.chars().take(LABEL_CHARS - 1).collect();
         format!("{head}…")
@@ -203,9 +210,17 @@ pub fn png(f: &Figure) -> Result<Vec<u8>, String> {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
         draw(&root, f)?;
     }
-    let img = image::RgbImage::from_raw(w, h, rgb).ok_or("the bitmap has the wrong size")?;
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    img.write_to(&mut bytes, image::ImageFormat::Png)
-        .map_err(|e| e.to_string())?;
-    Ok(bytes.into_inner())
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    // The settings the figures were first written with (the `image` crate's PNG defaults):
+    // fast compression, an adaptive filter per row. Other settings give other bytes.
+    encoder.set_compression(png::Compression::Fast);
+    encoder.set_filter(png::FilterType::Sub);
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(&rgb).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(bytes)
 }

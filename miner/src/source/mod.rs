@@ -5,7 +5,9 @@ mod repo;
 mod spec;
 
 pub use repo::{
-    cache_path, open, LicenseFile, ReadError, Reader, RepoError, Skipped, Snapshot, SourceFile,
-    SourceOptions,
+    cache_path, open, origin_of, LicenseFile, ReadError, Reader, RepoError, Skipped, Snapshot,
+    SourceFile, SourceOptions,
 };
-pub use spec::{parse_repo_arg, read_manifest, redact, Location, RepoSpec};
+pub use spec::{
+    parse_repo_arg, read_manifest, redact, resolve_names, web_remote, Location, RepoSpec, WebRemote,
+};

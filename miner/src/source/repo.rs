@@ -33,6 +33,10 @@ pub enum RepoError {
     PathNotFound(String),
     #[error("cannot fetch {url}: {message}")]
     Unreachable { url: String, message: String },
+    /// `--offline` and the clone cache has no (complete) clone of the URL: nothing is
+    /// fetched, no socket made.
+    #[error("{url} is not in the cache ({cache}) and --offline fetches nothing: run once without --offline")]
+    NotCached { url: String, cache: String },
     /// `hint` says why when the clone is shallow (empty otherwise).
     #[error("revision `{rev}` not found in {repo}{hint}")]
     RevNotFound {
@@ -66,6 +70,7 @@ impl RepoError {
         match self {
             RepoError::PathNotFound(_) => "path_not_found",
             RepoError::Unreachable { .. } => "unreachable",
+            RepoError::NotCached { .. } => "not_in_cache",
             RepoError::RevNotFound { .. } => "revision_not_found",
             RepoError::RevNotCommit { .. } => "revision_not_a_commit",
             RepoError::RevWithoutGit(_) => "revision_without_git",
@@ -107,7 +112,8 @@ pub struct Snapshot {
     pub display: String,
     /// The resolved commit; `None` for a plain folder.
     pub sha: Option<String>,
-    /// Whether the location is a remote URL (a GitHub one gets `blob` URLs in rows).
+    /// The web host of the repository: a remote URL's, or a local clone's `origin`'s
+    /// (rows link to `https://{host}/{repo}/blob/...`; GitHub's when `None`).
     pub remote_host: Option<String>,
     pub files: Vec<SourceFile>,
     /// The license files and package manifests ([`crate::license::wanted`]), read by the
@@ -188,35 +194,11 @@ impl Reader {
 /// a symlink swapped in since the listing) is refused without reading it, and a file that
 /// grew past the limit since its size was seen is refused after `limit + 1` bytes.
 fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read;
-    let unreadable = |e: std::io::Error| ReadError::Unreadable(e.to_string());
-    let not_regular = || ReadError::Unreadable("not a regular file".into());
-    // Checked before opening: opening a FIFO blocks until a writer comes.
-    let meta = fs::symlink_metadata(path).map_err(unreadable)?;
-    if !meta.file_type().is_file() {
-        return Err(not_regular());
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge {
-            size: meta.len(),
-            limit,
-        });
-    }
-    let f = fs::File::open(path).map_err(unreadable)?;
-    if !f.metadata().map_err(unreadable)?.file_type().is_file() {
-        return Err(not_regular());
-    }
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    f.take(limit.saturating_add(1))
-        .read_to_end(&mut buf)
-        .map_err(unreadable)?;
-    if buf.len() as u64 > limit {
-        return Err(ReadError::TooLarge {
-            size: buf.len() as u64,
-            limit,
-        });
-    }
-    Ok(buf)
+    codemine_io::read_regular(path, limit, codemine_io::Follow::No).map_err(|e| match e {
+        codemine_io::ReadError::TooLarge { size, limit } => ReadError::TooLarge { size, limit },
+        codemine_io::ReadError::NotRegular(_) => ReadError::Unreadable("not a regular file".into()),
+        codemine_io::ReadError::Io(e) => ReadError::Unreadable(e.to_string()),
+    })
 }
 
 impl SourceFile {
@@ -260,7 +242,12 @@ pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError
             let commit = resolve(&repo, spec.rev.as_deref(), &display)?;
             let mut snap = list_git(&commit, &display)?;
             snap.name = name;
-            snap.remote_host = Some(host_of(&display));
+            // A `file://` URL is a local repository: its web host is its origin's.
+            snap.remote_host = match spec.web() {
+                Some(w) => Some(w.host),
+                None if url.starts_with("file://") => None,
+                None => Some(host_of(&display)),
+            };
             snap.access = Access::Git(dir);
             Ok(snap)
         }
@@ -273,6 +260,7 @@ pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError
                     let commit = resolve(&repo, spec.rev.as_deref(), &display)?;
                     let mut snap = list_git(&commit, &display)?;
                     snap.name = name;
+                    snap.remote_host = spec.web().map(|w| w.host);
                     snap.access = Access::Git(repo.path().to_path_buf());
                     Ok(snap)
                 }
@@ -295,6 +283,14 @@ pub fn open(spec: &RepoSpec, opts: &SourceOptions) -> Result<Snapshot, RepoError
             }
         }
     }
+}
+
+/// The URL of a local repository's `origin` remote, as configured (it may carry
+/// credentials: redact it), or `None` when the folder is no repository or has no origin.
+pub fn origin_of(path: &Path) -> Option<String> {
+    let repo = Repository::open_ext(path, RepositoryOpenFlags::NO_SEARCH, &[] as &[&Path]).ok()?;
+    let remote = repo.find_remote("origin").ok()?;
+    remote.url().ok().map(str::to_string)
 }
 
 fn host_of(display_url: &str) -> String {
@@ -547,6 +543,15 @@ fn cached_clone(
 ) -> Result<(Repository, PathBuf), RepoError> {
     let display = redact(url);
     let dir = cache_path(&opts.cache_dir, url);
+    // Offline, a URL without a clone fails here, before anything is created or fetched:
+    // libgit2 would resolve the host (a DNS query) before any error.
+    let not_cached = || RepoError::NotCached {
+        url: display.clone(),
+        cache: opts.cache_dir.display().to_string(),
+    };
+    if opts.offline && !dir.exists() {
+        return Err(not_cached());
+    }
     let _lock = cache_lock(&dir)?;
     remove_interrupted_packs(&dir);
     let existing = dir.exists().then(|| Repository::open_bare(&dir));
@@ -573,6 +578,10 @@ fn cached_clone(
             (repo, true)
         }
     };
+    // An interrupted clone (no commits yet) is not in the cache either.
+    if opts.offline && fresh {
+        return Err(not_cached());
+    }
     let have_pinned = rev.is_some_and(|r| is_full_sha(r) && repo.revparse_single(r).is_ok());
     let depth = fetch_depth(url, &repo, fresh, opts.depth);
     // A shallow cached clone is deepened when the whole history is asked for, even when it

@@ -1,5 +1,7 @@
-//! What the user asks to mine: `--repo URL_OR_PATH[@REV]` arguments and manifest files
-//! (one repository per line, JSONL, or TOML), and the safe display form of a URL.
+//! What the user asks to mine: `--repo URL_OR_PATH[@REV][=NAME]` arguments and manifest
+//! files (one repository per line, JSONL, or TOML), the safe display form of a URL, and the
+//! name of each repository (given, from its URL, from a local clone's `origin` remote, or
+//! its folder), unique within a run.
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +29,77 @@ pub struct RepoSpec {
     pub name: Option<String>,
     /// Coverage reports of this repository's tests (LCOV, Cobertura, JaCoCo, gcov, gcovr or coverage.py JSON).
     pub coverage: Vec<PathBuf>,
+    /// A local repository's `origin` remote, credentials removed: it names the repository
+    /// and its web links when no name is given ([`resolve_names`] reads it).
+    pub origin: Option<String>,
+}
+
+/// Where a repository lives on the web, from a GitHub-, GitLab- or Bitbucket-style remote
+/// URL (https, http, ssh, git, or scp-like `user@host:path`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebRemote {
+    /// Lower-case, without user, password or (for ssh) port.
+    pub host: String,
+    /// `owner/name` (or `group/subgroup/name`), without `.git`.
+    pub path: String,
+}
+
+impl WebRemote {
+    /// The repository's `owner/name`: the last two segments of its path.
+    pub fn name(&self) -> String {
+        let segments: Vec<&str> = self.path.split('/').collect();
+        segments[segments.len().saturating_sub(2)..].join("/")
+    }
+}
+
+/// The web home of a remote URL, or `None` for a local path, a `file://` URL, or a URL
+/// whose path has fewer than two segments (no `owner/name` to take).
+pub fn web_remote(url: &str) -> Option<WebRemote> {
+    let url = url.trim();
+    let lower = url.to_ascii_lowercase();
+    let scheme_ok = [
+        "https://",
+        "http://",
+        "ssh://",
+        "git://",
+        "git+ssh://",
+        "ssh+git://",
+    ]
+    .iter()
+    .any(|s| lower.starts_with(s));
+    if !scheme_ok && (url.contains("://") || !looks_like_url(url)) {
+        return None;
+    }
+    let (scheme, _, rest) = split_url(url);
+    let (host, path) = if scheme.is_empty() {
+        rest.split_once(':')?
+    } else {
+        rest.split_once('/')?
+    };
+    // A web server's port is part of its address; an ssh port is not.
+    let host = if scheme.starts_with("http") {
+        host
+    } else {
+        host.split(':').next().unwrap_or(host)
+    };
+    let host = host.to_ascii_lowercase();
+    if host.is_empty()
+        || !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+    {
+        return None;
+    }
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let segments: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != "." && *s != "..")
+        .collect();
+    if segments.len() < 2 {
+        return None;
+    }
+    let path = strip_git(&segments.join("/")).to_string();
+    Some(WebRemote { host, path })
 }
 
 impl RepoSpec {
@@ -38,17 +111,92 @@ impl RepoSpec {
         }
     }
 
-    /// The `repo` value of output rows: the manifest's name, else `owner/name` for a URL,
-    /// else the folder name.
+    /// The `repo` value of output rows: the name given (`=NAME`, a manifest's `name`),
+    /// else `owner/name` of a remote URL, else `owner/name` of a local repository's `origin`
+    /// remote, else the folder name.
     pub fn repo_name(&self) -> String {
         if let Some(n) = &self.name {
             return n.clone();
+        }
+        if let Some(w) = self.origin.as_deref().and_then(web_remote) {
+            return w.name();
         }
         match &self.location {
             Location::Url(u) => url_repo_name(u),
             Location::Path(p) => folder_name(p),
         }
     }
+
+    /// The folder of a local repository: a path, or a `file://` URL's.
+    pub fn local_path(&self) -> Option<PathBuf> {
+        match &self.location {
+            Location::Path(p) => Some(p.clone()),
+            Location::Url(u) => u.strip_prefix("file://").map(PathBuf::from),
+        }
+    }
+
+    /// Where the repository lives on the web: its URL's, or a local clone's `origin`'s.
+    pub fn web(&self) -> Option<WebRemote> {
+        match &self.location {
+            Location::Url(u) if !u.starts_with("file://") => web_remote(u),
+            _ => self.origin.as_deref().and_then(web_remote),
+        }
+    }
+
+    /// What makes two specs one repository: its web home when known (a local clone and its
+    /// remote's URL are one repository), else its location.
+    fn identity(&self) -> String {
+        if let Some(w) = self.web() {
+            return format!("{}/{}", w.host, w.path);
+        }
+        match self.local_path() {
+            Some(p) => {
+                let p = p
+                    .canonicalize()
+                    .or_else(|_| std::path::absolute(&p))
+                    .unwrap_or(p);
+                p.display().to_string()
+            }
+            None => strip_git(redact(&self.display()).trim_end_matches('/')).to_string(),
+        }
+    }
+}
+
+/// Reads the `origin` remote of every local repository that has no name given (`read`
+/// opens the repository: [`super::repo::origin_of`]), then checks that no two repositories
+/// share a name: names feed the function ids and the partitions, so two repositories under
+/// one name would mix their rows. Done once before mining, on the whole list, so that every
+/// rank of a sharded run sees the same names.
+pub fn resolve_names(
+    specs: &[RepoSpec],
+    read: impl Fn(&Path) -> Option<String>,
+) -> Result<Vec<RepoSpec>, Error> {
+    let mut out = specs.to_vec();
+    for s in &mut out {
+        if s.name.is_none() && s.origin.is_none() {
+            s.origin = s.local_path().and_then(|p| read(&p)).map(|u| redact(&u));
+        }
+    }
+    let mut seen: std::collections::HashMap<String, (String, String)> =
+        std::collections::HashMap::new();
+    for s in &out {
+        let name = s.repo_name();
+        let id = s.identity();
+        match seen.get(&name) {
+            Some((other, shown)) if *other != id => {
+                return Err(Error::Usage(format!(
+                    "two repositories would be named `{name}`: {shown} and {}; name one with \
+                     --repo URL_OR_PATH=OWNER/NAME (or `name` in a manifest)",
+                    s.display()
+                )));
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(name, (id, s.display()));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn strip_git(s: &str) -> &str {
@@ -94,13 +242,25 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-/// User name and password carried in a URL, for the credential callback.
+/// User name and password carried in a URL, for the credential callback. In a URL they are
+/// percent-encoded (RFC 3986: `user%40corp:tok%2Fen@host` is the user `user@corp` with the
+/// password `tok/en`), so they are decoded as git decodes them; scp-like syntax has no
+/// encoding.
 pub(crate) fn url_credentials(url: &str) -> Option<(String, Option<String>)> {
-    let (_, user, _) = split_url(url);
+    let (scheme, user, _) = split_url(url);
     let user = user?;
+    let decode = |s: &str| {
+        if scheme.is_empty() {
+            s.to_string()
+        } else {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        }
+    };
     Some(match user.split_once(':') {
-        Some((u, p)) => (u.to_string(), Some(p.to_string())),
-        None => (user.to_string(), None),
+        Some((u, p)) => (decode(u), Some(decode(p))),
+        None => (decode(user), None),
     })
 }
 
@@ -138,14 +298,43 @@ fn looks_like_url(s: &str) -> bool {
     }
 }
 
-/// Parses `URL_OR_PATH[@REV]`. The `@` of a revision is the last `@` after the start of
-/// the path part, so `git@host:o/r.git@v1` and `https://u:p@host/o/r@main` both work; an
-/// existing path is never split.
+/// Whether `s` can be a repository name given with `=NAME`: no blank, `=`, `@` or `:`,
+/// and no empty `/`-separated part (so that a URL's query or a path is never taken for one).
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.contains(|c: char| c.is_whitespace() || c.is_control() || "=@:\\".contains(c))
+        && s.split('/').all(|p| !p.is_empty() && p != "." && p != "..")
+}
+
+/// Parses `URL_OR_PATH[@REV][=NAME]`. `=NAME` names the repository (the `repo` value of
+/// its rows) as a manifest's `name` does; it is the text after the last `=` when that is a
+/// name (see [`is_name`]). The `@` of a revision is the last `@` after the start of the path
+/// part, so `git@host:o/r.git@v1` and `https://u:p@host/o/r@main` both work; an existing
+/// path is never split.
 pub fn parse_repo_arg(arg: &str) -> Result<RepoSpec, Error> {
     let arg = arg.trim();
     if arg.is_empty() {
         return Err(Error::Usage("an empty repository argument".into()));
     }
+    let (arg, name) = match arg.rsplit_once('=') {
+        Some((rest, name)) if !Path::new(arg).exists() && !rest.is_empty() => {
+            if !is_name(name) {
+                return Err(Error::Usage(format!(
+                    "`{}`: `{name}` after '=' is not a repository name (like owner/name)",
+                    redact(arg)
+                )));
+            }
+            (rest, Some(name.to_string()))
+        }
+        _ => (arg, None),
+    };
+    let mut spec = parse_location(arg)?;
+    spec.name = name;
+    Ok(spec)
+}
+
+/// Parses `URL_OR_PATH[@REV]`.
+fn parse_location(arg: &str) -> Result<RepoSpec, Error> {
     let is_url = looks_like_url(arg);
     let path_start = if is_url {
         let (scheme, user, rest) = split_url(arg);
@@ -177,6 +366,7 @@ pub fn parse_repo_arg(arg: &str) -> Result<RepoSpec, Error> {
         rev,
         name: None,
         coverage: Vec::new(),
+        origin: None,
     })
 }
 
@@ -219,7 +409,15 @@ impl Entry {
             }
             spec.rev = self.rev;
         }
-        spec.name = self.name.filter(|n| !n.is_empty());
+        if let Some(n) = self.name.filter(|n| !n.is_empty()) {
+            if spec.name.is_some() {
+                return Err(Error::Usage(format!(
+                    "`{}`: name given twice (`=NAME` and `name`)",
+                    redact(&self.url)
+                )));
+            }
+            spec.name = Some(n);
+        }
         spec.coverage = match self.coverage {
             Reports::None => Vec::new(),
             Reports::One(p) => vec![p],
@@ -234,7 +432,7 @@ impl Entry {
 /// per line; `#` starts a comment). `coverage` is a report path or a list of them.
 /// Relative paths (repositories and reports) are taken relative to the manifest's folder.
 pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
-    let text = std::fs::read_to_string(path)
+    let text = codemine_io::read_regular_string(path, codemine_io::MAX_TEXT_BYTES)
         .map_err(|e| Error::Usage(format!("manifest {}: {e}", path.display())))?;
     let bad = |line: usize, why: String| {
         Error::Usage(format!("manifest {}:{line}: {why}", path.display()))
@@ -331,6 +529,142 @@ mod tests {
     }
 
     #[test]
+    fn web_remotes_of_github_gitlab_and_bitbucket_style_urls() {
+        let w = |u: &str| web_remote(u).map(|w| (w.host.clone(), w.path.clone(), w.name()));
+        let t = |h: &str, p: &str, n: &str| Some((h.to_string(), p.to_string(), n.to_string()));
+        assert_eq!(
+            w("https://github.com/psf/requests.git"),
+            t("github.com", "psf/requests", "psf/requests")
+        );
+        assert_eq!(
+            w("https://github.com/psf/requests/"),
+            t("github.com", "psf/requests", "psf/requests")
+        );
+        assert_eq!(
+            w("git@github.com:psf/requests.git"),
+            t("github.com", "psf/requests", "psf/requests")
+        );
+        assert_eq!(
+            w("ssh://git@GitLab.com:2222/grp/sub/tool.git"),
+            t("gitlab.com", "grp/sub/tool", "sub/tool")
+        );
+        assert_eq!(
+            w("https://ghp_TOKEN@github.com/o/r"),
+            t("github.com", "o/r", "o/r")
+        );
+        assert_eq!(
+            w("https://alice:pw@bitbucket.org/team/app.git"),
+            t("bitbucket.org", "team/app", "team/app")
+        );
+        assert_eq!(
+            w("git@bitbucket.org:team/app.git"),
+            t("bitbucket.org", "team/app", "team/app")
+        );
+        assert_eq!(
+            w("https://git.example.com:8443/o/r"),
+            t("git.example.com:8443", "o/r", "o/r")
+        );
+        assert_eq!(w("git://example.org/o/r"), t("example.org", "o/r", "o/r"));
+        // Not a web home: local paths, file:// URLs, a single segment.
+        assert_eq!(w("/srv/git/repo.git"), None);
+        assert_eq!(w("../repo"), None);
+        assert_eq!(w("file:///srv/git/o/r.git"), None);
+        assert_eq!(w("https://example.com/r.git"), None);
+    }
+
+    #[test]
+    fn repo_args_take_a_name() {
+        let s = parse_repo_arg("/no/such/checkout@v1=acme/tool").unwrap();
+        assert_eq!(s.location, Location::Path("/no/such/checkout".into()));
+        assert_eq!(s.rev.as_deref(), Some("v1"));
+        assert_eq!(s.repo_name(), "acme/tool");
+        let s = parse_repo_arg("git@github.com:o/r.git@main=mirror/r").unwrap();
+        assert_eq!(s.location, url("git@github.com:o/r.git"));
+        assert_eq!(s.rev.as_deref(), Some("main"));
+        assert_eq!(s.repo_name(), "mirror/r");
+        let s = parse_repo_arg("https://u:p@host/o/r=x").unwrap();
+        assert_eq!(s.display(), "https://host/o/r");
+        assert_eq!(s.repo_name(), "x");
+        for bad in [
+            "/a/b=",
+            "/a/b=has space",
+            "/a/b=o//r",
+            "/a/b=../up",
+            "/a/b=x@y",
+        ] {
+            let e = parse_repo_arg(bad).unwrap_err().to_string();
+            assert!(e.contains("not a repository name"), "{bad}: {e}");
+        }
+        // An existing path is never split.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let odd = dir.path().join("a=b");
+        std::fs::create_dir(&odd).expect("mkdir");
+        let s = parse_repo_arg(odd.to_str().expect("utf-8")).unwrap();
+        assert_eq!(s.location, Location::Path(odd.clone()));
+        assert_eq!(s.repo_name(), "a=b");
+    }
+
+    #[test]
+    fn local_clones_are_named_by_their_origin_and_names_are_unique() {
+        let origins = |p: &Path| -> Option<String> {
+            match p.to_str()? {
+                "/x/one/repo" => Some("https://bob:s3cret@github.com/bob/tool.git".into()),
+                "/x/two/repo" => Some("git@gitlab.com:alice/tool.git".into()),
+                "/x/three/repo" => Some("/srv/git/tool.git".into()),
+                "/x/four/repo" => Some("https://github.com/bob/tool".into()),
+                _ => None,
+            }
+        };
+        let specs: Vec<RepoSpec> = ["/x/one/repo", "/x/two/repo", "/x/three/repo"]
+            .iter()
+            .map(|a| parse_repo_arg(a).unwrap())
+            .collect();
+        let named = resolve_names(&specs, origins).unwrap();
+        let names: Vec<String> = named.iter().map(RepoSpec::repo_name).collect();
+        assert_eq!(names, ["bob/tool", "alice/tool", "repo"]);
+        // Credentials are never kept.
+        assert_eq!(
+            named[0].origin.as_deref(),
+            Some("https://github.com/bob/tool.git")
+        );
+        assert_eq!(named[1].web().map(|w| w.host), Some("gitlab.com".into()));
+        assert_eq!(named[2].web(), None);
+
+        // Two folders called `repo` without a web remote: a usage error naming both.
+        let specs: Vec<RepoSpec> = ["/x/three/repo", "/x/five/repo"]
+            .iter()
+            .map(|a| parse_repo_arg(a).unwrap())
+            .collect();
+        let e = resolve_names(&specs, origins).unwrap_err().to_string();
+        assert!(
+            e.contains("`repo`") && e.contains("/x/three/repo") && e.contains("/x/five/repo"),
+            "{e}"
+        );
+        // ... which `=NAME` settles.
+        let specs: Vec<RepoSpec> = ["/x/three/repo", "/x/five/repo=acme/other"]
+            .iter()
+            .map(|a| parse_repo_arg(a).unwrap())
+            .collect();
+        assert!(resolve_names(&specs, origins).is_ok());
+        // One repository twice (a clone and its remote's URL, or two revisions) is no clash.
+        let specs: Vec<RepoSpec> = [
+            "/x/one/repo",
+            "/x/four/repo@v1",
+            "https://github.com/bob/tool@v2",
+        ]
+        .iter()
+        .map(|a| parse_repo_arg(a).unwrap())
+        .collect();
+        assert!(resolve_names(&specs, origins).is_ok());
+        // A name given twice to two repositories is a clash too.
+        let specs: Vec<RepoSpec> = ["/x/one/repo=same/name", "/x/two/repo=same/name"]
+            .iter()
+            .map(|a| parse_repo_arg(a).unwrap())
+            .collect();
+        assert!(resolve_names(&specs, origins).is_err());
+    }
+
+    #[test]
     fn redaction() {
         assert_eq!(
             redact("https://ghp_TOKEN@github.com/o/r"),
@@ -350,6 +684,15 @@ mod tests {
         assert_eq!(
             url_credentials("https://u:p@h/x"),
             Some(("u".into(), Some("p".into())))
+        );
+        // RFC 3986 percent-encoding in the userinfo; scp-like syntax has none.
+        assert_eq!(
+            url_credentials("https://user%40corp:tok%2Fen%3A@h/x"),
+            Some(("user@corp".into(), Some("tok/en:".into())))
+        );
+        assert_eq!(
+            url_credentials("git%41@host:o/r"),
+            Some(("git%41".into(), None))
         );
     }
 

@@ -55,6 +55,7 @@ pub(crate) fn comment_docstring<'t>(
         .collect();
     Some(Docstring {
         text: parts.join("\n").trim().to_string(),
+        published: None,
         inner_node: None,
     })
 }

@@ -201,6 +201,15 @@ impl LanguageSpec for Go {
         node.field("body")
     }
 
+    /// function_parser names a method by its own name, without the receiver's type.
+    fn function_parser_name(&self, node: Node, qualified: &str, src: &str) -> Option<String> {
+        if node.kind_str() != "method_declaration" {
+            return None;
+        }
+        let name = text(node.field("name")?, src);
+        (name != qualified).then(|| name.to_string())
+    }
+
     /// `Type.Method` names the method `Method`.
     fn simple_name<'a>(&self, name: &'a str) -> &'a str {
         name.rsplit('.').next().unwrap_or(name)
@@ -233,10 +242,12 @@ impl LanguageSpec for Go {
             .iter()
             .map(|p| text(*p, src))
             .collect();
-        Some(Docstring {
-            text: tokens::strip_comment_delimiters(&comments.join("\n")),
-            inner_node: None,
-        })
+        // CodeSearchNet published the comments' text as it is, `//` markers included.
+        let raw = comments.join("\n");
+        Some(Docstring::with_published(
+            tokens::strip_comment_delimiters(&raw),
+            tokens::py_strip(&raw).to_string(),
+        ))
     }
 
     /// A raw string was one token in the grammar function_parser used (no Go node is of its

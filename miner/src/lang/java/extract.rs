@@ -186,19 +186,41 @@ impl LanguageSpec for Java {
         around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        let prev = around.prev()?;
-        let comment = text(prev, src);
-        if prev.kind_str() != "block_comment" || !comment.starts_with("/**") {
+        // function_parser's rule: the one comment node right before the method, of any
+        // kind (its grammar called `//`, `/* */` and `/** */` all `comment`), so a run of
+        // `//` lines gives its last line.
+        let before = around.before();
+        let prev = *before.last()?;
+        if !matches!(prev.kind_str(), "block_comment" | "line_comment") {
             return None;
         }
-        Some(Docstring {
-            text: tokens::strip_comment_delimiters(comment),
-            inner_node: None,
-        })
+        // On purpose: `int x; // note` (or `} // end of f`) on the line before is about that
+        // line, not the method (as for PHP).
+        if let Some(before) = before.len().checked_sub(2).and_then(|i| before.get(i)) {
+            if !before.kind_str().ends_with("comment")
+                && before.end_position().row == prev.start_position().row
+            {
+                return None;
+            }
+        }
+        let comment = text(prev, src);
+        Some(Docstring::with_published(
+            tokens::strip_comment_delimiters(comment),
+            tokens::py_strip(&tokens::fp_strip_c_style(comment)).to_string(),
+        ))
     }
 
+    /// A string literal (a text block too) was one token in the grammar function_parser
+    /// used.
     fn atomic_token(&self, kind: &str) -> bool {
-        matches!(kind, "string_literal" | "character_literal")
+        kind == "string_literal"
+    }
+
+    /// A character literal was `seq("'", repeat(/[^\'\n]/ | /\\./), "'")` in that grammar
+    /// (tree-sitter-java of 2018-2019, not a `token`): its quotes were tokens, its characters
+    /// hidden, so `'a'` gave `'`, `'` in CodeSearchNet's rows.
+    fn leaf_tokens(&self, kind: &str) -> Option<&'static [&'static str]> {
+        (kind == "character_literal").then_some(&["'", "'"])
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
@@ -468,5 +490,26 @@ mod tests {
         assert!(!has_word("getClass().classes", "class"));
         assert!(!has_word("$new + new_ + énew", "new"));
         assert!(has_word("renew; new", "new"));
+    }
+
+    /// Issue 34, item 3: a character literal gave its two quotes in the grammar
+    /// function_parser ran (tree-sitter-java a42dde8: `seq("'", repeat(...), "'")`, not a
+    /// token); a string literal was one token.
+    #[test]
+    fn character_literals_are_their_quotes_as_function_parser_saw_them() {
+        let out = crate::extract::Extractor::default()
+            .extract(
+                crate::extract::Lang::Java,
+                "class A { char m(String s) { return s == \"a'b\" ? '\\n' : 'c'; } }",
+            )
+            .expect("parses");
+        let got: Vec<&str> = out.functions[0].code_tokens.iter().collect();
+        assert_eq!(
+            got,
+            [
+                "char", "m", "(", "String", "s", ")", "{", "return", "s", "==", "\"a'b\"", "?",
+                "'", "'", ":", "'", "'", ";", "}"
+            ]
+        );
     }
 }

@@ -23,8 +23,8 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    count_named, named, squash, text, Around, CallKind, CallSite, ClassInfo, Details, Docstring,
-    FileInfo, FunctionKind, Import,
+    count_named, named, squash, text, tokens, Around, CallKind, CallSite, ClassInfo, Details,
+    Docstring, FileInfo, FunctionKind, Import,
 };
 
 /// A specifier as written, without its quotes (`'./a'` gives `./a`).
@@ -279,6 +279,24 @@ fn documented_node<'a, 't>(
     (base, at)
 }
 
+/// function_parser's `identifier`: the `identifier` child of the function node itself, so
+/// an anonymous function expression (`var f = function () {}`, `obj.m = function () {}`)
+/// and an arrow function have an empty name, a named one its own name (`var f = function
+/// g() {}` is `g`), and no name is qualified by its scope. Methods, which function_parser
+/// never took, keep their own name.
+pub(crate) fn function_parser_name(node: Node, qualified: &str, src: &str) -> Option<String> {
+    let own = match node.kind_str() {
+        "function_declaration"
+        | "generator_function_declaration"
+        | "function_expression"
+        | "generator_function"
+        | "function" => node.field("name").map_or("", |n| text(n, src)),
+        "arrow_function" => "",
+        _ => simple_name(qualified),
+    };
+    (own != qualified).then(|| own.to_string())
+}
+
 /// function_parser's rule, quirks included: the comment right before the documented node
 /// (even after a blank line), then the comments before that one, going back while no
 /// blank line separates one taken comment from the node before it.
@@ -313,35 +331,13 @@ pub(crate) fn docstring<'t>(
     let parts: Vec<String> = all
         .iter()
         .rev()
-        .map(|c| strip_c_style(text(*c, src)))
+        .map(|c| tokens::fp_strip_c_style(text(*c, src)))
         .collect();
-    Some(Docstring {
-        text: parts.join(" "),
-        inner_node: None,
-    })
-}
-
-/// function_parser's `strip_c_style_comment_delimiters`, exactly: per line, a trailing `*/`
-/// and then one leading `*`, `/**` or `//` go; `/*` stays (`/* x */` gives `/* x`), and the
-/// result is not trimmed, so that docstrings and their summaries are function_parser's.
-fn strip_c_style(comment: &str) -> String {
-    let mut out = String::with_capacity(comment.len());
-    for (i, line) in comment.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let mut l = line.trim();
-        if let Some(s) = l.strip_suffix("*/") {
-            l = s;
-        }
-        l = l
-            .strip_prefix('*')
-            .or_else(|| l.strip_prefix("/**"))
-            .or_else(|| l.strip_prefix("//"))
-            .unwrap_or(l);
-        out.push_str(l.trim());
-    }
-    out
+    // The summary is taken from the text before `process.py`'s `.strip()` (a leading blank
+    // line makes it empty); the published text is stripped.
+    let text = parts.join(" ");
+    let published = tokens::py_strip(&text).to_string();
+    Some(Docstring::with_published(text, published))
 }
 
 /// A template string's characters: function_parser's grammar kept them in a hidden token,
@@ -1074,6 +1070,14 @@ macro_rules! ecma_spec {
                 out: &mut Vec<(String, String)>,
             ) {
                 $crate::lang::javascript::extract::locals(node, kind, src, out)
+            }
+            fn function_parser_name(
+                &self,
+                node: tree_sitter::Node,
+                qualified: &str,
+                src: &str,
+            ) -> Option<String> {
+                $crate::lang::javascript::extract::function_parser_name(node, qualified, src)
             }
             fn details(&self, node: tree_sitter::Node, src: &str) -> $crate::extract::Details {
                 $crate::lang::javascript::extract::details(node, src)

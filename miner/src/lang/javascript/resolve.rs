@@ -52,62 +52,10 @@ struct Aliases {
     paths: Vec<(String, Vec<String>)>,
 }
 
-/// JSON with comments and trailing commas (what `tsc` accepts) made plain JSON.
-fn strip_jsonc(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let (mut i, mut in_string) = (0, false);
-    while i < b.len() {
-        let c = b[i];
-        if in_string {
-            out.push(c);
-            if c == b'\\' && i + 1 < b.len() {
-                out.push(b[i + 1]);
-                i += 1;
-            } else if c == b'"' {
-                in_string = false;
-            }
-            i += 1;
-            continue;
-        }
-        match (c, b.get(i + 1)) {
-            (b'"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            (b'/', Some(b'/')) => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            (b'/', Some(b'*')) => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-                continue;
-            }
-            (b']' | b'}', _) => {
-                // A trailing comma before the closing bracket goes.
-                while out.last().is_some_and(|x| x.is_ascii_whitespace()) {
-                    out.pop();
-                }
-                if out.last() == Some(&b',') {
-                    out.pop();
-                }
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 fn parse_config(path: &str, text: &str) -> Option<Aliases> {
-    let v: serde_json::Value = serde_json::from_str(&strip_jsonc(text)).ok()?;
+    // JSON with comments and trailing commas, as `tsc` reads it.
+    let v: serde_json::Value =
+        jsonc_parser::parse_to_serde_value(text, &jsonc_parser::ParseOptions::default()).ok()?;
     let opts = v.get("compilerOptions")?;
     let dir = dir_of(path).to_string();
     let base_url = opts.get("baseUrl").and_then(|b| b.as_str());

@@ -261,10 +261,9 @@ impl LanguageSpec for Php {
             Some(rest) => rest.trim().to_string(),
             None => tokens::strip_comment_delimiters(comment),
         };
-        Some(Docstring {
-            text,
-            inner_node: None,
-        })
+        // Published as function_parser cleaned it: a `#` stays, so does `/*`.
+        let published = tokens::py_strip(&tokens::fp_strip_c_style(comment)).to_string();
+        Some(Docstring::with_published(text, published))
     }
 
     /// The file's opening `<?php` tag.

@@ -128,8 +128,11 @@ impl LanguageSpec for Python {
             return None;
         }
         Some(Docstring {
-            text: tokens::clean_python_docstring(literal),
             inner_node: Some(string),
+            ..Docstring::with_published(
+                tokens::clean_python_docstring(literal),
+                tokens::fp_python_docstring(literal),
+            )
         })
     }
 

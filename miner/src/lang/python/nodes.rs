@@ -142,6 +142,8 @@ fn node(
         signature: String::new(),
         code: String::new(),
         docstring: None,
+        csn_docstring: None,
+        function_parser_name: None,
         code_tokens: Default::default(),
         scope: scope.to_string(),
         details: Default::default(),

@@ -16,7 +16,8 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, Around,
+    named, squash, text, tokens, Around, CallKind, CallSite, ClassInfo, Details, Docstring,
+    FileInfo,
     FunctionKind, Import, LanguageSpec, Place,
 };
 
@@ -229,10 +230,17 @@ impl LanguageSpec for Ruby {
             .iter()
             .flat_map(|c| comment_lines(text(*c, src)))
             .collect();
-        Some(Docstring {
-            text: lines.join("\n").trim().to_string(),
-            inner_node: None,
-        })
+        // function_parser's text: each comment node stripped of whitespace and of `#` at
+        // both ends, joined by newlines, then stripped (`process.py`), so continuation lines
+        // keep the space after `#` and an `=begin` block keeps its markers.
+        let published: Vec<&str> = comments
+            .iter()
+            .map(|c| tokens::py_strip(text(*c, src)).trim_matches('#'))
+            .collect();
+        Some(Docstring::with_published(
+            lines.join("\n").trim().to_string(),
+            tokens::py_strip(&published.join("\n")).to_string(),
+        ))
     }
 
     /// The `def` keyword opens a function in text that tree-sitter could not parse.
@@ -240,8 +248,19 @@ impl LanguageSpec for Ruby {
         text == "def"
     }
 
+    /// A string literal is one token (function_parser's `string` rule), and so is a word
+    /// of `%w()`/`%i()`: the grammar function_parser used had it as a node whose
+    /// characters were hidden.
     fn atomic_token(&self, kind: &str) -> bool {
-        kind == "string"
+        matches!(kind, "string" | "bare_string" | "bare_symbol")
+    }
+
+    /// The characters of a quoted symbol, a regex, a backtick command or a heredoc were the
+    /// scanner's hidden `_string_content`/`_heredoc_content` in that grammar (2019): such a
+    /// literal gave its delimiters, escape sequences and interpolations only
+    /// (`:"#{name}="` is `:"`, `#{`, `name`, `}`, `"`; `/^\d+$/` is `/`, `\d`, `/`).
+    fn hidden_leaf(&self, kind: &str) -> bool {
+        matches!(kind, "string_content" | "heredoc_content")
     }
 
     fn file_item(&self, node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
@@ -752,5 +771,26 @@ end
         );
         let q = out.info.classes.iter().find(|c| c.name == "Q").unwrap();
         assert_eq!(q.bases, ["< Base"]);
+    }
+
+    /// Issue 34, item 3: the tokens the 2019 grammar (tree-sitter-ruby 50eab32, the one
+    /// function_parser ran) gave: `symbol`, `regex`, `subshell` and `heredoc_body` had their
+    /// characters in the scanner's hidden `_string_content`/`_heredoc_content`, with
+    /// escape sequences and interpolations visible; `%w()` words were leaves (`bare_string`
+    /// aliased over hidden contents); a string is one token (function_parser's `string`).
+    /// Worked out from that grammar.json and scanner.cc by hand.
+    #[test]
+    fn literal_tokens_follow_the_grammar_function_parser_used() {
+        let src = "def m\n  a = :\"#{name}=\"\n  b = /^\\d+$/i\n  c = `ls #{d}`\n  e = %w(x y)\n  f = \"s #{t}\"\n  :sym\nend\n";
+        let out = extract(src);
+        let got: Vec<&str> = out.functions[0].code_tokens.iter().collect();
+        assert_eq!(
+            got,
+            [
+                "def", "m", "a", "=", ":\"", "#{", "name", "}", "\"", "b", "=", "/", "\\d", "/i",
+                "c", "=", "`", "#{", "d", "}", "`", "e", "=", "%w(", "x", "y", ")", "f", "=",
+                "\"s #{t}\"", ":sym", "end"
+            ]
+        );
     }
 }
