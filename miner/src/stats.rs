@@ -284,6 +284,8 @@ pub struct WriteStage {
     /// Time the writer thread spent encoding and writing.
     pub busy_seconds: f64,
     pub csn_rows: BTreeMap<&'static str, usize>,
+    /// Arrow bytes of each CSN split (`num_bytes` of the card's `splits`).
+    pub csn_bytes: BTreeMap<&'static str, u64>,
     pub yabloco_rows: usize,
     pub callgraph_nodes: usize,
     pub callgraph_edges: usize,
