@@ -1052,6 +1052,8 @@ fn walk_file(
             && (is_error
                 || (out.has_errors && node.has_error())
                 || spec.may_contain_functions(node, src));
+        let is_function = function.is_some();
+        let mut is_scope = false;
         if let Some((kind, name)) = function {
             // An error that does not touch the name or parameters (in C, mostly a macro that
             // tree-sitter cannot parse, such as `va_arg(ap, char *)` or `LUA_API void f()`)
@@ -1120,10 +1122,25 @@ fn walk_file(
         } else if flags & flag::SCOPE != 0 && !left_out {
             if let Some(scope) = spec.scope(node, &ancestors, src) {
                 scopes.push((depth, scope));
+                is_scope = true;
             }
         }
         let dropped_here = out.dropped_syntax_error > dropped_before;
-        if lost.is_none() && kept.is_empty() && (counted_error || dropped_here) && !left_out {
+        // A top-level declaration with an error that is neither a function nor a scope
+        // (`int broken( {` read as a prototype whose parameters run on): what it holds is
+        // counted by its shapes too. Scopes and `#if` blocks hold whole items, counted as
+        // such.
+        let broken_item = depth == 1
+            && out.has_errors
+            && !is_function
+            && !is_scope
+            && !node.kind_str().starts_with("preproc_")
+            && node.has_error();
+        if lost.is_none()
+            && kept.is_empty()
+            && (counted_error || dropped_here || broken_item)
+            && !left_out
+        {
             lost = Some(Lost {
                 node: node.id(),
                 shapes: function_shapes(spec, node, src),

@@ -21,9 +21,13 @@
 //!   or flagged or dropped and counted by the usual rules), and the text from the restart
 //!   line on is parsed again;
 //! - an item with an error inside (a function with a broken body, a class with a broken
-//!   method) stays as the first parse has it, unless that parse found no function after the
-//!   error while the next restart line inside the item starts one: tree-sitter then took the
-//!   next items into the broken one, and it is split as above.
+//!   method) stays as the first parse has it, unless a restart line comes inside the item
+//!   after the error and tree-sitter took the next items into the broken one: the item is a
+//!   function with a broken signature (dropped, so that what it holds would be named inside
+//!   it), or it ends with a MISSING token (it swallowed the rest), or the restart line starts
+//!   a function. It is then split as above. A C++ namespace, `extern "C"` block or `#ifdef`
+//!   whose contents are at column 0 is not split where tree-sitter found functions in it
+//!   after the error (they are named within it as they should be).
 //!
 //! Work is bounded: after a restart, the rest of the file is parsed in windows that end where
 //! an item starts, each twice as many items as the last when that one parsed cleanly and one
@@ -354,7 +358,7 @@ fn plan(parts: &mut Parts, tree: &Tree, start: usize, last: bool) -> Plan {
                 plan.next = Next::From(at.0, at.1);
                 return plan;
             }
-            if !last && stop.0 >= window_end {
+            if !last && reaches(src, stop.0, window_end) {
                 plan.next = Next::Longer;
                 return plan;
             }
@@ -364,16 +368,42 @@ fn plan(parts: &mut Parts, tree: &Tree, start: usize, last: bool) -> Plan {
         if kind != Child::Broken {
             continue;
         }
-        // Split where tree-sitter found no function after the error while the next restart
-        // line inside the item starts one.
-        let (e0, p0) = first_error(child);
+        // Split at the next restart line inside the item after the error, where
+        // tree-sitter took the next items into the broken one: the item is a function with
+        // a broken signature (dropped, and what it holds would be named inside it; the
+        // restart may come right after its first line), or tree-sitter closed it with a
+        // MISSING token at the window's end (it swallowed the rest), or the restart line
+        // starts a function, unless the item is one whose contents need not be indented
+        // (a C++ namespace, `extern "C"`, `#ifdef`) and tree-sitter found functions in it
+        // after the error: they are named within it as they should be.
+        let dropped =
+            spec.function(child, &[root], src).is_some() && super::signature_has_error(spec, child);
+        // The restart may be the line of the error itself when that is not the item's
+        // first line (`class K {` read as the rest of `const x = {`).
+        let (e0, p0) = if dropped {
+            (child.start_byte(), child.start_position())
+        } else {
+            let (b, p) = first_error(child);
+            let row = p.row.saturating_sub(1).max(child.start_position().row);
+            let line = src[..b].rfind('\n').map_or(0, |k| k + 1);
+            let b = if row < p.row {
+                line.saturating_sub(1)
+            } else {
+                b
+            };
+            (b.max(child.start_byte()), Point::new(row, 0))
+        };
         let end = (child.end_byte(), child.end_position());
         let split = may_restart(parts.lang, src, e0, end.0)
             .then(|| parts.restarts(tree))
             .and_then(|restarts| restarts.after_row(p0.row, end.0, src))
             .filter(|at| at.0 > start)
-            .filter(|_| !keeps_function_after(spec, root, child, p0.row, src))
-            .filter(|&at| starts_function(parts, tree, at, end));
+            .filter(|&at| {
+                dropped
+                    || ends_missing(child)
+                    || !(transparent(child) && keeps_function_after(spec, root, child, p0.row, src))
+                        && starts_function(parts, tree, at, end)
+            });
         if let Some(at) = split {
             plan.pieces
                 .push(range((child.start_byte(), child.start_position()), at));
@@ -381,12 +411,42 @@ fn plan(parts: &mut Parts, tree: &Tree, start: usize, last: bool) -> Plan {
             plan.next = Next::From(at.0, at.1);
             return plan;
         }
-        if !last && end.0 >= window_end {
+        if !last && reaches(src, end.0, window_end) {
             plan.next = Next::Longer;
             return plan;
         }
     }
     plan
+}
+
+/// Whether an item that ends at `end` reaches the window's end: only blanks come after it
+/// (tree-sitter may end an item that it closed with a MISSING token before the last line
+/// break).
+fn reaches(src: &str, end: usize, window_end: usize) -> bool {
+    src.as_bytes()
+        .get(end..window_end)
+        .is_none_or(|rest| rest.iter().all(u8::is_ascii_whitespace))
+}
+
+/// Whether `node` is an item whose contents are often not indented, so that a line at
+/// column 0 inside it is no sign that a new top-level item starts.
+fn transparent(node: Node) -> bool {
+    let kind = node.kind_str();
+    kind.starts_with("preproc_") || matches!(kind, "namespace_definition" | "linkage_specification")
+}
+
+/// Whether `node` ends with a MISSING token (tree-sitter closed it where the text ended).
+fn ends_missing(node: Node) -> bool {
+    let mut n = node;
+    loop {
+        if n.is_missing() {
+            return true;
+        }
+        match n.child_count().checked_sub(1).and_then(|k| n.child(k)) {
+            Some(last) => n = last,
+            None => return false,
+        }
+    }
 }
 
 /// Whether the text from `at` to the next restart (or to `end`) holds a function: the
@@ -644,7 +704,11 @@ mod tests {
     /// What must survive, with spans moved back by `shift` (bytes, lines) when the function
     /// starts at or after `at`.
     fn key(f: &Function, at: usize, shift: (usize, u32)) -> String {
-        let (b, l) = if f.byte_range.start >= at { shift } else { (0, 0) };
+        let (b, l) = if f.byte_range.start >= at {
+            shift
+        } else {
+            (0, 0)
+        };
         let calls: Vec<(String, u32)> = f
             .calls
             .iter()
@@ -672,10 +736,19 @@ mod tests {
     #[test]
     fn a_broken_item_costs_only_itself() {
         let mut ex = Extractor::default();
+        let mut failures = Vec::new();
         for case in CASES {
-            let clean: String = std::iter::once(case.head).chain(case.items.iter().copied()).collect();
-            let reference = ex.extract_path(case.lang, case.path, &clean).expect("extracts");
-            assert!(!reference.has_errors, "{:?}: the clean file parses", case.lang);
+            let clean: String = std::iter::once(case.head)
+                .chain(case.items.iter().copied())
+                .collect();
+            let reference = ex
+                .extract_path(case.lang, case.path, &clean)
+                .expect("extracts");
+            assert!(
+                !reference.has_errors,
+                "{:?}: the clean file parses",
+                case.lang
+            );
             assert!(reference.functions.len() >= 4, "{:?}", case.lang);
             let want: Vec<String> = reference
                 .functions
@@ -685,40 +758,80 @@ mod tests {
             for broken in case.broken {
                 // Before the first item, between any two, after the last.
                 for k in 0..=case.items.len() {
-                    let at: usize = case.head.len() + case.items[..k].iter().map(|i| i.len()).sum::<usize>();
+                    let at: usize =
+                        case.head.len() + case.items[..k].iter().map(|i| i.len()).sum::<usize>();
                     let mut src = clean.clone();
                     // After the last item, on a line of its own.
-                    let insert = if k == case.items.len() { format!("\n{broken}") } else { broken.to_string() };
+                    let insert = if k == case.items.len() {
+                        format!("\n{broken}")
+                    } else {
+                        broken.to_string()
+                    };
                     src.insert_str(at, &insert);
                     let lines = insert.matches('\n').count() as u32;
-                    let got = ex.extract_path(case.lang, case.path, &src).expect("extracts");
-                    assert!(got.has_errors, "{:?} {broken:?} at {k}: has an error", case.lang);
+                    let got = ex
+                        .extract_path(case.lang, case.path, &src)
+                        .expect("extracts");
+                    if !got.has_errors {
+                        failures.push(format!("{:?} {broken:?} at {k}: no error", case.lang));
+                    }
                     // The broken item's own functions (named `broken`, or a method of
                     // `Broken`) are no reference's.
+                    let inside = |f: &Function| {
+                        f.byte_range
+                            .start
+                            .checked_sub(at)
+                            .is_some_and(|d| d < insert.len())
+                    };
                     let got_keys: Vec<String> = got
                         .functions
                         .iter()
-                        .filter(|f| !f.byte_range.start.checked_sub(at).is_some_and(|d| d < insert.len()))
+                        .filter(|f| !inside(f))
                         .map(|f| key(f, at, (insert.len(), lines)))
                         .collect();
-                    assert_eq!(
-                        got_keys, want,
-                        "{:?}: {broken:?} inserted before item {k}:\n{src}",
-                        case.lang
-                    );
-                    // The broken function is counted as lost (a broken item without a
+                    if got_keys != want {
+                        failures.push(format!(
+                            "{:?}: {broken:?} inserted before item {k}: got\n{}\nwant\n{}\n",
+                            case.lang,
+                            got_keys.join("\n"),
+                            want.join("\n")
+                        ));
+                    }
+                    // The broken function is counted as lost, once (a broken item without a
                     // function, such as a bad initializer, loses none).
                     let kept_broken = got.functions.iter().filter(|f| f.name == "broken").count();
-                    if broken.contains("broken(") {
-                        assert_eq!(
-                            got.dropped_syntax_error + kept_broken,
-                            1,
-                            "{:?}: {broken:?} before item {k}: the broken function is counted once",
-                            case.lang
-                        );
+                    if broken.contains("broken(") && got.dropped_syntax_error + kept_broken != 1 {
+                        failures.push(format!(
+                            "{:?}: {broken:?} before item {k}: {} dropped, {kept_broken} kept",
+                            case.lang, got.dropped_syntax_error
+                        ));
                     }
                 }
             }
         }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    /// Temporary: prints the top level and the functions of $PROBE.
+    #[test]
+    #[ignore]
+    fn probe() {
+        let path = std::env::var("PROBE").unwrap();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let lang = super::super::Lang::from_path(&path).unwrap();
+        let mut x = super::super::Extractor::default();
+        let tree = x.parse_path(lang, &path, &src).unwrap();
+        println!("{}", tree.root_node().to_sexp());
+        let out = x.extract_path(lang, &path, &src).unwrap();
+        for f in &out.functions {
+            println!(
+                "{} {:?} err={}",
+                f.qualified_name, f.byte_range, f.syntax_error
+            );
+        }
+        println!("dropped {}", out.dropped_syntax_error);
     }
 }
