@@ -357,6 +357,11 @@ pub trait LanguageSpec: Send + Sync {
         Details::default()
     }
 
+    /// Called before a walk of a new tree asks [`LanguageSpec::function`] about its nodes:
+    /// what a language keeps about the nodes of the last tree (by their ids, which are
+    /// addresses) is forgotten here. Nothing by default.
+    fn new_tree(&self) {}
+
     /// Whether a function defined inside another is extracted on its own, so that its calls
     /// are its own rather than the enclosing function's.
     fn nested_functions_extracted(&self) -> bool {
@@ -1002,6 +1007,7 @@ fn walk_file(
     items_from_functions: bool,
     top: &Top,
 ) -> FileFunctions {
+    spec.new_tree();
     let mut out = FileFunctions {
         has_errors: tree.root_node().has_error(),
         ..Default::default()
@@ -1679,6 +1685,7 @@ mod tests {
             let spec = lang.spec();
             let mut x = Extractor::default();
             let tree = x.parse_path(*lang, path, src).expect("parses");
+            spec.new_tree();
             let listed = |kinds: Option<&[&str]>, k: &str| kinds.is_none_or(|ks| ks.contains(&k));
             let mut cursor = tree.walk();
             let mut ancestors: Vec<Node> = Vec::new();
@@ -1739,5 +1746,29 @@ mod tests {
             }
         }
         assert!(acted.iter().all(|&n| n > 10), "{acted:?}");
+    }
+
+    /// Functions nested deeper than the limit stay in the code of the deepest one extracted
+    /// and are counted (issue 33, item 7: the rows of a file nested `d` deep held `d` times
+    /// its text).
+    #[test]
+    fn nesting_beyond_the_limit_is_counted_not_extracted() {
+        let depth = 40;
+        let js: String = (0..depth).map(|i| format!("function f{i}() {{\n")).collect::<String>()
+            + &"}\n".repeat(depth);
+        let rb: String = (0..depth).map(|i| format!("def f{i}\n")).collect::<String>()
+            + &"end\n".repeat(depth);
+        let mut ex = Extractor::default();
+        for (lang, src) in [(Lang::JavaScript, js), (Lang::Ruby, rb)] {
+            let out = ex.extract(lang, &src).expect("extracts");
+            assert!(!out.has_errors, "{lang:?}");
+            let names: Vec<&str> = out.functions.iter().map(|f| f.name.as_str()).collect();
+            let want: Vec<String> = (0..MAX_FUNCTION_NESTING).map(|i| format!("f{i}")).collect();
+            assert_eq!(names, want, "{lang:?}");
+            assert_eq!(out.dropped_nesting, depth - MAX_FUNCTION_NESTING, "{lang:?}");
+            // The deepest row holds the functions below it.
+            let deepest = out.functions.last().expect("functions");
+            assert!(deepest.code.contains(&format!("f{}", depth - 1)), "{lang:?}");
+        }
     }
 }

@@ -35,8 +35,9 @@
 //! broken items the file has. A window whose last item is cut short (the restart line was
 //! inside an item, a `#if` in a C function, say) is parsed again with more items.
 //!
-//! Known limit: a function found after a restart inside a C++ namespace whose body is not
-//! indented is named without the namespace (the broken item opened it).
+//! Known limit: an unclosed brace (`int f(void) {` without its `}`) makes tree-sitter read
+//! the next functions as nested in the broken one, which is kept and flagged: they are kept,
+//! named inside it.
 
 use std::ops::Range;
 use std::rc::Rc;
@@ -224,6 +225,7 @@ fn keeps_function_after(
     row: usize,
     src: &str,
 ) -> bool {
+    spec.new_tree();
     let mut ancestors = vec![root];
     let mut cursor = item.walk();
     loop {
@@ -376,6 +378,7 @@ fn plan(parts: &mut Parts, tree: &Tree, start: usize, last: bool) -> Plan {
         // starts a function, unless the item is one whose contents need not be indented
         // (a C++ namespace, `extern "C"`, `#ifdef`) and tree-sitter found functions in it
         // after the error: they are named within it as they should be.
+        spec.new_tree();
         let dropped =
             spec.function(child, &[root], src).is_some() && super::signature_has_error(spec, child);
         // The restart may be the line of the error itself when that is not the item's

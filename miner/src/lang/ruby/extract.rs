@@ -154,17 +154,18 @@ impl LanguageSpec for Ruby {
         }
         // A `def` in a block (`describe do`, `included do`) defines a method on the block's
         // self, not a top-level function visible everywhere.
-        let in_class = ancestors.iter().any(|a| match a.kind_str() {
-            "class" | "module" | "singleton_class" | "block" | "do_block" => true,
-            "assignment" => class_with_block(*a, src).is_some(),
-            _ => false,
-        });
+        let in_class = in_class(ancestors, src);
         let kind = match (in_class || kind == "singleton_method", name.as_str()) {
             (true, "initialize") if kind == "method" => FunctionKind::Constructor,
             (true, _) => FunctionKind::Method,
             (false, _) => FunctionKind::Function,
         };
         Some((kind, name))
+    }
+
+    /// Node ids are addresses, reused by the next tree: [`in_class`]'s answers are forgotten.
+    fn new_tree(&self) {
+        IN_CLASS.with(|m| m.borrow_mut().clear());
     }
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
@@ -557,7 +558,40 @@ fn identifier_role(place: Place) -> Role {
     }
 }
 
+/// Whether one of `ancestors` is a class, module or block (a `def` there defines a method).
+/// Asked for every `def`, a scan of all the ancestors made functions nested `d` deep cost
+/// time quadratic in `d`; the answer for each ancestor is kept for the next `def` of the
+/// same tree ([`LanguageSpec::new_tree`] forgets them), whose ancestors share a prefix.
+fn in_class(ancestors: &[Node], src: &str) -> bool {
+    IN_CLASS.with(|cell| {
+        let mut memo = cell.borrow_mut();
+        // An entry at the same depth for the same node holds for the whole prefix: both
+        // lists are paths down the same tree, with as many nodes above it.
+        memo.truncate(ancestors.len());
+        while let Some(&(id, _)) = memo.last() {
+            if ancestors.get(memo.len() - 1).is_some_and(|a| a.id() == id) {
+                break;
+            }
+            memo.pop();
+        }
+        for a in &ancestors[memo.len()..] {
+            let here = match a.kind_str() {
+                "class" | "module" | "singleton_class" | "block" | "do_block" => true,
+                "assignment" => class_with_block(*a, src).is_some(),
+                _ => false,
+            };
+            let above = memo.last().is_some_and(|&(_, v)| v);
+            memo.push((a.id(), above || here));
+        }
+        memo.last().is_some_and(|&(_, v)| v)
+    })
+}
+
 thread_local! {
+    /// [`in_class`]'s answers for the ancestors of the last `def` asked about: (node id,
+    /// whether it or a node above it is a class, module or block).
+    static IN_CLASS: std::cell::RefCell<Vec<(usize, bool)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
     /// The last `def` that [`LanguageSpec::function`] saw with its ancestors, and whether
     /// it sits in `class << self`.
     static SINGLETON_DEF: std::cell::Cell<Option<(usize, bool)>> =
