@@ -1044,7 +1044,13 @@ fn walk_file(
         let is_error = id == u16::MAX;
         let counted_error = is_error && !(depth == 0 && top.trust_root_error);
         let dropped_before = out.dropped_syntax_error;
-        if in_error == 0 && flags & flag::FILE_ITEM != 0 && !left_out {
+        // Classes and other items inside functions nested beyond the limit are not recorded
+        // either: each holds its scope's qualified name, which grows with the depth.
+        if in_error == 0
+            && flags & flag::FILE_ITEM != 0
+            && !left_out
+            && kept.len() < MAX_FUNCTION_NESTING
+        {
             let scope = || join_scopes(&scopes, spec.separator());
             spec.file_item(node, &scope, src, &mut out.info);
         }
@@ -1754,9 +1760,13 @@ mod tests {
     #[test]
     fn nesting_beyond_the_limit_is_counted_not_extracted() {
         let depth = 40;
-        let js: String = (0..depth).map(|i| format!("function f{i}() {{\n")).collect::<String>()
+        let js: String = (0..depth)
+            .map(|i| format!("function f{i}() {{\n"))
+            .collect::<String>()
             + &"}\n".repeat(depth);
-        let rb: String = (0..depth).map(|i| format!("def f{i}\n")).collect::<String>()
+        let rb: String = (0..depth)
+            .map(|i| format!("def f{i}\n"))
+            .collect::<String>()
             + &"end\n".repeat(depth);
         let mut ex = Extractor::default();
         for (lang, src) in [(Lang::JavaScript, js), (Lang::Ruby, rb)] {
@@ -1765,10 +1775,17 @@ mod tests {
             let names: Vec<&str> = out.functions.iter().map(|f| f.name.as_str()).collect();
             let want: Vec<String> = (0..MAX_FUNCTION_NESTING).map(|i| format!("f{i}")).collect();
             assert_eq!(names, want, "{lang:?}");
-            assert_eq!(out.dropped_nesting, depth - MAX_FUNCTION_NESTING, "{lang:?}");
+            assert_eq!(
+                out.dropped_nesting,
+                depth - MAX_FUNCTION_NESTING,
+                "{lang:?}"
+            );
             // The deepest row holds the functions below it.
             let deepest = out.functions.last().expect("functions");
-            assert!(deepest.code.contains(&format!("f{}", depth - 1)), "{lang:?}");
+            assert!(
+                deepest.code.contains(&format!("f{}", depth - 1)),
+                "{lang:?}"
+            );
         }
     }
 }

@@ -69,6 +69,13 @@ impl Restarts {
         // The previous line was an annotation or decorator: no restart between it and what
         // it annotates.
         let mut after_decorator = false;
+        // In C and C++ a line starts an item only after one ended: the last token before it
+        // (comments aside) is `;`, `{` or `}`, or ends a directive's line. GNU style puts
+        // the return type on a line of its own (`static int` then `f(void) {`).
+        let c_family = matches!(lang, Lang::C | Lang::Cpp);
+        let mut ended = true;
+        // The current line starts with a directive (`#define`, `#endif`).
+        let mut directive = false;
         let mut cursor = tree.walk();
         loop {
             let n = cursor.node();
@@ -82,21 +89,29 @@ impl Restarts {
                     comments.get_or_insert((n.start_byte() - p.column, p.row));
                 } else if starts_line {
                     let rest = &src.as_bytes()[n.start_byte()..];
-                    let literal = ["string", "heredoc", "content", "text", "template"]
-                        .iter()
-                        .any(|k| kind.contains(k));
+                    // (Named nodes only: C++'s keyword `template` is no literal.)
+                    let literal = n.is_named()
+                        && ["string", "heredoc", "content", "text", "template"]
+                            .iter()
+                            .any(|k| kind.contains(k));
                     if p.column == 0
                         && !literal
                         && !after_decorator
+                        && (!c_family || ended || directive)
                         && window::starts_item(lang, rest)
                     {
                         let (byte, row) = comments.unwrap_or((n.start_byte(), p.row));
                         at.push((byte, row, p.row));
                     }
                     after_decorator = rest.starts_with(b"@") || rest.starts_with(b"#[");
+                    directive = rest.starts_with(b"#");
                     comments = None;
                 } else if !comment {
                     comments = None;
+                }
+                if !comment {
+                    // (A leaf of an ERROR node may hold several tokens: `( {`.)
+                    ended = src[n.byte_range()].trim_end().ends_with([';', '{', '}']);
                 }
                 last_end_row = Some(n.end_position().row);
             }
@@ -585,6 +600,8 @@ mod tests {
                 "/* Add one. */\nint a(int x) { return x + 1; }\n\n",
                 "/* Twice x.\n * Really. */\nstatic int b(int x)\n{\n    return 2 * x;\n}\n\n",
                 "// Third.\nint c(int x) { return a(x) + b(x); }\n\n",
+                // GNU style: the return type on a line of its own.
+                "/* GNU. */\nstatic int\ngnu(int x)\n{\n    return x;\n}\n\n",
                 "struct s { int f; };\n\n",
                 "/** Fourth. */\nchar *d(char *s) {\n    printf(\"%s\", s);\n    return s;\n}\n\n",
                 "int e(void) { return 5; }\n",
@@ -704,6 +721,28 @@ mod tests {
         },
     ];
 
+    /// Where tree-sitter resumed right after an error, recovery keeps what its parse found:
+    /// here the function under a line that tree-sitter could not read (`static BOOL
+    /// WINAPI`, an unknown macro, then the name on the next line, as in jemalloc's tsd.c)
+    /// was cut from its return type at a restart and lost.
+    #[test]
+    fn recovery_keeps_what_a_resumed_parse_found() {
+        let src = "#include <x.h>\n\nint a(void) { return 1; }\n\n#ifdef _WIN32\n\
+                   static BOOL WINAPI\nwin(HINSTANCE h, DWORD r) {\n\tswitch (r) {\n\
+                   #ifdef LAZY\n\tcase 1:\n\t\tbreak;\n#endif\n\tdefault:\n\t\tbreak;\n\t}\n\
+                   \treturn true;\n}\n#endif\n\nint b(void) { return 2; }\n";
+        let mut ex = Extractor::default();
+        let tree = ex.parse_path(Lang::C, "a.c", src).expect("parses");
+        assert!(tree.root_node().has_error());
+        let names = |fs: &[Function]| -> Vec<String> {
+            fs.iter().map(|f| f.qualified_name.clone()).collect()
+        };
+        let first = super::super::functions_of(Lang::C.spec(), &tree, src);
+        assert_eq!(names(&first.functions), ["a", "win", "b"]);
+        let got = ex.extract_path(Lang::C, "a.c", src).expect("extracts");
+        assert_eq!(names(&got.functions), names(&first.functions));
+    }
+
     /// What must survive, with spans moved back by `shift` (bytes, lines) when the function
     /// starts at or after `at`.
     fn key(f: &Function, at: usize, shift: (usize, u32)) -> String {
@@ -813,28 +852,5 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
-    }
-}
-
-#[cfg(test)]
-mod probe {
-    /// Temporary: prints the top level and the functions of $PROBE.
-    #[test]
-    #[ignore]
-    fn probe() {
-        let path = std::env::var("PROBE").unwrap();
-        let src = std::fs::read_to_string(&path).unwrap();
-        let lang = super::super::Lang::from_path(&path).unwrap();
-        let mut x = super::super::Extractor::default();
-        let tree = x.parse_path(lang, &path, &src).unwrap();
-        println!("{}", tree.root_node().to_sexp());
-        let out = x.extract_path(lang, &path, &src).unwrap();
-        for f in &out.functions {
-            println!(
-                "{} {:?} err={}",
-                f.qualified_name, f.byte_range, f.syntax_error
-            );
-        }
-        println!("dropped {}", out.dropped_syntax_error);
     }
 }
