@@ -1257,6 +1257,7 @@ fn function_shapes(spec: &dyn LanguageSpec, node: Node, src: &str) -> usize {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build<'t>(
     spec: &dyn LanguageSpec,
     f: Found<'t>,

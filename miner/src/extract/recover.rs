@@ -246,10 +246,12 @@ fn keeps_function_after(
     loop {
         let n = cursor.node();
         let after = n.end_position().row > row;
-        if after && n.start_position().row > row && !n.has_error() {
-            if spec.function(n, &ancestors, src).is_some() {
-                return true;
-            }
+        if after
+            && n.start_position().row > row
+            && !n.has_error()
+            && spec.function(n, &ancestors, src).is_some()
+        {
+            return true;
         }
         let enter = after && !n.is_error() && (n.has_error() || spec.may_contain_functions(n, src));
         if enter && cursor.goto_first_child() {
