@@ -1223,14 +1223,17 @@ impl Lost {
 }
 
 /// How many functions the leaves below `node` open by their shape
-/// ([`LanguageSpec::opens_function`]): the functions of text that tree-sitter could not
-/// parse, where no function node shows them. Leaves are looked at in order, with the two
+/// ([`LanguageSpec::opens_function`]; for `name(` after a type, when a `{` follows before a
+/// `;`): the functions of text that tree-sitter could not parse, where no function node
+/// shows them. Leaves are looked at in order, with the two
 /// leaves before each on the same line.
 fn function_shapes(spec: &dyn LanguageSpec, node: Node, src: &str) -> usize {
     let mut count = 0;
     let mut cursor = node.walk();
     // The last two leaves: (row, text).
     let mut last: [Option<(usize, &str)>; 2] = [None, None];
+    // A `name(` after a type was seen, and no `{` or `;` since.
+    let mut pending = false;
     loop {
         let n = cursor.node();
         let leaf = n.child_count() == 0 || spec.atomic_token(n.kind_str());
@@ -1239,7 +1242,18 @@ fn function_shapes(spec: &dyn LanguageSpec, node: Node, src: &str) -> usize {
             let text = &src[n.byte_range()];
             let same = |k: usize| last[k].filter(|(r, _)| *r == row).map(|(_, t)| t);
             if spec.opens_function(text, [same(0), same(1)]) {
+                // `int f(` opens a definition only if a `{` comes before a `;`: a
+                // prototype (`int f(int);`) is none. A keyword (`def`) opens one at once.
+                if text == "(" {
+                    pending = true;
+                } else {
+                    count += 1;
+                }
+            } else if pending && text.contains('{') {
                 count += 1;
+                pending = false;
+            } else if pending && text.contains(';') {
+                pending = false;
             }
             last = [Some((row, text)), last[0]];
         }
