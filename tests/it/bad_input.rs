@@ -524,3 +524,70 @@ fn a_coverage_gzip_bomb_is_refused_in_bounded_memory() {
         }
     }
 }
+
+/// Issue 33, items 1 and 7: a broken item costs only itself, and functions nested beyond the
+/// limit are counted with a named failure. The functions after `int broken( {` were written
+/// by hand from the file; before the fix all five of them were lost and none was counted.
+#[test]
+fn a_syntax_error_costs_only_its_item() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("errs"));
+    // The CSN rows keep documented functions only: each has a comment.
+    let c = "/* First. */\nint first(void) { return 1; }\n\nint broken( {\n\n\
+             /* One. */\nint one(int a) { return a; }\n\n/* Two. */\nstatic int two(void) { return 2; }\n\n\
+             struct s { int x; };\n\n/* Three. */\nint three(void) { return one(3); }\n\n\
+             /** Four. */\nchar *four(char *s) { return s; }\n\n// Five.\nint five(void) { return 5; }\n";
+    let js = "/** First. */\nfunction first() { return 1; }\n\nfunction broken( {\n\n\
+              /** After. */\nfunction after(a) { return first(a); }\n\nclass K {\n  /** M. */\n  m() { return 2; }\n}\n";
+    let depth = 20;
+    let deep: String = (0..depth)
+        .map(|i| format!("/** Doc {i}. */\nfunction f{i}() {{\n"))
+        .collect::<String>()
+        + &"}\n".repeat(depth);
+    r.write("probe.c", c)
+        .write("probe.js", js)
+        .write("deep.js", deep);
+    r.commit("one");
+    let (out, res) = run(&["--repo", r.path.to_str().unwrap()], tmp.path());
+    assert_success(&res);
+    let rows = shard_rows(&out.join("csn"));
+    let names = |path: &str| -> Vec<String> {
+        let mut n: Vec<String> = rows
+            .iter()
+            .filter(|r| r["path"] == path)
+            .map(|r| r["func_name"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(
+        names("probe.c"),
+        ["first", "five", "four", "one", "three", "two"]
+    );
+    assert_eq!(names("probe.js"), ["K.m", "after", "first"]);
+    let four = rows.iter().find(|r| r["func_name"] == "four").unwrap();
+    assert_eq!(four["docstring"], "Four.");
+    assert!(
+        four["url"].as_str().unwrap().ends_with("/probe.c#L18-L18"),
+        "{}",
+        four["url"]
+    );
+    let stats = stats(&out);
+    assert_eq!(stats["languages"]["c"]["dropped_syntax_error"], 1);
+    assert_eq!(stats["languages"]["javascript"]["dropped_syntax_error"], 1);
+    // Nested 20 deep: 16 functions (near-duplicates of each other, so dedup keeps few of
+    // them as rows), 4 counted, one failure line naming the file.
+    assert_eq!(stats["languages"]["javascript"]["functions"], 3 + 16);
+    assert_eq!(
+        stats["languages"]["javascript"]["dropped_nesting"],
+        depth - 16
+    );
+    let fails = failures(&out);
+    let deep_fail = by_kind(&fails, "nesting_too_deep");
+    assert_eq!(deep_fail.len(), 1, "{fails:?}");
+    assert_eq!(deep_fail[0]["path"], "deep.js");
+    assert!(deep_fail[0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("4 functions"));
+}

@@ -14,6 +14,7 @@
 //! ```
 
 pub mod grammar;
+mod recover;
 pub mod tokens;
 pub mod window;
 
@@ -262,13 +263,13 @@ pub trait LanguageSpec: Send + Sync {
         true
     }
 
-    /// The docstring of the function `node`; `prev` is the sibling before it (what
-    /// `Node::prev_sibling` gives, which tree-sitter finds by searching from the root: the
-    /// walk knows it).
+    /// The docstring of the function `node`; `around` gives the siblings before it and its
+    /// ancestors, as the walk met them (`Node::prev_sibling` and `Node::parent` search from
+    /// the root: asked for each of many functions, they cost time quadratic in their number).
     fn docstring<'t>(
         &self,
         node: Node<'t>,
-        prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>>;
 
@@ -356,11 +357,74 @@ pub trait LanguageSpec: Send + Sync {
         Details::default()
     }
 
+    /// Called before a walk of a new tree asks [`LanguageSpec::function`] about its nodes:
+    /// what a language keeps about the nodes of the last tree (by their ids, which are
+    /// addresses) is forgotten here. Nothing by default.
+    fn new_tree(&self) {}
+
     /// Whether a function defined inside another is extracted on its own, so that its calls
     /// are its own rather than the enclosing function's.
     fn nested_functions_extracted(&self) -> bool {
         true
     }
+
+    /// What a part of a file parsed alone needs before it, found in the parse of the whole
+    /// file (`root`): PHP's `<?php` tag, without which the part would be HTML. None by
+    /// default.
+    fn fragment_prefix(&self, _root: Node) -> Option<tree_sitter::Range> {
+        None
+    }
+
+    /// Whether the leaf token `text`, after the leaves `before` on its line (the nearest
+    /// first), opens a function definition: how the functions of text that tree-sitter could
+    /// not parse (an ERROR node, where no function node shows them) are counted. By default
+    /// the C-family shape, a name and `(` after a type or another name
+    /// ([`c_like_opens_function`]); languages with a keyword (`def`, `function`, `func`)
+    /// take it.
+    fn opens_function(&self, text: &str, before: [Option<&str>; 2]) -> bool {
+        c_like_opens_function(text, before)
+    }
+}
+
+/// A name and `(` after a type (`int f(`, `static T *f(`, `List<T> f(`, `int[] f(`): a
+/// function's start in C, C++ and Java, unless the words are a statement's (`return f(`,
+/// `else if (`, `new T(`).
+pub(crate) fn c_like_opens_function(text: &str, before: [Option<&str>; 2]) -> bool {
+    const NOT_TYPES: &[&str] = &[
+        "return",
+        "else",
+        "new",
+        "case",
+        "throw",
+        "goto",
+        "sizeof",
+        "typeof",
+        "delete",
+        "do",
+        "if",
+        "while",
+        "for",
+        "switch",
+        "catch",
+        "synchronized",
+        "defined",
+        "and",
+        "or",
+        "not",
+    ];
+    let word = |w: &str| {
+        w.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let (Some(name), Some(ty)) = (before[0], before[1]) else {
+        return false;
+    };
+    text == "("
+        && word(name)
+        && !NOT_TYPES.contains(&name)
+        && (word(ty) && !NOT_TYPES.contains(&ty) || matches!(ty, "*" | "&" | "&&" | ">" | "]"))
 }
 
 /// Where a node sits in a function's walk: its parent, and its index among the parent's
@@ -380,6 +444,50 @@ impl<'t> Place<'t> {
     /// The node's field in its parent (what a tree cursor's `field_name` gives).
     pub fn field_name(&self) -> Option<&'t str> {
         self.parent?.field_name_for_child(self.index)
+    }
+}
+
+/// What the file walk knows around a node: the siblings before it, and its ancestors with
+/// the siblings before each. Hooks ask it instead of `Node::prev_sibling` and `Node::parent`,
+/// which tree-sitter answers by searching from the root down through every earlier sibling:
+/// asked for each function of a long class or file, they made extraction quadratic.
+#[derive(Clone, Copy)]
+pub struct Around<'a, 't> {
+    /// The earlier siblings of every level from the root down, concatenated.
+    before: &'a [Node<'t>],
+    /// Where each level's earlier siblings start in `before`, the root's level first; one
+    /// more than `ancestors`.
+    starts: &'a [usize],
+    /// The enclosing nodes, innermost last.
+    ancestors: &'a [Node<'t>],
+}
+
+impl<'a, 't> Around<'a, 't> {
+    /// The node's earlier siblings, in source order (the previous one last).
+    pub fn before(&self) -> &'a [Node<'t>] {
+        let from = self.starts.last().copied().unwrap_or(0);
+        self.before.get(from..).unwrap_or_default()
+    }
+
+    /// The sibling right before the node.
+    pub fn prev(&self) -> Option<Node<'t>> {
+        self.before().last().copied()
+    }
+
+    /// The node's parent.
+    pub fn parent(&self) -> Option<Node<'t>> {
+        self.ancestors.last().copied()
+    }
+
+    /// The same around the parent; `None` at the root.
+    pub fn up(&self) -> Option<Around<'a, 't>> {
+        let (&from, starts) = self.starts.split_last()?;
+        let (_, ancestors) = self.ancestors.split_last()?;
+        Some(Around {
+            before: self.before.get(..from)?,
+            starts,
+            ancestors,
+        })
     }
 }
 
@@ -440,7 +548,12 @@ pub struct Function {
 pub struct FileFunctions {
     pub functions: Vec<Function>,
     pub info: FileInfo,
+    /// Functions lost to syntax errors: those with a broken name or parameter list or inside
+    /// an ERROR node, and in an ERROR node without function nodes, the functions that its
+    /// text opens ([`LanguageSpec::opens_function`]).
     pub dropped_syntax_error: usize,
+    /// Functions nested more than [`MAX_FUNCTION_NESTING`] deep, not extracted on their own.
+    pub dropped_nesting: usize,
     /// Whether the file's syntax tree has any error at all.
     pub has_errors: bool,
 }
@@ -599,7 +712,25 @@ impl Extractor {
             }
         }
         let tree = self.parse_dialect(lang, dialect, src)?;
+        if tree.root_node().has_error() {
+            return recover::recover(self, lang, dialect, src, tree);
+        }
         Ok(functions_of(lang.spec(), &tree, src))
+    }
+
+    /// Parses the parts `ranges` of `src` (byte offsets, rows and columns stay the file's).
+    fn parse_ranges(
+        &mut self,
+        lang: Lang,
+        dialect: u8,
+        src: &str,
+        ranges: &[tree_sitter::Range],
+    ) -> Result<Tree, ExtractError> {
+        let parser = self.parser(lang, dialect)?;
+        parser
+            .set_included_ranges(ranges)
+            .map_err(|_| ExtractError::NoTree)?;
+        parser.parse(src, None).ok_or(ExtractError::NoTree)
     }
 
     /// Extracts `src` one window at a time, each parsed as an included range of the whole
@@ -651,6 +782,7 @@ impl Extractor {
             drop(tree);
             out.functions.extend(part.functions);
             out.dropped_syntax_error += part.dropped_syntax_error;
+            out.dropped_nesting += part.dropped_nesting;
             out.info.append(part.info);
             start = *cut;
         }
@@ -842,9 +974,28 @@ impl<'s> KindFlags<'s> {
 
 /// Walks the tree once, without recursion, keeping a stack of enclosing scope names and
 /// of ancestor nodes. A function inside an ERROR node, or with an error inside it, is
-/// dropped: in a tree, those are the only ways a function can overlap an error.
+/// dropped: in a tree, those are the only ways a function can overlap an error. (A file
+/// with syntax errors is extracted through [`recover`], which calls the same walk.)
 pub fn functions_of(spec: &dyn LanguageSpec, tree: &Tree, src: &str) -> FileFunctions {
-    walk_file(spec, tree, src, true)
+    walk_file(spec, tree, src, true, &Top::default())
+}
+
+/// Functions nested in more functions than this are not extracted on their own: they stay
+/// in the code of the function this deep that holds them, and are counted
+/// ([`FileFunctions::dropped_nesting`]). Each function's code holds the code of those nested
+/// in it, so the rows of a file nested `d` deep hold `d` times its text: bounded here (real
+/// code nests named functions 3 deep at most in the repositories measured).
+pub const MAX_FUNCTION_NESTING: usize = 16;
+
+/// What a walk leaves out of its tree's top level, for the recovery from syntax errors
+/// ([`recover`]); the default walks everything.
+#[derive(Default)]
+pub(crate) struct Top<'a> {
+    /// Top-level children that start in these byte ranges (in order, disjoint) are left out.
+    pub skip: &'a [Range<usize>],
+    /// The root is an ERROR node whose children that are left in are sound items: their
+    /// functions are kept (by default everything inside an ERROR node is dropped).
+    pub trust_root_error: bool,
 }
 
 /// [`functions_of`]; `items_from_functions` lets a function's own walk find the file items
@@ -854,7 +1005,9 @@ fn walk_file(
     tree: &Tree,
     src: &str,
     items_from_functions: bool,
+    top: &Top,
 ) -> FileFunctions {
+    spec.new_tree();
     let mut out = FileFunctions {
         has_errors: tree.root_node().has_error(),
         ..Default::default()
@@ -862,32 +1015,57 @@ fn walk_file(
     let mut scopes: Vec<(usize, String)> = Vec::new();
     let mut ancestors: Vec<Node> = Vec::new();
     let mut in_error = 0usize; // ERROR ancestors of the current node
+                               // The outermost ERROR node or dropped function being walked outside any kept function:
+                               // what it holds is counted as at least as many functions as their shapes say
+                               // ([`LanguageSpec::opens_function`]; tree-sitter may not show them as function nodes).
+    let mut lost: Option<Lost> = None;
+    // The depths of the kept functions above the current node.
+    let mut kept: Vec<usize> = Vec::new();
+    let mut skip = top.skip.iter().peekable();
     let mut cursor = tree.walk();
     // Cursors the functions' own walks reuse (a new one allocates its stack).
     let mut function_cursors = Vec::new();
     let mut kinds = KindFlags::new(spec, grammar::of(tree.root_node()));
-    // The sibling before the current node.
-    let mut prev: Option<Node> = None;
+    // The earlier siblings of the current node and of each of its ancestors, and where
+    // each level's start ([`Around`]).
+    let mut before: Vec<Node> = Vec::new();
+    let mut starts: Vec<usize> = vec![0];
     'walk: loop {
         let node = cursor.node();
         let depth = ancestors.len();
+        let left_out = depth == 1 && {
+            let at = node.start_byte();
+            while skip.next_if(|r| r.end <= at).is_some() {}
+            skip.peek().is_some_and(|r| r.start <= at)
+        };
         let id = node.kind_id();
         let flags = kinds.get(id);
         // `Node::is_error`, without asking tree-sitter again.
         let is_error = id == u16::MAX;
-        if in_error == 0 && flags & flag::FILE_ITEM != 0 {
+        let counted_error = is_error && !(depth == 0 && top.trust_root_error);
+        let dropped_before = out.dropped_syntax_error;
+        // Classes and other items inside functions nested beyond the limit are not recorded
+        // either: each holds its scope's qualified name, which grows with the depth.
+        if in_error == 0
+            && flags & flag::FILE_ITEM != 0
+            && !left_out
+            && kept.len() < MAX_FUNCTION_NESTING
+        {
             let scope = || join_scopes(&scopes, spec.separator());
             spec.file_item(node, &scope, src, &mut out.info);
         }
-        let function = if flags & flag::FUNCTION != 0 {
+        let function = if flags & flag::FUNCTION != 0 && !left_out {
             spec.function(node, &ancestors, src)
         } else {
             None
         };
         // Whether the walk goes below this node: asked once, before a function is built.
-        let mut descend = is_error
-            || (out.has_errors && node.has_error())
-            || spec.may_contain_functions(node, src);
+        let mut descend = !left_out
+            && (is_error
+                || (out.has_errors && node.has_error())
+                || spec.may_contain_functions(node, src));
+        let is_function = function.is_some();
+        let mut is_scope = false;
         if let Some((kind, name)) = function {
             // An error that does not touch the name or parameters (in C, mostly a macro that
             // tree-sitter cannot parse, such as `va_arg(ap, char *)` or `LUA_API void f()`)
@@ -897,6 +1075,9 @@ fn walk_file(
                 node.has_error() && spec.body(node).is_some() && !signature_has_error(spec, node);
             if in_error > 0 || node.has_error() && !body_only {
                 out.dropped_syntax_error += 1;
+                scopes.push((depth, name));
+            } else if kept.len() >= MAX_FUNCTION_NESTING {
+                out.dropped_nesting += 1;
                 scopes.push((depth, name));
             } else {
                 let outer = join_scopes(&scopes, spec.separator());
@@ -913,6 +1094,9 @@ fn walk_file(
                 // meet below, and this walk need not go down there at all.
                 let mut inner =
                     (items_from_functions && descend && !node.has_error()).then(Inner::default);
+                // The deepest function extracted takes the calls of those nested in it.
+                let nested =
+                    spec.nested_functions_extracted() && kept.len() + 1 < MAX_FUNCTION_NESTING;
                 let mut f = build(
                     spec,
                     Found {
@@ -923,14 +1107,20 @@ fn walk_file(
                         scope,
                     },
                     src,
-                    prev,
+                    &Around {
+                        before: &before,
+                        starts: &starts,
+                        ancestors: &ancestors,
+                    },
                     &mut function_cursors,
                     &mut kinds,
                     inner.as_mut(),
+                    nested,
                 );
                 f.syntax_error = body_only;
                 out.functions.push(f);
                 scopes.push((depth, name));
+                kept.push(depth);
                 if let Some(inner) = inner.filter(|i| !i.descend) {
                     descend = false;
                     if !inner.items.is_empty() {
@@ -941,16 +1131,43 @@ fn walk_file(
                     }
                 }
             }
-        } else if flags & flag::SCOPE != 0 {
+        } else if flags & flag::SCOPE != 0 && !left_out {
             if let Some(scope) = spec.scope(node, &ancestors, src) {
                 scopes.push((depth, scope));
+                is_scope = true;
             }
         }
+        let dropped_here = out.dropped_syntax_error > dropped_before;
+        // A top-level declaration with an error that is neither a function nor a scope
+        // (`int broken( {` read as a prototype whose parameters run on): what it holds is
+        // counted by its shapes too. Scopes and `#if` blocks hold whole items, counted as
+        // such.
+        let broken_item = depth == 1
+            && out.has_errors
+            && !is_function
+            && !is_scope
+            && !node.kind_str().starts_with("preproc_")
+            && node.has_error();
+        if lost.is_none()
+            && kept.is_empty()
+            && (counted_error || dropped_here || broken_item)
+            && !left_out
+        {
+            lost = Some(Lost {
+                node: node.id(),
+                shapes: function_shapes(spec, node, src),
+                dropped: dropped_before,
+                functions: out.functions.len(),
+            });
+        }
         if descend && cursor.goto_first_child() {
-            in_error += usize::from(is_error);
+            in_error += usize::from(counted_error);
             ancestors.push(node);
-            prev = None;
+            starts.push(before.len());
             continue;
+        }
+        if let Some(l) = lost.take_if(|l| l.node == node.id()) {
+            l.settle(&mut out);
         }
         let mut here = node;
         loop {
@@ -958,37 +1175,119 @@ fn walk_file(
             while scopes.last().is_some_and(|(d, _)| *d >= depth) {
                 scopes.pop();
             }
+            while kept.last().is_some_and(|d| *d >= depth) {
+                kept.pop();
+            }
             if cursor.goto_next_sibling() {
-                prev = Some(here);
+                before.push(here);
                 continue 'walk;
             }
             if !cursor.goto_parent() {
                 break 'walk;
             }
             if let Some(parent) = ancestors.pop() {
-                in_error -= usize::from(parent.kind_id() == u16::MAX);
+                let counted =
+                    parent.kind_id() == u16::MAX && !(ancestors.is_empty() && top.trust_root_error);
+                in_error -= usize::from(counted);
+                if let Some(l) = lost.take_if(|l| l.node == parent.id()) {
+                    l.settle(&mut out);
+                }
                 here = parent;
+            }
+            if let Some(from) = starts.pop() {
+                before.truncate(from);
             }
         }
     }
     out
 }
 
+/// A region of the tree that lost functions to a syntax error: an ERROR node or a dropped
+/// function.
+struct Lost {
+    node: usize,
+    /// The functions its leaves open ([`function_shapes`]).
+    shapes: usize,
+    /// The drop count and the functions kept when the walk met it.
+    dropped: usize,
+    functions: usize,
+}
+
+impl Lost {
+    /// Counts the functions the region's shapes show beyond those the walk found in it.
+    fn settle(self, out: &mut FileFunctions) {
+        let found =
+            (out.dropped_syntax_error - self.dropped) + (out.functions.len() - self.functions);
+        out.dropped_syntax_error += self.shapes.saturating_sub(found);
+    }
+}
+
+/// How many functions the leaves below `node` open by their shape
+/// ([`LanguageSpec::opens_function`]; for `name(` after a type, when a `{` follows before a
+/// `;`): the functions of text that tree-sitter could not parse, where no function node
+/// shows them. Leaves are looked at in order, with the two
+/// leaves before each on the same line.
+fn function_shapes(spec: &dyn LanguageSpec, node: Node, src: &str) -> usize {
+    let mut count = 0;
+    let mut cursor = node.walk();
+    // The last two leaves: (row, text).
+    let mut last: [Option<(usize, &str)>; 2] = [None, None];
+    // A `name(` after a type was seen, and no `{` or `;` since.
+    let mut pending = false;
+    loop {
+        let n = cursor.node();
+        let leaf = n.child_count() == 0 || spec.atomic_token(n.kind_str());
+        if leaf && !n.is_extra() && n.end_byte() > n.start_byte() {
+            let row = n.start_position().row;
+            let text = &src[n.byte_range()];
+            let same = |k: usize| last[k].filter(|(r, _)| *r == row).map(|(_, t)| t);
+            if spec.opens_function(text, [same(0), same(1)]) {
+                // `int f(` opens a definition only if a `{` comes before a `;`: a
+                // prototype (`int f(int);`) is none. A keyword (`def`) opens one at once.
+                if text == "(" {
+                    pending = true;
+                } else {
+                    count += 1;
+                }
+            } else if pending && text.contains('{') {
+                count += 1;
+                pending = false;
+            } else if pending && text.contains(';') {
+                pending = false;
+            }
+            last = [Some((row, text)), last[0]];
+        }
+        if !leaf && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == node {
+                return count;
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn build<'t>(
     spec: &dyn LanguageSpec,
     f: Found<'t>,
     src: &str,
-    prev: Option<Node<'t>>,
+    around: &Around<'_, 't>,
     cursors: &mut Vec<tree_sitter::TreeCursor<'t>>,
     kinds: &mut KindFlags,
     inner: Option<&mut Inner<'t>>,
+    nested: bool,
 ) -> Function {
     let node = f.node;
     let range = node.byte_range();
-    let doc = spec.docstring(node, prev, src);
+    let doc = spec.docstring(node, around, src);
     let skip = doc.as_ref().and_then(|d| d.inner_node).map(|n| n.id());
     let body_start = spec.body(node).map_or(range.end, |b| b.start_byte());
-    let walked = walk_function(spec, node, cursors, src, skip, kinds, inner);
+    let walked = walk_function(spec, node, cursors, src, skip, kinds, inner, nested);
     let signature = src[range.start..body_start].trim_end();
     let start_line = node.start_position().row as u32 + 1;
     let (docstring, csn_docstring) = match doc {
@@ -1028,7 +1327,8 @@ struct Walked {
 /// One pass over a function's subtree: the leaf tokens in source order (function_parser's
 /// `tokenize_code`, string literals as single tokens, the `skip` node, the docstring, left
 /// out), the call sites and the typed local declarations. Calls and locals inside a nested
-/// function that is extracted on its own are left to that function.
+/// function that is extracted on its own (`nested`) are left to that function.
+#[allow(clippy::too_many_arguments)]
 fn walk_function<'t>(
     spec: &dyn LanguageSpec,
     node: Node<'t>,
@@ -1037,6 +1337,7 @@ fn walk_function<'t>(
     skip: Option<usize>,
     kinds: &mut KindFlags,
     mut inner: Option<&mut Inner<'t>>,
+    nested: bool,
 ) -> Walked {
     // Token text is at most the function's text; the spare room is given back at the end.
     let mut out = Walked {
@@ -1045,7 +1346,6 @@ fn walk_function<'t>(
     };
     // Depth of the nested function being passed, if any.
     let mut nested_at: Option<usize> = None;
-    let nested = spec.nested_functions_extracted();
     // The nodes above the current one, from the function down: `function` gets them as its
     // ancestors (cheaper than `Node::parent`, which descends from the root every time).
     let mut parents: Vec<Node> = Vec::new();
@@ -1237,28 +1537,30 @@ pub(crate) fn text<'s>(node: Node, src: &'s str) -> &'s str {
     &src[node.byte_range()]
 }
 
-/// The comments directly before `node` (no blank line, no code between), oldest first.
-/// A comment that trails code on the same line is not taken.
+/// The comments directly before `node` (no blank line, no code between), oldest first;
+/// `before` are its earlier siblings ([`Around::before`]). A comment that trails code on the
+/// same line is not taken.
 pub(crate) fn leading_comments<'t>(
     node: Node<'t>,
+    before: &[Node<'t>],
     is_comment: impl Fn(&str) -> bool,
 ) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     let mut next_start_row = node.start_position().row;
-    let mut prev = node.prev_sibling();
-    while let Some(p) = prev {
+    let mut k = before.len();
+    while let Some(&p) = k.checked_sub(1).and_then(|i| before.get(i)) {
         if !is_comment(p.kind_str()) || p.end_position().row + 1 < next_start_row {
             break;
         }
-        let before = p.prev_sibling();
-        if before.is_some_and(|b| {
+        k -= 1;
+        let earlier = k.checked_sub(1).and_then(|i| before.get(i));
+        if earlier.is_some_and(|b| {
             b.end_position().row == p.start_position().row && !is_comment(b.kind_str())
         }) {
             break;
         }
         out.push(p);
         next_start_row = p.start_position().row;
-        prev = before;
     }
     out.reverse();
     out
@@ -1385,8 +1687,8 @@ mod tests {
             let tree = Extractor::default()
                 .parse_path(*lang, path, src)
                 .expect("parses");
-            let fast = walk_file(spec, &tree, src, true);
-            let slow = walk_file(spec, &tree, src, false);
+            let fast = walk_file(spec, &tree, src, true, &Top::default());
+            let slow = walk_file(spec, &tree, src, false, &Top::default());
             assert_eq!(fast, slow, "{lang:?} {path}");
             with_items += usize::from(fast.info != FileInfo::default());
         }
@@ -1404,6 +1706,7 @@ mod tests {
             let spec = lang.spec();
             let mut x = Extractor::default();
             let tree = x.parse_path(*lang, path, src).expect("parses");
+            spec.new_tree();
             let listed = |kinds: Option<&[&str]>, k: &str| kinds.is_none_or(|ks| ks.contains(&k));
             let mut cursor = tree.walk();
             let mut ancestors: Vec<Node> = Vec::new();
@@ -1464,5 +1767,40 @@ mod tests {
             }
         }
         assert!(acted.iter().all(|&n| n > 10), "{acted:?}");
+    }
+
+    /// Functions nested deeper than the limit stay in the code of the deepest one extracted
+    /// and are counted (issue 33, item 7: the rows of a file nested `d` deep held `d` times
+    /// its text).
+    #[test]
+    fn nesting_beyond_the_limit_is_counted_not_extracted() {
+        let depth = 40;
+        let js: String = (0..depth)
+            .map(|i| format!("function f{i}() {{\n"))
+            .collect::<String>()
+            + &"}\n".repeat(depth);
+        let rb: String = (0..depth)
+            .map(|i| format!("def f{i}\n"))
+            .collect::<String>()
+            + &"end\n".repeat(depth);
+        let mut ex = Extractor::default();
+        for (lang, src) in [(Lang::JavaScript, js), (Lang::Ruby, rb)] {
+            let out = ex.extract(lang, &src).expect("extracts");
+            assert!(!out.has_errors, "{lang:?}");
+            let names: Vec<&str> = out.functions.iter().map(|f| f.name.as_str()).collect();
+            let want: Vec<String> = (0..MAX_FUNCTION_NESTING).map(|i| format!("f{i}")).collect();
+            assert_eq!(names, want, "{lang:?}");
+            assert_eq!(
+                out.dropped_nesting,
+                depth - MAX_FUNCTION_NESTING,
+                "{lang:?}"
+            );
+            // The deepest row holds the functions below it.
+            let deepest = out.functions.last().expect("functions");
+            assert!(
+                deepest.code.contains(&format!("f{}", depth - 1)),
+                "{lang:?}"
+            );
+        }
     }
 }

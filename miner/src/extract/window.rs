@@ -83,6 +83,50 @@ pub fn cuts(lang: Lang, src: &str, window: usize) -> Vec<Cut> {
         .collect()
 }
 
+/// Whether a top-level item can start with `rest`, the text from its first byte on: the
+/// rule the scanners confirm a cut with, and where extraction starts again after a syntax
+/// error (`super::recover`, which asks it of the first token of each line that starts at
+/// column 0). Python: `def`, `class`, `async` or a decorator. Elsewhere a name or keyword (a
+/// directive, an annotation or decorator; `$` in JavaScript, TypeScript and PHP) other than
+/// the words that continue a statement (`else`, `end`, `case`...).
+pub(crate) fn starts_item(lang: Lang, rest: &[u8]) -> bool {
+    if lang == Lang::Python {
+        return rest.starts_with(b"def ")
+            || rest.starts_with(b"class ")
+            || rest.starts_with(b"async ")
+            || rest.starts_with(b"@");
+    }
+    let Some(&c) = rest.first() else {
+        return false;
+    };
+    let dollar = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Php) && c == b'$';
+    if !(c.is_ascii_alphabetic() || matches!(c, b'_' | b'#' | b'@') || dollar) {
+        return false;
+    }
+    let word_len = rest
+        .iter()
+        .take_while(|x| x.is_ascii_alphanumeric() || **x == b'_')
+        .count();
+    !matches!(
+        &rest[..word_len],
+        b"else"
+            | b"elsif"
+            | b"elif"
+            | b"end"
+            | b"when"
+            | b"in"
+            | b"then"
+            | b"do"
+            | b"rescue"
+            | b"ensure"
+            | b"catch"
+            | b"finally"
+            | b"case"
+            | b"default"
+            | b"while"
+    )
+}
+
 /// Skips a C-style string or character literal opened by `quote` at `i - 1`; an unescaped
 /// newline also ends it (C literals do not span lines, and a stray quote in a comment-like
 /// `#if 0` block then costs one line, not the rest of the file). Returns the index after it.
@@ -187,7 +231,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
                 // Only the start of a new item confirms the cut: a name or keyword, a
                 // directive, an annotation; not `;`, `,`, `(`, `{`..., which continue the
                 // item (`auto l = [] {...};`, K&R parameter declarations before a body).
-                if c.is_ascii_alphabetic() || matches!(c, b'_' | b'#' | b'@') {
+                if starts_item(lang, &b[i..]) {
                     out.push(p.at.unwrap_or(i));
                 }
                 pending = None;
@@ -338,11 +382,7 @@ fn python_candidates(b: &[u8]) -> Vec<usize> {
             line_begins = false;
             if brackets == 0 && !continued {
                 let rest = &b[i..];
-                let starts_item = rest.starts_with(b"def ")
-                    || rest.starts_with(b"class ")
-                    || rest.starts_with(b"async ")
-                    || rest.starts_with(b"@");
-                if starts_item && i > 0 && !after_decorator {
+                if starts_item(Lang::Python, rest) && i > 0 && !after_decorator {
                     out.push(i);
                 }
                 if let Some(&c) = rest.first() {

@@ -100,6 +100,7 @@ pub(super) fn extract_files(
                     files_with_syntax_errors: usize::from(p.has_errors),
                     functions: p.functions.len(),
                     dropped_syntax_error: p.dropped_syntax_error,
+                    dropped_nesting: p.dropped_nesting,
                     functions_with_syntax_errors: p
                         .functions
                         .iter()
@@ -110,6 +111,18 @@ pub(super) fn extract_files(
                 };
                 stats.totals.add(&c);
                 stats.languages.entry(file.lang.name()).or_default().add(&c);
+                if p.dropped_nesting > 0 {
+                    // The file is mined; its deepest functions are not rows of their own.
+                    let limit = crate::extract::MAX_FUNCTION_NESTING;
+                    let reason = format!(
+                        "{} functions nested more than {limit} deep (the limit) are not extracted \
+                         on their own: they stay in the code of the function {limit} deep that \
+                         holds them",
+                        p.dropped_nesting
+                    );
+                    let path = Some(file.path.clone());
+                    failures.push(failure(stats, path, "extract", "nesting_too_deep", reason));
+                }
                 out.blobs.push(file.blob());
                 if keep_text {
                     out.texts.push(text);
@@ -145,6 +158,7 @@ struct Parsed {
     extra: crate::resolve::CodeNodes,
     info: FileInfo,
     dropped_syntax_error: usize,
+    dropped_nesting: usize,
     has_errors: bool,
     /// The file's license ([`super::licenses::for_file`]).
     license: Option<String>,
@@ -204,6 +218,7 @@ fn parse_text(
         functions: out.functions,
         info: out.info,
         dropped_syntax_error: out.dropped_syntax_error,
+        dropped_nesting: out.dropped_nesting,
         has_errors: out.has_errors,
     })
 }

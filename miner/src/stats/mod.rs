@@ -35,6 +35,7 @@ pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("extract", "binary"),
     ("extract", "read_error"),
     ("extract", "parse_error"),
+    ("extract", "nesting_too_deep"),
     ("enrich", "coverage_error"),
     ("enrich", "coverage_too_large"),
     ("enrich", "history_error"),
@@ -66,8 +67,13 @@ pub struct LangCounts {
     pub files_with_syntax_errors: usize,
     pub functions: usize,
     pub with_docstring: usize,
-    /// Functions dropped because their signature is broken or they sit in an ERROR node.
+    /// Functions lost to syntax errors: a broken signature, inside an ERROR node, or text
+    /// that opens a function where tree-sitter found none (see docs/failures.md).
     pub dropped_syntax_error: usize,
+    /// Functions nested more than `extract::MAX_FUNCTION_NESTING` deep, left in the code of
+    /// the function that holds them rather than extracted on their own.
+    #[serde(default)]
+    pub dropped_nesting: usize,
     /// Functions kept and flagged because their body holds a syntax error.
     pub functions_with_syntax_errors: usize,
     pub csn_rows: usize,
@@ -81,6 +87,7 @@ impl LangCounts {
         self.functions += o.functions;
         self.with_docstring += o.with_docstring;
         self.dropped_syntax_error += o.dropped_syntax_error;
+        self.dropped_nesting += o.dropped_nesting;
         self.functions_with_syntax_errors += o.functions_with_syntax_errors;
         self.csn_rows += o.csn_rows;
     }

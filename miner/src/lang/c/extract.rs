@@ -7,7 +7,8 @@ use crate::extract::grammar::NodeExt;
 
 pub(crate) use crate::extract::squash;
 use crate::extract::{
-    leading_comments, text, tokens, CallKind, CallSite, Details, Docstring, FileInfo, FunctionKind,
+    leading_comments, text, tokens, Around, CallKind, CallSite, Details, Docstring, FileInfo,
+    FunctionKind,
     Include, LanguageSpec, Macro,
 };
 
@@ -38,8 +39,13 @@ pub(crate) fn declarator_name<'t>(def: Node<'t>) -> Option<Node<'t>> {
 }
 
 /// The comment block directly before `node`, delimiters stripped (C and C++ docstrings).
-pub(crate) fn comment_docstring<'t>(node: Node<'t>, src: &str) -> Option<Docstring<'t>> {
-    let comments = leading_comments(node, |k| k == "comment");
+/// `before`: the earlier siblings of `node` ([`crate::extract::Around::before`]).
+pub(crate) fn comment_docstring<'t>(
+    node: Node<'t>,
+    before: &[Node<'t>],
+    src: &str,
+) -> Option<Docstring<'t>> {
+    let comments = leading_comments(node, before, |k| k == "comment");
     if comments.is_empty() {
         return None;
     }
@@ -358,10 +364,10 @@ impl LanguageSpec for C {
     fn docstring<'t>(
         &self,
         node: Node<'t>,
-        _prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        comment_docstring(node, src)
+        comment_docstring(node, around.before(), src)
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

@@ -12,7 +12,8 @@ use crate::lang::c::extract::{
     arg_count, c_call, c_details, c_file_item, comment_docstring, declarator_name, squash,
 };
 use crate::extract::{
-    text, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind, LanguageSpec,
+    text, Around, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind,
+    LanguageSpec,
 };
 
 use super::Cpp;
@@ -171,15 +172,16 @@ impl LanguageSpec for Cpp {
     fn docstring<'t>(
         &self,
         node: Node<'t>,
-        _prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
         // The comment of a template sits before `template <...>`.
-        let target = match node.parent() {
-            Some(p) if p.kind_str() == "template_declaration" => p,
-            _ => node,
-        };
-        comment_docstring(target, src)
+        match (around.parent(), around.up()) {
+            (Some(p), Some(up)) if p.kind_str() == "template_declaration" => {
+                comment_docstring(p, up.before(), src)
+            }
+            _ => comment_docstring(node, around.before(), src),
+        }
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

@@ -11,7 +11,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Around, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -223,21 +223,25 @@ impl LanguageSpec for Go {
     fn docstring<'t>(
         &self,
         _node: Node<'t>,
-        mut prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
         // function_parser looks at the file's top-level nodes only, and functions are found
         // there only (see `may_contain_functions`; those inside an ERROR node are dropped
         // before their docstring is asked for), so `node`'s siblings are top-level nodes.
-        let mut comments = Vec::new();
-        while let Some(p) = prev.filter(|p| p.kind_str() == "comment") {
-            comments.push(text(p, src));
-            prev = p.prev_sibling();
-        }
-        if comments.is_empty() {
+        let before = around.before();
+        let run = before
+            .iter()
+            .rev()
+            .take_while(|p| p.kind_str() == "comment")
+            .count();
+        if run == 0 {
             return None;
         }
-        comments.reverse();
+        let comments: Vec<&str> = before[before.len() - run..]
+            .iter()
+            .map(|p| text(*p, src))
+            .collect();
         // CodeSearchNet published the comments' text as it is, `//` markers included.
         let raw = comments.join("\n");
         Some(Docstring::with_published(
@@ -248,6 +252,11 @@ impl LanguageSpec for Go {
 
     /// A raw string was one token in the grammar function_parser used (no Go node is of its
     /// atomic type `string`); tree-sitter-go 0.25 splits it into quotes and content.
+    /// The `func` keyword opens a function in text that tree-sitter could not parse.
+    fn opens_function(&self, text: &str, _before: [Option<&str>; 2]) -> bool {
+        text == "func"
+    }
+
     fn atomic_token(&self, kind: &str) -> bool {
         kind == "raw_string_literal"
     }

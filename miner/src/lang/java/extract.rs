@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Around, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -183,19 +183,20 @@ impl LanguageSpec for Java {
     fn docstring<'t>(
         &self,
         _node: Node<'t>,
-        prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
         // function_parser's rule: the one comment node right before the method, of any
         // kind (its grammar called `//`, `/* */` and `/** */` all `comment`), so a run of
         // `//` lines gives its last line.
-        let prev = prev?;
+        let before = around.before();
+        let prev = *before.last()?;
         if !matches!(prev.kind_str(), "block_comment" | "line_comment") {
             return None;
         }
         // On purpose: `int x; // note` (or `} // end of f`) on the line before is about that
         // line, not the method (as for PHP).
-        if let Some(before) = prev.prev_sibling() {
+        if let Some(before) = before.len().checked_sub(2).and_then(|i| before.get(i)) {
             if !before.kind_str().ends_with("comment")
                 && before.end_position().row == prev.start_position().row
             {

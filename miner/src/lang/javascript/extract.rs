@@ -23,8 +23,8 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    count_named, named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
-    FunctionKind, Import,
+    count_named, named, squash, text, tokens, Around, CallKind, CallSite, ClassInfo, Details,
+    Docstring, FileInfo, FunctionKind, Import,
 };
 
 /// A specifier as written, without its quotes (`'./a'` gives `./a`).
@@ -228,37 +228,42 @@ fn may_hold_item(text: &str) -> bool {
 
 /// The node whose preceding comments document `node`: its `var` declaration, object `pair`
 /// (function_parser's rule), and beyond it an `export` statement, an assignment statement
-/// or a class field around it. `Node::parent` descends from the root, which is slow in a
-/// bundle's thousand-statement function body, so the text before the node decides first
-/// whether a parent can matter (`=` or `:` before a bound function, `export` or `default`
-/// before an exported one).
-fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
+/// or a class field around it; and what the walk knows around that node. The text before
+/// the node decides first whether a parent can matter (`=` or `:` before a bound function,
+/// `export` or `default` before an exported one).
+fn documented_node<'a, 't>(
+    node: Node<'t>,
+    around: &Around<'a, 't>,
+    src: &str,
+) -> (Node<'t>, Around<'a, 't>) {
     let before = |n: Node| src[..n.start_byte()].trim_end();
-    let mut base = node;
+    let (mut base, mut at) = (node, *around);
     let bound = matches!(
         node.kind_str(),
         "function_expression" | "generator_function" | "arrow_function"
     ) && before(node).ends_with(['=', ':']);
-    if let Some(p) = node.parent().filter(|_| bound) {
+    if let (true, Some(p), Some(up)) = (bound, at.parent(), at.up()) {
         match p.kind_str() {
             "variable_declarator" => {
-                if let Some(decl) = p.parent() {
-                    base = decl;
+                if let (Some(decl), Some(decl_at)) = (up.parent(), up.up()) {
+                    (base, at) = (decl, decl_at);
                 }
             }
-            "pair" | "field_definition" | "public_field_definition" => base = p,
+            "pair" | "field_definition" | "public_field_definition" => (base, at) = (p, up),
             "assignment_expression" => {
                 // `a.b = function` and `exports = module.exports = function`.
-                let mut top = p;
-                while let Some(up) = top.parent() {
-                    if up.kind_str() != "assignment_expression" {
+                let mut top = up;
+                while let (Some(u), Some(u_at)) = (top.parent(), top.up()) {
+                    if u.kind_str() != "assignment_expression" {
                         break;
                     }
-                    top = up;
+                    top = u_at;
                 }
-                if let Some(stmt) = top.parent().filter(|s| s.kind_str() == "expression_statement")
-                {
-                    base = stmt;
+                let stmt = top
+                    .parent()
+                    .filter(|s| s.kind_str() == "expression_statement");
+                if let (Some(stmt), Some(stmt_at)) = (stmt, top.up()) {
+                    (base, at) = (stmt, stmt_at);
                 }
             }
             _ => {}
@@ -266,11 +271,12 @@ fn documented_node<'t>(node: Node<'t>, src: &str) -> Node<'t> {
     }
     let b = before(base);
     if b.ends_with("export") || b.ends_with("default") {
-        if let Some(p) = base.parent().filter(|p| p.kind_str() == "export_statement") {
-            base = p;
+        let export = at.parent().filter(|p| p.kind_str() == "export_statement");
+        if let (Some(p), Some(up)) = (export, at.up()) {
+            (base, at) = (p, up);
         }
     }
-    base
+    (base, at)
 }
 
 /// function_parser's `identifier`: the `identifier` child of the function node itself, so
@@ -296,28 +302,28 @@ pub(crate) fn function_parser_name(node: Node, qualified: &str, src: &str) -> Op
 /// blank line separates one taken comment from the node before it.
 pub(crate) fn docstring<'t>(
     node: Node<'t>,
-    prev: Option<Node<'t>>,
+    around: &Around<'_, 't>,
     src: &str,
 ) -> Option<Docstring<'t>> {
-    let base = documented_node(node, src);
-    let mut prev = if base == node {
-        prev
-    } else {
-        base.prev_sibling()
-    };
+    let (_, at) = documented_node(node, around, src);
+    let before = at.before();
     // Decorators of a TypeScript method are its siblings in the class body.
-    while let Some(p) = prev.filter(|p| p.kind_str() == "decorator") {
-        prev = p.prev_sibling();
-    }
-    let first = prev.filter(|p| p.kind_str() == "comment")?;
+    let mut k = before.len()
+        - before
+            .iter()
+            .rev()
+            .take_while(|p| p.kind_str() == "decorator")
+            .count();
+    let earlier = |k: usize| k.checked_sub(1).and_then(|i| before.get(i)).copied();
+    let first = earlier(k).filter(|p| p.kind_str() == "comment")?;
+    k -= 1;
     let mut all = vec![first];
-    let mut prev = first.prev_sibling();
-    while let Some(p) = prev.filter(|p| p.kind_str() == "comment") {
+    while let Some(p) = earlier(k).filter(|p| p.kind_str() == "comment") {
         all.push(p);
+        k -= 1;
         let last_start = p.start_position().row;
-        prev = p.prev_sibling();
-        match prev {
-            Some(before) if before.end_position().row + 1 < last_start => break,
+        match earlier(k) {
+            Some(b) if b.end_position().row + 1 < last_start => break,
             Some(_) => {}
             None => break,
         }
@@ -565,7 +571,13 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
             }
         }
         "class_declaration" | "abstract_class_declaration" | "class" => {
-            let Some(name) = class_name(node, node.parent(), src) else {
+            // A class without a name takes its binding's; `Node::parent` searches from the
+            // root, so it is asked only then.
+            let name = match node.field("name") {
+                Some(n) => Some(text(n, src).to_string()),
+                None => class_name(node, node.parent(), src),
+            };
+            let Some(name) = name else {
                 return;
             };
             let mut class = ClassInfo {
@@ -1016,13 +1028,16 @@ macro_rules! ecma_spec {
             fn docstring<'t>(
                 &self,
                 node: tree_sitter::Node<'t>,
-                prev: Option<tree_sitter::Node<'t>>,
+                around: &$crate::extract::Around<'_, 't>,
                 src: &str,
             ) -> Option<$crate::extract::Docstring<'t>> {
-                $crate::lang::javascript::extract::docstring(node, prev, src)
+                $crate::lang::javascript::extract::docstring(node, around, src)
             }
             fn atomic_token(&self, kind: &str) -> bool {
                 $crate::lang::javascript::extract::atomic_token(kind)
+            }
+            fn opens_function(&self, text: &str, _before: [Option<&str>; 2]) -> bool {
+                text == "function"
             }
             fn hidden_leaf(&self, kind: &str) -> bool {
                 $crate::lang::javascript::extract::hidden_leaf(kind)

@@ -14,7 +14,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    count_named, named, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    count_named, named, text, tokens, CallKind, CallSite, ClassInfo, Around, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -242,15 +242,15 @@ impl LanguageSpec for Php {
     fn docstring<'t>(
         &self,
         _node: Node<'t>,
-        prev: Option<Node<'t>>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        let prev = prev?;
+        let (&prev, earlier) = around.before().split_last()?;
         if prev.kind_str() != "comment" {
             return None;
         }
         // `$x = 1; // note` on the line before is about that line, not the function.
-        if let Some(before) = prev.prev_sibling() {
+        if let Some(&before) = earlier.last() {
             if before.kind_str() != "comment" && before.end_position().row == prev.start_position().row
             {
                 return None;
@@ -264,6 +264,17 @@ impl LanguageSpec for Php {
         // Published as function_parser cleaned it: a `#` stays, so does `/*`.
         let published = tokens::py_strip(&tokens::fp_strip_c_style(comment)).to_string();
         Some(Docstring::with_published(text, published))
+    }
+
+    /// The file's opening `<?php` tag.
+    fn fragment_prefix(&self, root: Node) -> Option<tree_sitter::Range> {
+        let first = root.child(0)?;
+        (first.kind_str() == "php_tag").then(|| first.range())
+    }
+
+    /// The `function` keyword opens a function in text that tree-sitter could not parse.
+    fn opens_function(&self, text: &str, _before: [Option<&str>; 2]) -> bool {
+        text == "function"
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Around, Details, Docstring, FileInfo,
     FunctionKind, Import, LanguageSpec,
 };
 
@@ -106,7 +106,7 @@ impl LanguageSpec for Python {
     fn docstring<'t>(
         &self,
         node: Node<'t>,
-        _prev: Option<Node<'t>>,
+        _around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
         let body = node.field("body")?;
@@ -134,6 +134,11 @@ impl LanguageSpec for Python {
                 tokens::fp_python_docstring(literal),
             )
         })
+    }
+
+    /// The `def` keyword opens a function in text that tree-sitter could not parse.
+    fn opens_function(&self, text: &str, _before: [Option<&str>; 2]) -> bool {
+        text == "def"
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

@@ -16,7 +16,8 @@ use tree_sitter::Node;
 use crate::extract::grammar::NodeExt;
 
 use crate::extract::{
-    named, squash, text, tokens, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo,
+    named, squash, text, tokens, Around, CallKind, CallSite, ClassInfo, Details, Docstring,
+    FileInfo,
     FunctionKind, Import, LanguageSpec, Place,
 };
 
@@ -153,17 +154,18 @@ impl LanguageSpec for Ruby {
         }
         // A `def` in a block (`describe do`, `included do`) defines a method on the block's
         // self, not a top-level function visible everywhere.
-        let in_class = ancestors.iter().any(|a| match a.kind_str() {
-            "class" | "module" | "singleton_class" | "block" | "do_block" => true,
-            "assignment" => class_with_block(*a, src).is_some(),
-            _ => false,
-        });
+        let in_class = in_class(ancestors, src);
         let kind = match (in_class || kind == "singleton_method", name.as_str()) {
             (true, "initialize") if kind == "method" => FunctionKind::Constructor,
             (true, _) => FunctionKind::Method,
             (false, _) => FunctionKind::Function,
         };
         Some((kind, name))
+    }
+
+    /// Node ids are addresses, reused by the next tree: [`in_class`]'s answers are forgotten.
+    fn new_tree(&self) {
+        IN_CLASS.with(|m| m.borrow_mut().clear());
     }
 
     fn scope(&self, node: Node, _ancestors: &[Node], src: &str) -> Option<String> {
@@ -197,36 +199,30 @@ impl LanguageSpec for Ruby {
     /// statement are children of the class, not of its body, so the run continues there.
     fn docstring<'t>(
         &self,
-        node: Node<'t>,
-        _prev: Option<Node<'t>>,
+        _node: Node<'t>,
+        around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        // One pass over the parent's children (`prev_sibling` would find the parent again
-        // for every comment).
+        // The walk's lists of earlier siblings: `Node::parent` and a pass over the parent's
+        // children for every method made a class of many methods quadratic.
         let mut comments: Vec<Node> = Vec::new();
-        let mut cur = node;
-        while let Some(parent) = cur.parent() {
-            let mut run = Vec::new();
-            let mut only_comments = true;
-            let mut c = parent.walk();
-            let mut more = c.goto_first_child();
-            while more && c.node().id() != cur.id() {
-                let n = c.node();
-                if n.kind_str() == "comment" {
-                    run.push(n);
-                } else {
-                    run.clear();
-                    only_comments = false;
-                }
-                more = c.goto_next_sibling();
-            }
-            // This level's run follows the enclosing level's in the source.
-            run.append(&mut comments);
-            comments = run;
-            if !(only_comments && parent.kind_str() == "body_statement") {
+        let mut at = *around;
+        while let Some(parent) = at.parent() {
+            let before = at.before();
+            let run = before
+                .iter()
+                .rev()
+                .take_while(|n| n.kind_str() == "comment")
+                .count();
+            // This level's run comes before the inner level's in the source.
+            let mut all = before[before.len() - run..].to_vec();
+            all.append(&mut comments);
+            comments = all;
+            if !(run == before.len() && parent.kind_str() == "body_statement") {
                 break;
             }
-            cur = parent;
+            let Some(up) = at.up() else { break };
+            at = up;
         }
         if comments.is_empty() {
             return None;
@@ -246,6 +242,11 @@ impl LanguageSpec for Ruby {
             lines.join("\n").trim().to_string(),
             tokens::py_strip(&published.join("\n")).to_string(),
         ))
+    }
+
+    /// The `def` keyword opens a function in text that tree-sitter could not parse.
+    fn opens_function(&self, text: &str, _before: [Option<&str>; 2]) -> bool {
+        text == "def"
     }
 
     /// A string literal is one token (function_parser's `string` rule), and so is a word
@@ -557,7 +558,40 @@ fn identifier_role(place: Place) -> Role {
     }
 }
 
+/// Whether one of `ancestors` is a class, module or block (a `def` there defines a method).
+/// Asked for every `def`, a scan of all the ancestors made functions nested `d` deep cost
+/// time quadratic in `d`; the answer for each ancestor is kept for the next `def` of the
+/// same tree ([`LanguageSpec::new_tree`] forgets them), whose ancestors share a prefix.
+fn in_class(ancestors: &[Node], src: &str) -> bool {
+    IN_CLASS.with(|cell| {
+        let mut memo = cell.borrow_mut();
+        // An entry at the same depth for the same node holds for the whole prefix: both
+        // lists are paths down the same tree, with as many nodes above it.
+        memo.truncate(ancestors.len());
+        while let Some(&(id, _)) = memo.last() {
+            if ancestors.get(memo.len() - 1).is_some_and(|a| a.id() == id) {
+                break;
+            }
+            memo.pop();
+        }
+        for a in &ancestors[memo.len()..] {
+            let here = match a.kind_str() {
+                "class" | "module" | "singleton_class" | "block" | "do_block" => true,
+                "assignment" => class_with_block(*a, src).is_some(),
+                _ => false,
+            };
+            let above = memo.last().is_some_and(|&(_, v)| v);
+            memo.push((a.id(), above || here));
+        }
+        memo.last().is_some_and(|&(_, v)| v)
+    })
+}
+
 thread_local! {
+    /// [`in_class`]'s answers for the ancestors of the last `def` asked about: (node id,
+    /// whether it or a node above it is a class, module or block).
+    static IN_CLASS: std::cell::RefCell<Vec<(usize, bool)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
     /// The last `def` that [`LanguageSpec::function`] saw with its ancestors, and whether
     /// it sits in `class << self`.
     static SINGLETON_DEF: std::cell::Cell<Option<(usize, bool)>> =
