@@ -413,13 +413,13 @@ struct MineArgs {
     /// dots) or `function-parser`, CodeSearchNet's own names for joining with its published
     /// rows (Go methods without the receiver type, anonymous JavaScript function expressions
     /// empty). Only CSN's `func_name` changes; ids and the other tables keep codemine's names.
-    #[arg(long, value_name = "codemine|function-parser", default_value = "codemine",
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "codemine|function-parser", default_value = "codemine",
           value_parser = parse_csn_names)]
     csn_names: miner::csn::CsnNames,
     /// Whose definitions YABLoCo's counts and categories follow: `codemine`
     /// (docs/callgraph.md) or `yabloco`, the published tables' (a call made by a macro's
     /// expansion is no dependency and makes no caller). The edges table is the same.
-    #[arg(long, value_name = "codemine|yabloco", default_value = "codemine",
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "codemine|yabloco", default_value = "codemine",
           value_parser = parse_callgraph_compat)]
     callgraph_compat: miner::callgraph::CallgraphCompat,
     /// The YABLoCo `instruction` template: Python `str.format` syntax with the placeholders
