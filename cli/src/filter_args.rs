@@ -13,7 +13,7 @@ use miner::lang::Lang;
 // The filter flags of `codemine mine`; `to_config` turns them into a `FilterConfig`.
 // (A plain comment: clap would make a doc comment the `about` of the command that
 // flattens these flags.) Their help headings are among those `codemine mine --help`
-// groups its flags by (`heading` in lib.rs; a test there checks them).
+// groups its flags by (`heading` in help.rs; a test there checks them).
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Filtering")]
 pub struct FilterArgs {
