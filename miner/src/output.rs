@@ -6,7 +6,6 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::escape::markdown;
-use crate::stats::steps::{DecontamStage, DECONTAM_RULE};
 use crate::stats::{Failure, Stats};
 use crate::Error;
 use codemine_schemas::layout::{self, TableDir};
@@ -116,54 +115,6 @@ pub fn write_stats(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     write_atomic(&path, &json)
 }
 
-/// The card's account of the filter stage: the rules and what each removed.
-fn filter_summary(stats: &Stats) -> String {
-    let f = &stats.stages.filter;
-    if !f.active {
-        return "- filters: none\n".to_string();
-    }
-    let preset = f
-        .settings
-        .get("preset")
-        .and_then(|p| p.as_str())
-        .map(|p| format!("preset `{p}`, "))
-        .unwrap_or_default();
-    let removed: Vec<String> = f
-        .funnel
-        .removed
-        .iter()
-        .map(|(rule, n)| format!("{rule} {n}"))
-        .collect();
-    format!(
-        "- filters: {preset}rules {}; kept {} of {} functions (removed: {}; details in stats.json)\n",
-        f.rules.join(", "),
-        f.funnel.kept,
-        f.funnel.input,
-        if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
-    )
-}
-
-/// One line on near-duplicate removal, for the dataset card.
-fn dedup_summary(stats: &Stats) -> String {
-    let Some(d) = &stats.stages.dedup else {
-        return "- near-duplicates: kept (dedup was off)\n".to_string();
-    };
-    let p = &d.params;
-    format!(
-        "- near-duplicates: of {} functions, {} exact and {} near duplicates removed, one \
-         keeper per cluster (MinHash LSH, minhash-rs {}: Jaccard >= {}, {}-token shingles, \
-         {} bands x {} rows; details in stats.json)\n",
-        d.functions,
-        d.exact_removed,
-        d.near_removed,
-        d.minhash_rs_version,
-        p.threshold,
-        p.shingle,
-        p.bands,
-        p.rows
-    )
-}
-
 /// The dataset card: a Hugging Face YAML header (configs, splits, features) and a short
 /// account of what was mined.
 pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
@@ -250,7 +201,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
-         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}{}\n## Repositories\n\n\
+         - rows (functions with a docstring that the filters and dedup kept): {}\n{}\n## Repositories\n\n\
          | repo | commit | partition | license | rows |\n|---|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
@@ -258,9 +209,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         t.files,
         t.functions,
         t.csn_rows,
-        filter_summary(stats),
-        dedup_summary(stats),
-        decontam_summary(stats.stages.decontamination.as_ref()),
+        stats.stages.card_lines(),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         // Every text from input is escaped: a name cannot add markup, split a cell, start a
@@ -280,32 +229,4 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         );
     }
     write_atomic(&out_dir.join("README.md"), (y + &body).as_bytes())
-}
-
-/// The dataset card's lines on decontamination (empty when the step was off).
-fn decontam_summary(stage: Option<&DecontamStage>) -> String {
-    let Some(d) = stage else {
-        return String::new();
-    };
-    let mut s = format!(
-        "- decontamination: functions sharing a run of {} tokens with a benchmark item, or \
-         with a shingle Jaccard >= {} (MinHash LSH), removed (rule `{DECONTAM_RULE}`; nodes keep \
-         `contaminated_by`):\n",
-        d.ngram, d.threshold
-    );
-    for (name, b) in &d.benchmarks {
-        s += &format!(
-            "  - {}: {} of {} items found; {} functions removed ({} exact, {} near)\n",
-            crate::escape::markdown(name),
-            b.items_found,
-            b.items,
-            b.functions_matched,
-            b.exact,
-            b.near
-        );
-    }
-    if let Some(w) = &d.warning {
-        s += &format!("\n**Warning**: {w}.\n\n");
-    }
-    s
 }

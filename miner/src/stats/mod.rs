@@ -2,6 +2,7 @@
 //! repository. Workers fill one [`RepoStats`] each; the writer merges them in input order,
 //! so the counts do not depend on the thread count.
 
+pub mod card;
 pub mod steps;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,103 @@
+//! Each step's lines in the dataset card's summary, next to the stats they are written from:
+//! a step that reports in the card implements [`CardLines`] for its stats type and is listed
+//! once in [`Stages::card_lines`]. The card itself (`write_card` in output.rs) only puts
+//! them in place.
+
+use super::steps::{DecontamStage, DECONTAM_RULE};
+use super::{DedupStage, FilterStage, Stages};
+
+/// A step's lines in the card (markdown list items, each ending in a newline; empty when
+/// the step has nothing to say).
+pub trait CardLines {
+    fn card_lines(&self) -> String;
+}
+
+impl Stages {
+    /// The steps' card lines, in the order the card shows them.
+    pub fn card_lines(&self) -> String {
+        let steps: [&dyn CardLines; 3] = [&self.filter, &self.dedup, &self.decontamination];
+        steps.iter().map(|s| s.card_lines()).collect()
+    }
+}
+
+/// The rules and what each removed.
+impl CardLines for FilterStage {
+    fn card_lines(&self) -> String {
+        let f = self;
+        if !f.active {
+            return "- filters: none\n".to_string();
+        }
+        let preset = f
+            .settings
+            .get("preset")
+            .and_then(|p| p.as_str())
+            .map(|p| format!("preset `{p}`, "))
+            .unwrap_or_default();
+        let removed: Vec<String> = f
+            .funnel
+            .removed
+            .iter()
+            .map(|(rule, n)| format!("{rule} {n}"))
+            .collect();
+        format!(
+            "- filters: {preset}rules {}; kept {} of {} functions (removed: {}; details in stats.json)\n",
+            f.rules.join(", "),
+            f.funnel.kept,
+            f.funnel.input,
+            if removed.is_empty() { "none".to_string() } else { removed.join(", ") },
+        )
+    }
+}
+
+/// One line on near-duplicate removal (absent: dedup was off).
+impl CardLines for Option<DedupStage> {
+    fn card_lines(&self) -> String {
+        let Some(d) = self else {
+            return "- near-duplicates: kept (dedup was off)\n".to_string();
+        };
+        let p = &d.params;
+        format!(
+            "- near-duplicates: of {} functions, {} exact and {} near duplicates removed, one \
+             keeper per cluster (MinHash LSH, minhash-rs {}: Jaccard >= {}, {}-token shingles, \
+             {} bands x {} rows; details in stats.json)\n",
+            d.functions,
+            d.exact_removed,
+            d.near_removed,
+            d.minhash_rs_version,
+            p.threshold,
+            p.shingle,
+            p.bands,
+            p.rows
+        )
+    }
+}
+
+/// What each benchmark matched (nothing when the step was off).
+impl CardLines for Option<DecontamStage> {
+    fn card_lines(&self) -> String {
+        let Some(d) = self else {
+            return String::new();
+        };
+        let mut s = format!(
+            "- decontamination: functions sharing a run of {} tokens with a benchmark item, or \
+             with a shingle Jaccard >= {} (MinHash LSH), removed (rule `{DECONTAM_RULE}`; nodes keep \
+             `contaminated_by`):\n",
+            d.ngram, d.threshold
+        );
+        for (name, b) in &d.benchmarks {
+            s += &format!(
+                "  - {}: {} of {} items found; {} functions removed ({} exact, {} near)\n",
+                crate::escape::markdown(name),
+                b.items_found,
+                b.items,
+                b.functions_matched,
+                b.exact,
+                b.near
+            );
+        }
+        if let Some(w) = &d.warning {
+            s += &format!("\n**Warning**: {w}.\n\n");
+        }
+        s
+    }
+}
