@@ -191,6 +191,22 @@ impl Decontaminator {
     }
 }
 
+/// The decontamination step, with `--decontaminate`.
+pub(super) struct Decontaminate;
+
+impl super::steps::RepoStep for Decontaminate {
+    fn wanted(&self, opts: &super::MineOptions, _spec: &crate::source::RepoSpec) -> bool {
+        opts.decontam.is_some()
+    }
+
+    fn run(&self, s: &mut super::steps::Enriching) {
+        if let Some(d) = &s.opts.decontam {
+            let found = step(d, s.units, &mut s.graph.nodes, s.outcome);
+            s.stats.decontamination = Some(found);
+        }
+    }
+}
+
 /// Checks every function whose outcome is still `Ok`; a match sets its outcome to
 /// [`RULE`] and its node's `contaminated_by`.
 pub fn step(

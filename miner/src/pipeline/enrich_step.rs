@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use super::repo::{each_function, failure};
+use super::steps::{Enriching, RepoStep};
 use super::MineOptions;
 use crate::callgraph;
 use crate::resolve::SourceUnit;
@@ -15,9 +16,39 @@ use codemine_history::{
     last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats,
 };
 
+/// The coverage step, for a repository given coverage reports.
+pub(super) struct Coverage;
+
+impl RepoStep for Coverage {
+    fn wanted(&self, _opts: &MineOptions, spec: &RepoSpec) -> bool {
+        !spec.coverage.is_empty()
+    }
+
+    fn run(&self, s: &mut Enriching) {
+        coverage_step(
+            s.spec, s.snap, s.opts, s.units, s.graph, s.stats, s.failures,
+        );
+    }
+}
+
+/// The history step, unless the run was asked not to walk the history.
+pub(super) struct History;
+
+impl RepoStep for History {
+    fn wanted(&self, opts: &MineOptions, _spec: &RepoSpec) -> bool {
+        opts.history
+    }
+
+    fn run(&self, s: &mut Enriching) {
+        history_step(
+            s.snap, s.units, s.blobs, s.outcome, s.graph, s.stats, s.failures,
+        );
+    }
+}
+
 /// The coverage step: the repository's reports give every node its coverage columns; a
 /// bad report is a failure and leaves all of them null.
-pub(super) fn coverage_step(
+fn coverage_step(
     spec: &RepoSpec,
     snap: &source::Snapshot,
     opts: &MineOptions,
@@ -54,7 +85,7 @@ pub(super) fn coverage_step(
 }
 
 /// The history step: the last commit of every function the cheap filters kept.
-pub(super) fn history_step(
+fn history_step(
     snap: &source::Snapshot,
     units: &[SourceUnit],
     blobs: &[Option<git2::Oid>],

@@ -26,6 +26,7 @@ mod repo;
 pub mod repo_completion;
 pub mod side;
 mod stage;
+mod steps;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

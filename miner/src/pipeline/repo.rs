@@ -5,20 +5,18 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use codemine_filters::dedup::{self as near, literal, DedupParams, Item};
-use codemine_filters::{FunctionView, Kind};
-use codemine_schemas::callgraph::NodeRow;
 use codemine_schemas::csn::CsnRow;
 use codemine_schemas::dedup::FunctionRow;
 use codemine_schemas::dropped::DroppedRow;
 use rayon::prelude::*;
 
-use super::enrich_step::{coverage_step, history_step};
 use super::extract_step::{extract_files, read_project_files, Extracted};
 use super::stage::DedupInput;
+use super::steps;
 use super::{HeaderMode, MineOptions, Progress};
 use crate::callgraph::{self, NodeFacts, SealedGraph, YablocoShared};
 use crate::csn::{self, RepoContext};
-use crate::extract::{is_ambiguous_header, tokens, Function, FunctionKind, Lang};
+use crate::extract::{is_ambiguous_header, Function, Lang};
 use crate::resolve::{self, SourceUnit};
 use crate::source::{self, RepoError, RepoSpec, SourceFile};
 use crate::stats::{Failure, RepoStats};
@@ -215,49 +213,19 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
-    if !spec.coverage.is_empty() {
-        coverage_step(
-            spec,
-            &snap,
-            opts,
-            &units,
-            &mut graph,
-            &mut stats,
-            &mut failures,
-        );
-    }
-
-    // Filters before history: the cheap rules, so that only survivors are blamed.
-    let filter = opts.filter.as_ref().filter(|f| f.is_active());
     let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); graph.nodes.len()];
+    steps::run_all(&mut steps::Enriching {
+        spec,
+        opts,
+        snap: &snap,
+        units: &units,
+        blobs: &blobs,
+        graph: &mut graph,
+        outcome: &mut outcome,
+        stats: &mut stats,
+        failures: &mut failures,
+    });
     let t = Instant::now();
-    if let Some(filter) = filter {
-        for_each_view(&name, &units, &graph.nodes, &mut outcome, |v| {
-            filter.check_before_history(v)
-        });
-    }
-    stats.filter_seconds = t.elapsed().as_secs_f64();
-    if let Some(d) = &opts.decontam {
-        let s = super::decontam::step(d, &units, &mut graph.nodes, &mut outcome);
-        stats.decontamination = Some(s);
-    }
-    if opts.history {
-        history_step(
-            &snap,
-            &units,
-            &blobs,
-            &outcome,
-            &mut graph,
-            &mut stats,
-            &mut failures,
-        );
-    }
-    let t = Instant::now();
-    if let Some(filter) = filter.filter(|f| f.needs_last_commit()) {
-        for_each_view(&name, &units, &graph.nodes, &mut outcome, |v| {
-            filter.check_history(v)
-        });
-    }
     let repo_completion = match (&opts.repo_completion, &line_uses) {
         (Some(o), Some(uses)) => Some(repo_completion_step(
             o,
@@ -510,66 +478,6 @@ pub(super) fn each_function(
         .flat_map(|u| u.functions.iter().map(move |f| (u, f)))
         .enumerate()
         .map(|(k, (u, f))| (k, u, f))
-}
-
-/// Calls `check` with the filter's view of every function whose outcome is still `Ok`,
-/// in node order.
-fn for_each_view(
-    repo: &str,
-    units: &[SourceUnit],
-    nodes: &[NodeRow],
-    outcome: &mut [Result<(), &'static str>],
-    check: impl Fn(&FunctionView) -> Result<(), &'static str>,
-) {
-    for (k, u, f) in each_function(units) {
-        if outcome[k].is_err() {
-            continue;
-        }
-        let node = &nodes[k];
-        outcome[k] = check(&FunctionView {
-            repository: repo,
-            path: &u.path,
-            language: u.lang.name(),
-            name: &f.name,
-            qualified_name: &f.qualified_name,
-            kind: match f.kind {
-                // Lambdas and modules are call-graph nodes only (`SourceUnit::extra`).
-                FunctionKind::Function | FunctionKind::Lambda | FunctionKind::Module => {
-                    Kind::Function
-                }
-                FunctionKind::Method => Kind::Method,
-                FunctionKind::Constructor => Kind::Constructor,
-            },
-            start_line: f.start_line,
-            end_line: f.end_line,
-            body_lines: body_lines(u.lang, f),
-            docstring: f.docstring.as_deref(),
-            docstring_tokens: f.docstring.as_deref().map_or(0, |d| {
-                tokens::tokenize_docstring(u.lang.def().docstring_summary(d)).len()
-            }),
-            syntax_error: f.syntax_error,
-            calls_num: u64::try_from(node.calls_num).unwrap_or(0),
-            test_cov_hits: node.test_cov_hits,
-            last_commit: node.last_commit,
-            last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
-            license: node.license.as_deref(),
-        });
-    }
-}
-
-/// YABLoCo's body length: the lines of the text between the first `{` and the last `}`,
-/// trimmed (its `has_proper_code_len`); for languages whose bodies are not braced
-/// (Python, Ruby), the lines after the signature.
-fn body_lines(lang: Lang, f: &Function) -> u32 {
-    let body = if lang.def().braced_body() {
-        match (f.code.find('{'), f.code.rfind('}')) {
-            (Some(i), Some(j)) if i < j => &f.code[i + 1..j],
-            _ => "",
-        }
-    } else {
-        f.code.get(f.signature.len()..).unwrap_or_default()
-    };
-    body.trim().split('\n').count() as u32
 }
 
 /// The language of the repository's `.h` headers, when it has any.
