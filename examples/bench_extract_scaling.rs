@@ -28,7 +28,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use miner::extract::{Extractor, Lang};
+use miner::extract::Extractor;
+use miner::lang::Lang;
 
 /// A file of `n` methods of one class (top-level functions in C and Go), each documented.
 fn methods(lang: Lang, n: usize) -> String {

@@ -19,123 +19,33 @@ pub(crate) mod stdlib;
 
 use std::sync::LazyLock;
 
-use codemine_filters::dedup::literal::Spelling;
 use codemine_filters::KnownLanguages;
 
-use crate::extract::window::Scanner;
 pub use crate::extract::LanguageSpec;
+pub use crate::resolve::language::{Lang, Language};
 pub use crate::resolve::Resolver;
-use crate::resolve::SourceUnit;
 
-/// What codemine needs to know about a language besides how to extract its functions
-/// ([`LanguageSpec`], the supertrait). Defaults fit most languages.
-pub trait Language: LanguageSpec {
-    /// The name in output rows, stats and `--languages` (`python`, `cpp`).
-    fn name(&self) -> &'static str;
-
-    /// Other spellings `--languages` accepts (`py`, `c++`), lower case.
-    fn aliases(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// The name as people write it (`Python`, `C++`): YABLoCo's `inputs.language`.
-    fn display_name(&self) -> &'static str;
-
-    /// File extensions, without the dot.
-    fn extensions(&self) -> &'static [&'static str];
-
-    /// Which literal spellings dedup treats as one (quote style, prefix case, number case).
-    fn literal_spelling(&self) -> Spelling;
-
-    /// The resolver that serves this language, built once per repository over all its
-    /// units (it picks out the units of the languages it serves).
-    fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u>;
-
-    /// Names of project files (not source files) that the resolver reads, such as
-    /// TypeScript's `tsconfig.json`; the pipeline reads every file of the repository with
-    /// one of these names and hands them to [`Language::resolver_with`].
-    fn project_files(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// [`Language::resolver`] with the project files the language asked for (path and
-    /// text); by default they are not used.
-    fn resolver_with<'u>(
-        &self,
-        units: &'u [SourceUnit],
-        _files: &'u [(String, String)],
-    ) -> Box<dyn Resolver + 'u> {
-        self.resolver(units)
-    }
-
-    /// Languages whose units one resolver serves together share a family (C and C++);
-    /// by default each language is its own.
-    fn resolver_family(&self) -> &'static str {
-        self.name()
-    }
-
-    /// Whether two files of the repository are in the same package, for the `same_package`
-    /// category. By default: the same directory.
-    fn same_package(&self, a: &SourceUnit, b: &SourceUnit) -> bool {
-        crate::resolve::dir_of(&a.path) == crate::resolve::dir_of(&b.path)
-    }
-
-    /// How big files are cut into windows that parse alone (see [`crate::extract::window`]);
-    /// `None` parses every file whole.
-    fn window_scanner(&self) -> Option<Scanner> {
-        None
-    }
-
-    /// Whether a function's body is delimited by `{` and `}` (YABLoCo's signature and body
-    /// length rules); otherwise the body is what follows the signature (Python, Ruby).
-    fn braced_body(&self) -> bool {
-        true
-    }
-
-    /// The part of a cleaned docstring whose tokens are CSN's `docstring_tokens`. By default
-    /// function_parser's rule ([`crate::extract::tokens::docstring_summary`]).
-    fn docstring_summary<'a>(&self, docstring: &'a str) -> &'a str {
-        crate::extract::tokens::docstring_summary(docstring)
-    }
-
-    /// The call-graph nodes of an extracted file that are no functions (Python: its
-    /// module's top-level code and its lambdas), with their calls; a call that such a node
-    /// makes inside a function leaves that function's calls. None by default.
-    fn code_nodes(
-        &self,
-        _functions: &mut [crate::extract::Function],
-        _info: &crate::extract::FileInfo,
-        _src: &str,
-    ) -> crate::resolve::CodeNodes {
-        Default::default()
-    }
-}
-
-/// Declares the languages: `Variant => module::Definition`. Generates the [`Lang`] enum,
-/// [`Lang::ALL`] and [`Lang::def`].
+/// Declares the languages: `Variant => module::Definition`. Generates the handles
+/// (`Lang::Python`: a [`Lang`] of the core, which knows no language by name), [`Lang::ALL`]
+/// in this order, which is also the order handles sort in.
 macro_rules! languages {
     ($($variant:ident => $module:ident :: $def:ident),* $(,)?) => {
         $(pub mod $module;)*
 
-        /// A supported source language.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-        #[serde(rename_all = "lowercase")]
-        pub enum Lang {
-            $($variant),*
-        }
-
+        #[allow(non_upper_case_globals)]
         impl Lang {
+            languages!(@consts 0u8, $($variant => $module::$def),*);
+
             /// Every language, in registration order.
             pub const ALL: &'static [Lang] = &[$(Lang::$variant),*];
-
-            /// The language's definition.
-            pub fn def(self) -> &'static dyn Language {
-                match self {
-                    $(Lang::$variant => &$module::$def),*
-                }
-            }
         }
     };
+    (@consts $rank:expr, $variant:ident => $module:ident :: $def:ident $(, $($rest:tt)*)?) => {
+        #[doc = concat!("The language `", stringify!($module), "`.")]
+        pub const $variant: Lang = Lang::registered($rank, stringify!($variant), &$module::$def);
+        $(languages!(@consts $rank + 1u8, $($rest)*);)?
+    };
+    (@consts $rank:expr $(,)?) => {};
 }
 
 languages! {
@@ -151,21 +61,6 @@ languages! {
 }
 
 impl Lang {
-    /// The language's name in output rows (`python`, `java`, `c`, `cpp`).
-    pub fn name(self) -> &'static str {
-        self.def().name()
-    }
-
-    /// The extraction rules.
-    pub fn spec(self) -> &'static dyn LanguageSpec {
-        self.def()
-    }
-
-    /// Which literal spellings dedup treats as one (quote style, prefix case, number case).
-    pub fn literal_spelling(self) -> Spelling {
-        self.def().literal_spelling()
-    }
-
     /// The language of a file, from its extension. A `.h` header is C here; the pipeline
     /// re-labels a repository's headers as C++ when its files are mostly C++ (see
     /// [`crate::extract::is_ambiguous_header`]).
@@ -208,7 +103,7 @@ impl Lang {
 
     /// Whether call-graph categories treat this language as C or C++ (same resolver).
     pub fn is_c_family(self) -> bool {
-        matches!(self, Lang::C | Lang::Cpp)
+        self == Lang::C || self == Lang::Cpp
     }
 }
 
@@ -245,6 +140,20 @@ mod tests {
                 assert_eq!(known.canonical(a), Some(l.name()));
             }
         }
+    }
+
+    /// Handles sort in registration order (per-language stats and tables keep the order the
+    /// enum gave them), compare by language and print as the enum did.
+    #[test]
+    fn handles_sort_compare_and_print_as_the_registry_says() {
+        assert!(Lang::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(Lang::ALL.len(), 9);
+        assert_ne!(Lang::C, Lang::Cpp);
+        assert_eq!(Lang::from_name("cpp"), Some(Lang::Cpp));
+        assert_eq!(format!("{:?}", Lang::JavaScript), "JavaScript");
+        assert_eq!(format!("{:?}", [Lang::Python, Lang::Cpp]), "[Python, Cpp]");
+        let set: std::collections::HashSet<Lang> = Lang::ALL.iter().copied().collect();
+        assert_eq!(set.len(), Lang::ALL.len());
     }
 
     /// Serialised names (stats, JSON) are the registry's names.

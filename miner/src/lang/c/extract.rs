@@ -324,6 +324,21 @@ pub(crate) fn c_file_item(node: Node, src: &str, info: &mut FileInfo) {
 }
 
 impl LanguageSpec for C {
+    fn name(&self) -> &'static str {
+        "c"
+    }
+    fn window_scanner(&self) -> Option<crate::extract::window::Scanner> {
+        Some(crate::extract::window::Scanner::Braces(
+            crate::extract::window::Braces {
+                preprocessor: true,
+                trailing_comments: true,
+                ..Default::default()
+            },
+        ))
+    }
+    fn items_follow_an_end(&self) -> bool {
+        true
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_c::LANGUAGE.into()
     }

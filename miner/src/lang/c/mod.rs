@@ -9,16 +9,12 @@ pub(crate) mod stdlib;
 
 use codemine_filters::dedup::literal::Spelling;
 
-use crate::extract::window::Scanner;
 use crate::lang::{Language, Resolver};
 use crate::resolve::SourceUnit;
 
 pub struct C;
 
 impl Language for C {
-    fn name(&self) -> &'static str {
-        "c"
-    }
     fn display_name(&self) -> &'static str {
         "C"
     }
@@ -34,9 +30,6 @@ impl Language for C {
     }
     fn resolver_family(&self) -> &'static str {
         "c"
-    }
-    fn window_scanner(&self) -> Option<Scanner> {
-        Some(Scanner::Braces)
     }
 }
 

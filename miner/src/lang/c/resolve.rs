@@ -16,7 +16,8 @@ use std::collections::{HashMap, HashSet};
 use super::stdlib;
 use crate::resolve::{dir_of, func, normalize_path, pick, FnRef, SourceUnit, Target};
 use crate::lang::cpp::extract::{last_component, ANONYMOUS_NAMESPACE};
-use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang, Macro};
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Macro};
+use crate::lang::Lang;
 
 /// Most files an include closure follows; guards against pathological include graphs.
 const MAX_CLOSURE: usize = 4096;

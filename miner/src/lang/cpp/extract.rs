@@ -76,6 +76,23 @@ fn declared_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
 }
 
 impl LanguageSpec for Cpp {
+    fn name(&self) -> &'static str {
+        "cpp"
+    }
+    fn window_scanner(&self) -> Option<crate::extract::window::Scanner> {
+        Some(crate::extract::window::Scanner::Braces(
+            crate::extract::window::Braces {
+                preprocessor: true,
+                raw_strings: true,
+                digit_separators: true,
+                trailing_comments: true,
+                ..Default::default()
+            },
+        ))
+    }
+    fn items_follow_an_end(&self) -> bool {
+        true
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_cpp::LANGUAGE.into()
     }

@@ -7,16 +7,12 @@ pub(crate) mod stdlib;
 
 use codemine_filters::dedup::literal::Spelling;
 
-use crate::extract::window::Scanner;
 use crate::lang::{Language, Resolver};
 use crate::resolve::SourceUnit;
 
 pub struct Cpp;
 
 impl Language for Cpp {
-    fn name(&self) -> &'static str {
-        "cpp"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["c++", "cxx"]
     }
@@ -36,8 +32,5 @@ impl Language for Cpp {
     }
     fn resolver_family(&self) -> &'static str {
         "c"
-    }
-    fn window_scanner(&self) -> Option<Scanner> {
-        Some(Scanner::Braces)
     }
 }
