@@ -15,6 +15,7 @@
 //! assert_eq!(Lang::from_name("c++"), Some(Lang::Cpp));
 //! ```
 
+pub(crate) mod cfamily;
 pub(crate) mod stdlib;
 
 use std::sync::LazyLock;
