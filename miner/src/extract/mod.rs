@@ -1669,6 +1669,72 @@ mod tests {
     use super::*;
     use crate::lang::Lang;
 
+    /// A language the registry does not know: the Python grammar, functions are
+    /// `function_definition`s named by their `name` field, no scopes, no docstrings, items
+    /// start with `def `. The walker, the windows and error recovery take it as they take
+    /// the registry's languages: the core needs nothing of a language but its spec.
+    struct Toy;
+
+    impl LanguageSpec for Toy {
+        fn name(&self) -> &'static str {
+            "toy"
+        }
+        fn grammar(&self) -> tree_sitter::Language {
+            tree_sitter_python::LANGUAGE.into()
+        }
+        fn function(&self, node: Node, _: &[Node], src: &str) -> Option<(FunctionKind, String)> {
+            if node.kind() != "function_definition" {
+                return None;
+            }
+            let name = text(node.child_by_field_name("name")?, src);
+            Some((FunctionKind::Function, name.to_string()))
+        }
+        fn scope(&self, _: Node, _: &[Node], _: &str) -> Option<String> {
+            None
+        }
+        fn docstring<'t>(&self, _: Node<'t>, _: &Around<'_, 't>, _: &str) -> Option<Docstring<'t>> {
+            None
+        }
+        fn atomic_token(&self, kind: &str) -> bool {
+            kind == "string"
+        }
+        fn window_scanner(&self) -> Option<window::Scanner> {
+            Some(window::Scanner::Indentation)
+        }
+        fn starts_item(&self, rest: &[u8]) -> bool {
+            rest.starts_with(b"def ")
+        }
+    }
+
+    #[test]
+    fn the_core_walks_a_language_the_registry_does_not_know() {
+        let toy: Spec = &Toy;
+        let src = "def a(x):\n    return b(x)\n\ndef b(y):\n    return 'y'\n";
+        let whole = Extractor::default().extract(toy, src).expect("parses");
+        let names: Vec<&str> = whole.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(
+            whole.functions[1].code_tokens.to_vec()[..4],
+            ["def", "b", "(", "y"]
+        );
+        assert!(whole.functions[1]
+            .code_tokens
+            .to_vec()
+            .contains(&"'y'".to_string()));
+        // Cut before `def b`, by the toy's own item rule, and parsed window by window.
+        assert_eq!(window::cuts(toy, src, 1).len(), 1);
+        let mut ex = Extractor::with_windows(1, 1);
+        assert_eq!(ex.extract(toy, src).expect("parses"), whole);
+        assert_eq!(ex.windowed_files(), 1);
+        // A broken item costs only itself: recovery restarts at the toy's next item.
+        let broken =
+            "def a(x):\n    return b(x)\n\ndef broken(:\n    pass\n\ndef b(y):\n    return 'y'\n";
+        let got = Extractor::default().extract(toy, broken).expect("parses");
+        let names: Vec<&str> = got.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(got.has_errors);
+    }
+
     fn tokens(lang: Lang, src: &str) -> Vec<String> {
         let out = Extractor::default().extract(lang, src).expect("parses");
         out.functions[0].code_tokens.to_vec()
