@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use harness::RepoBuilder;
 use miner::csn::{self, RepoContext, SplitRatios};
-use miner::extract::{Extractor, Lang};
+use miner::extract::Extractor;
+use miner::lang::Lang;
 use miner::source::{self, parse_repo_arg, SourceOptions};
 use rayon::prelude::*;
 

@@ -21,7 +21,8 @@ use std::collections::BTreeMap;
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use miner::csn::{self, RepoContext, SplitRatios};
-use miner::extract::{Extractor, Lang};
+use miner::extract::Extractor;
+use miner::lang::Lang;
 
 fn cpu() -> u64 {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").expect("schedstat");

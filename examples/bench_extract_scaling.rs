@@ -28,14 +28,15 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use miner::extract::{Extractor, Lang};
+use miner::extract::Extractor;
+use miner::lang::Lang;
 
 /// A file of `n` methods of one class (top-level functions in C and Go), each documented.
 fn methods(lang: Lang, n: usize) -> String {
     let mut s = String::new();
     let p = |i: usize| i.saturating_sub(1);
-    match lang {
-        Lang::Python => {
+    match lang.name() {
+        "python" => {
             s.push_str("class K:\n");
             for i in 0..n {
                 let _ = write!(
@@ -45,7 +46,7 @@ fn methods(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::Ruby => {
+        "ruby" => {
             s.push_str("class K\n");
             for i in 0..n {
                 let _ = write!(
@@ -56,7 +57,7 @@ fn methods(lang: Lang, n: usize) -> String {
             }
             s.push_str("end\n");
         }
-        Lang::Java | Lang::Cpp => {
+        "java" | "cpp" => {
             s.push_str(if lang == Lang::Java {
                 "class K {\n"
             } else {
@@ -71,7 +72,7 @@ fn methods(lang: Lang, n: usize) -> String {
             }
             s.push_str(if lang == Lang::Java { "}\n" } else { "};\n" });
         }
-        Lang::C => {
+        "c" => {
             for i in 0..n {
                 let _ = writeln!(
                     s,
@@ -80,7 +81,7 @@ fn methods(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::Go => {
+        "go" => {
             s.push_str("package p\n\ntype K struct{}\n\n");
             for i in 0..n {
                 let _ = writeln!(
@@ -90,7 +91,7 @@ fn methods(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::JavaScript | Lang::TypeScript => {
+        "javascript" | "typescript" => {
             let t = if lang == Lang::TypeScript {
                 ": number"
             } else {
@@ -106,7 +107,7 @@ fn methods(lang: Lang, n: usize) -> String {
             }
             s.push_str("}\n");
         }
-        Lang::Php => {
+        "php" => {
             s.push_str("<?php\nclass K {\n");
             for i in 0..n {
                 let _ = writeln!(
@@ -117,6 +118,7 @@ fn methods(lang: Lang, n: usize) -> String {
             }
             s.push_str("}\n");
         }
+        other => unreachable!("no {other} sample here"),
     }
     s
 }
@@ -125,8 +127,8 @@ fn methods(lang: Lang, n: usize) -> String {
 fn functions(lang: Lang, n: usize) -> String {
     let mut s = String::new();
     let p = |i: usize| i.saturating_sub(1);
-    match lang {
-        Lang::Python => {
+    match lang.name() {
+        "python" => {
             for i in 0..n {
                 let _ = write!(
                     s,
@@ -135,13 +137,13 @@ fn functions(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::Ruby => {
+        "ruby" => {
             for i in 0..n {
                 let _ = write!(s, "# Doc {i}.\ndef f{i}(a)\n  f{}(a) + {i}\nend\n\n", p(i));
             }
         }
         // No top-level functions: static methods.
-        Lang::Java => {
+        "java" => {
             s.push_str("class K {\n");
             for i in 0..n {
                 let _ = writeln!(
@@ -152,7 +154,7 @@ fn functions(lang: Lang, n: usize) -> String {
             }
             s.push_str("}\n");
         }
-        Lang::C | Lang::Cpp => {
+        "c" | "cpp" => {
             for i in 0..n {
                 let _ = writeln!(
                     s,
@@ -161,7 +163,7 @@ fn functions(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::Go => {
+        "go" => {
             s.push_str("package p\n\n");
             for i in 0..n {
                 let _ = writeln!(
@@ -171,7 +173,7 @@ fn functions(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::JavaScript | Lang::TypeScript => {
+        "javascript" | "typescript" => {
             let t = if lang == Lang::TypeScript {
                 ": number"
             } else {
@@ -185,7 +187,7 @@ fn functions(lang: Lang, n: usize) -> String {
                 );
             }
         }
-        Lang::Php => {
+        "php" => {
             s.push_str("<?php\n");
             for i in 0..n {
                 let _ = writeln!(
@@ -195,6 +197,7 @@ fn functions(lang: Lang, n: usize) -> String {
                 );
             }
         }
+        other => unreachable!("no {other} sample here"),
     }
     s
 }
@@ -204,25 +207,26 @@ fn functions(lang: Lang, n: usize) -> String {
 /// parses the text again after each (issue 33, item 1; the work must stay linear).
 fn broken(lang: Lang, n: usize) -> String {
     let mut s = String::new();
-    match lang {
-        Lang::Php => s.push_str("<?php\n"),
-        Lang::Go => s.push_str("package p\n\n"),
+    match lang.name() {
+        "php" => s.push_str("<?php\n"),
+        "go" => s.push_str("package p\n\n"),
         _ => {}
     }
     for i in 0..n {
-        let _ = match lang {
-            Lang::Python => write!(s, "def broken{i}(:\n    pass\n\ndef f{i}(a):\n    return a + {i}\n\n"),
-            Lang::Ruby => write!(s, "def broken{i}(a\n  if a\nend\n\ndef f{i}(a)\n  a + {i}\nend\n\n"),
-            Lang::Java => write!(
+        let _ = match lang.name() {
+            "python" => write!(s, "def broken{i}(:\n    pass\n\ndef f{i}(a):\n    return a + {i}\n\n"),
+            "ruby" => write!(s, "def broken{i}(a\n  if a\nend\n\ndef f{i}(a)\n  a + {i}\nend\n\n"),
+            "java" => write!(
                 s,
                 "class B{i} {{\n  int broken( {{\n}}\nclass C{i} {{\n  int f(int a) {{ return a + {i}; }}\n}}\n"
             ),
-            Lang::C | Lang::Cpp => write!(s, "int broken{i}( {{\nint f{i}(int a) {{ return a + {i}; }}\n"),
-            Lang::Go => write!(s, "func broken{i}( {{\nfunc f{i}(a int) int {{ return a + {i} }}\n"),
-            Lang::JavaScript | Lang::TypeScript | Lang::Php => write!(
+            "c" | "cpp" => write!(s, "int broken{i}( {{\nint f{i}(int a) {{ return a + {i}; }}\n"),
+            "go" => write!(s, "func broken{i}( {{\nfunc f{i}(a int) int {{ return a + {i} }}\n"),
+            "javascript" | "typescript" | "php" => write!(
                 s,
                 "function broken{i}( {{\nfunction f{i}($a) {{ return $a + {i}; }}\n"
             ),
+            other => unreachable!("no {other} sample here"),
         };
     }
     s
@@ -235,50 +239,51 @@ fn nested(lang: Lang, d: usize) -> String {
     let (mut open, mut close) = (String::new(), String::new());
     for i in 0..d {
         let next = i + 1;
-        let (o, c) = match lang {
-            Lang::Python => {
+        let (o, c) = match lang.name() {
+            "python" => {
                 let ind = " ".repeat(i);
                 (
                     format!("{ind}def f{i}(a):\n"),
                     format!("{ind} return f{next}(a)\n"),
                 )
             }
-            Lang::Ruby => (format!("def f{i}(a)\n"), format!("f{next}(a)\nend\n")),
-            Lang::JavaScript | Lang::TypeScript => (
+            "ruby" => (format!("def f{i}(a)\n"), format!("f{next}(a)\nend\n")),
+            "javascript" | "typescript" => (
                 format!("function f{i}(a) {{\n"),
                 format!("return f{next}(a);\n}}\n"),
             ),
-            Lang::Php => (
+            "php" => (
                 format!("function f{i}($a) {{\n"),
                 format!("return f{next}($a);\n}}\n"),
             ),
-            Lang::Go => (
+            "go" => (
                 format!("f{i} := func(a int) int {{\n"),
                 format!("return f{next}(a)\n}}\n_ = f{i}\n"),
             ),
-            Lang::Java => (
+            "java" => (
                 format!("class L{i} {{ int m{i}(int a) {{\n"),
                 format!("return m{next}(a);\n}} }}\n"),
             ),
-            Lang::C | Lang::Cpp => (
+            "c" | "cpp" => (
                 format!("struct L{i} {{ int m{i}(int a) {{\n"),
                 format!("return m{next}(a);\n}} }};\n"),
             ),
+            other => unreachable!("no {other} sample here"),
         };
         open.push_str(&o);
         close.insert_str(0, &c);
     }
-    match lang {
-        Lang::Php => s.push_str("<?php\n"),
-        Lang::Go => s.push_str("package p\n\nfunc Outer() {\n"),
-        Lang::Java => s.push_str("class Outer {\n"),
+    match lang.name() {
+        "php" => s.push_str("<?php\n"),
+        "go" => s.push_str("package p\n\nfunc Outer() {\n"),
+        "java" => s.push_str("class Outer {\n"),
         _ => {}
     }
     s.push_str(&open);
     s.push_str(&close);
-    match lang {
-        Lang::Go => s.push_str("}\n"),
-        Lang::Java => s.push_str("}\n"),
+    match lang.name() {
+        "go" => s.push_str("}\n"),
+        "java" => s.push_str("}\n"),
         _ => {}
     }
     s
@@ -342,9 +347,9 @@ fn main() {
         if let Some(s) = value("--sizes") {
             return s.split(',').map(|n| n.parse().expect("a number")).collect();
         }
-        match (shape, lang) {
+        match (shape, lang.name()) {
             // Python's nested file grows with the square of the depth (indentation).
-            ("nested", Lang::Python) => vec![500, 1000, 2000],
+            ("nested", "python") => vec![500, 1000, 2000],
             ("nested", _) => vec![1000, 3000, 9000],
             _ => vec![5000, 15000, 45000],
         }

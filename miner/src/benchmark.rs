@@ -277,11 +277,14 @@ fn owned_match_tokens<'a>(
 /// only comments start with these).
 fn is_comment(lang: Lang, t: &str) -> bool {
     let slashes = t.starts_with("//") || t.starts_with("/*");
-    match lang {
-        Lang::Python => t.starts_with('#'),
-        Lang::Ruby => t.starts_with('#') || t.starts_with("=begin"),
-        Lang::Php => t.starts_with('#') && !t.starts_with("#[") || slashes,
-        _ => slashes,
+    if lang == Lang::Python {
+        t.starts_with('#')
+    } else if lang == Lang::Ruby {
+        t.starts_with('#') || t.starts_with("=begin")
+    } else if lang == Lang::Php {
+        t.starts_with('#') && !t.starts_with("#[") || slashes
+    } else {
+        slashes
     }
 }
 
@@ -368,7 +371,7 @@ pub fn check_function<'a>(
     if let Some(m) = index.check(&own) {
         return Some(m);
     }
-    if !matches!(lang, Lang::C | Lang::Cpp) {
+    if !lang.is_c_family() {
         return None;
     }
     preprocessor_variants(code).into_iter().find_map(|v| {

@@ -21,8 +21,9 @@ use codemine_schemas::callgraph::{EdgeRow, EdgesTable, NodeRow, NodesTable};
 use codemine_schemas::yabloco::{YablocoMeta, YablocoRow};
 use codemine_schemas::{encode, ENCODE_BATCH_ROWS};
 
-use crate::extract::{Function, Lang};
+use crate::extract::Function;
 use crate::function_id;
+use crate::lang::Lang;
 use crate::resolve::{Category, Edge, FnRef, SourceUnit};
 
 /// Which definitions YABLoCo's counts (`dep_num`, the categories, `calls_num`, the

@@ -5,7 +5,8 @@ use codemine_schemas::csn::CsnRow;
 use codemine_schemas::Split;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::extract::{tokens, Function, Lang};
+use crate::extract::{tokens, Function};
+use crate::lang::Lang;
 
 /// Split shares in percent (train, valid, test).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

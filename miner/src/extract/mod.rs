@@ -2,11 +2,14 @@
 //! function or method, with its qualified name, signature, code, docstring, code tokens
 //! and span.
 //!
-//! The walk is grammar-agnostic; what differs between languages lives behind
-//! [`LanguageSpec`], implemented in each language's folder under [`crate::lang`].
+//! The walk is grammar-agnostic and names no language: what differs between languages
+//! lives behind [`LanguageSpec`], implemented in each language's folder of the registry
+//! (`miner::lang`), and what a language keeps of a file besides the neutral lists of
+//! [`FileInfo`] goes in its [`FilePayload`]. This module and the resolver core
+//! (`resolve`) are the core; the languages depend on them, never the reverse.
 //!
 //! ```
-//! use miner::extract::{Extractor, Lang};
+//! use miner::{extract::Extractor, lang::Lang};
 //! let mut x = Extractor::default();
 //! let out = x.extract(Lang::Python, "def add(a, b):\n    \"\"\"Adds.\"\"\"\n    return a + b\n").unwrap();
 //! assert_eq!(out.functions[0].qualified_name, "add");
@@ -25,8 +28,10 @@ use tree_sitter::{Node, Parser, Tree};
 
 use grammar::NodeExt;
 
-pub use crate::lang::Lang;
 pub use codemine_schemas::tokens::Tokens;
+
+/// A language as the walker takes it: its rules (the registry's `Lang` turns into one).
+pub type Spec = &'static dyn LanguageSpec;
 
 /// Whether `path` is a `.h` header, which may be C or C++ depending on the repository.
 pub fn is_ambiguous_header(path: &str) -> bool {
@@ -137,11 +142,64 @@ pub struct FileInfo {
     /// Functions declared without a body (C, C++ prototypes): name, and whether the
     /// declaration says `static` (which makes a later definition file-local too).
     pub prototypes: Vec<(String, bool)>,
-    /// Python: what the value-flow analysis reads (`lang/python/facts.rs`).
-    pub python_flow: Option<Box<crate::lang::python::Facts>>,
+    /// What the file's language keeps besides these lists (Python: what its value-flow
+    /// analysis reads); see [`FilePayload`].
+    pub payload: Option<Box<dyn FilePayload>>,
     /// Names the module binds to a value at its top level (Python `NAME = ...`), with the
     /// lines of the statement: definitions that are neither functions nor classes.
     pub constants: Vec<(String, (u32, u32))>,
+}
+
+/// What a language keeps of a file besides [`FileInfo`]'s neutral lists: Python's
+/// value-flow facts. A trait object rather than a type parameter of [`FileInfo`]: the
+/// files of one repository, of several languages, go to the resolve stage in one list,
+/// and the core that holds them must not name the languages' types. The language that
+/// made a payload is the one that reads it back ([`FileInfo::payload`]).
+pub trait FilePayload: std::any::Any + std::fmt::Debug + Send + Sync {
+    /// Appends what a later part of the same file holds (a file extracted in windows: the
+    /// parts in source order). `later` was made by the same language.
+    fn append(&mut self, later: Box<dyn FilePayload>);
+
+    /// A copy ([`FileInfo`] is `Clone`).
+    fn clone_box(&self) -> Box<dyn FilePayload>;
+
+    /// Whether `other` holds the same ([`FileInfo`] is `Eq`).
+    fn same(&self, other: &dyn FilePayload) -> bool;
+}
+
+impl Clone for Box<dyn FilePayload> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+impl PartialEq for dyn FilePayload {
+    fn eq(&self, other: &dyn FilePayload) -> bool {
+        self.same(other)
+    }
+}
+
+impl Eq for dyn FilePayload {}
+
+impl FileInfo {
+    /// The language's payload, if it is a `T`.
+    pub fn payload<T: FilePayload>(&self) -> Option<&T> {
+        let p: &dyn std::any::Any = self.payload.as_deref()?;
+        p.downcast_ref()
+    }
+
+    /// The language's payload, made by `make` if the file has none yet; `None` if it holds
+    /// another type (another language's, which one file never has).
+    pub fn payload_or_insert<T: FilePayload>(
+        &mut self,
+        make: impl FnOnce() -> T,
+    ) -> Option<&mut T> {
+        let p: &mut dyn std::any::Any = self
+            .payload
+            .get_or_insert_with(|| Box::new(make()))
+            .as_mut();
+        p.downcast_mut()
+    }
 }
 
 /// What kind of callable a function record is.
@@ -202,6 +260,9 @@ impl Docstring<'_> {
 
 /// Everything that differs between languages. Methods have defaults where most grammars agree.
 pub trait LanguageSpec: Send + Sync {
+    /// The name in output rows, stats and `--languages` (`python`, `cpp`).
+    fn name(&self) -> &'static str;
+
     fn grammar(&self) -> tree_sitter::Language;
 
     /// Which of the language's grammars parses the file at `path`: 0 (the default) is
@@ -383,6 +444,27 @@ pub trait LanguageSpec: Send + Sync {
     /// take it.
     fn opens_function(&self, text: &str, before: [Option<&str>; 2]) -> bool {
         c_like_opens_function(text, before)
+    }
+
+    /// How big files are cut into windows that parse alone (see [`window`]); `None` parses
+    /// every file whole.
+    fn window_scanner(&self) -> Option<window::Scanner> {
+        None
+    }
+
+    /// Whether a top-level item can start with `rest`, the text from its first byte on:
+    /// where the window scanners confirm a cut and where extraction starts again after a
+    /// syntax error. By default a name or keyword, a directive, an annotation or decorator,
+    /// other than the words that continue a statement ([`window::starts_named_item`]).
+    fn starts_item(&self, rest: &[u8]) -> bool {
+        window::starts_named_item(rest, false)
+    }
+
+    /// Whether a line starts an item only after one ended (its last token before is `;`,
+    /// `{` or `}`, or ends a directive's line), as in C and C++, where GNU style puts the
+    /// return type on a line of its own (`static int` then `f(void) {`). No by default.
+    fn items_follow_an_end(&self) -> bool {
+        false
     }
 }
 
@@ -574,7 +656,8 @@ pub const WINDOW_BYTES: usize = 1 << 20;
 
 /// Holds one tree-sitter parser per language; create one per thread and reuse it.
 pub struct Extractor {
-    parsers: HashMap<(Lang, u8), Parser>,
+    /// By language name and dialect.
+    parsers: HashMap<(&'static str, u8), Parser>,
     window_threshold: usize,
     window_bytes: usize,
     windowed: usize,
@@ -609,14 +692,14 @@ impl Extractor {
         self.windowed
     }
 
-    fn parser(&mut self, lang: Lang, dialect: u8) -> Result<&mut Parser, ExtractError> {
-        Ok(match self.parsers.entry((lang, dialect)) {
+    fn parser(&mut self, lang: Spec, dialect: u8) -> Result<&mut Parser, ExtractError> {
+        Ok(match self.parsers.entry((lang.name(), dialect)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let mut p = Parser::new();
                 let grammar = match dialect {
-                    0 => lang.spec().grammar(),
-                    d => lang.spec().dialect_grammar(d),
+                    0 => lang.grammar(),
+                    d => lang.dialect_grammar(d),
                 };
                 p.set_language(&grammar)
                     .map_err(|e| ExtractError::Grammar(lang.name(), e.to_string()))?;
@@ -627,17 +710,23 @@ impl Extractor {
 
     /// Parses `src` as `lang` without extracting anything (what the benchmark calls bare
     /// parsing).
-    pub fn parse(&mut self, lang: Lang, src: &str) -> Result<Tree, ExtractError> {
-        self.parse_dialect(lang, 0, src)
+    pub fn parse(&mut self, lang: impl Into<Spec>, src: &str) -> Result<Tree, ExtractError> {
+        self.parse_dialect(lang.into(), 0, src)
     }
 
     /// [`Extractor::parse`] with the grammar the file at `path` needs (see
     /// [`LanguageSpec::dialect`]).
-    pub fn parse_path(&mut self, lang: Lang, path: &str, src: &str) -> Result<Tree, ExtractError> {
-        self.parse_dialect(lang, lang.spec().dialect(path), src)
+    pub fn parse_path(
+        &mut self,
+        lang: impl Into<Spec>,
+        path: &str,
+        src: &str,
+    ) -> Result<Tree, ExtractError> {
+        let lang = lang.into();
+        self.parse_dialect(lang, lang.dialect(path), src)
     }
 
-    fn parse_dialect(&mut self, lang: Lang, dialect: u8, src: &str) -> Result<Tree, ExtractError> {
+    fn parse_dialect(&mut self, lang: Spec, dialect: u8, src: &str) -> Result<Tree, ExtractError> {
         let parser = self.parser(lang, dialect)?;
         // An empty list is the whole text (a windowed parse leaves its last range behind).
         parser
@@ -649,9 +738,13 @@ impl Extractor {
     /// Every leaf token of `src` parsed as `lang`, in source order, as a function's
     /// `code_tokens` are taken (string literals whole, hidden leaves left out): the tokens of
     /// a snippet that holds no whole function (decontamination's benchmark items).
-    pub fn leaf_tokens(&mut self, lang: Lang, src: &str) -> Result<Vec<String>, ExtractError> {
-        let tree = self.parse(lang, src)?;
-        let spec = lang.spec();
+    pub fn leaf_tokens(
+        &mut self,
+        lang: impl Into<Spec>,
+        src: &str,
+    ) -> Result<Vec<String>, ExtractError> {
+        let spec = lang.into();
+        let tree = self.parse(spec, src)?;
         let mut out = Vec::new();
         let mut cursor = tree.walk();
         loop {
@@ -681,24 +774,29 @@ impl Extractor {
         }
     }
 
-    pub fn extract(&mut self, lang: Lang, src: &str) -> Result<FileFunctions, ExtractError> {
-        self.extract_dialect(lang, 0, src)
+    pub fn extract(
+        &mut self,
+        lang: impl Into<Spec>,
+        src: &str,
+    ) -> Result<FileFunctions, ExtractError> {
+        self.extract_dialect(lang.into(), 0, src)
     }
 
     /// [`Extractor::extract`] with the grammar the file at `path` needs (see
     /// [`LanguageSpec::dialect`]).
     pub fn extract_path(
         &mut self,
-        lang: Lang,
+        lang: impl Into<Spec>,
         path: &str,
         src: &str,
     ) -> Result<FileFunctions, ExtractError> {
-        self.extract_dialect(lang, lang.spec().dialect(path), src)
+        let lang = lang.into();
+        self.extract_dialect(lang, lang.dialect(path), src)
     }
 
     fn extract_dialect(
         &mut self,
-        lang: Lang,
+        lang: Spec,
         dialect: u8,
         src: &str,
     ) -> Result<FileFunctions, ExtractError> {
@@ -715,13 +813,13 @@ impl Extractor {
         if tree.root_node().has_error() {
             return recover::recover(self, lang, dialect, src, tree);
         }
-        Ok(functions_of(lang.spec(), &tree, src))
+        Ok(functions_of(lang, &tree, src))
     }
 
     /// Parses the parts `ranges` of `src` (byte offsets, rows and columns stay the file's).
     fn parse_ranges(
         &mut self,
-        lang: Lang,
+        lang: Spec,
         dialect: u8,
         src: &str,
         ranges: &[tree_sitter::Range],
@@ -740,12 +838,12 @@ impl Extractor {
     /// parses the whole file as usual.
     fn extract_windows(
         &mut self,
-        lang: Lang,
+        lang: Spec,
         dialect: u8,
         src: &str,
         cuts: &[window::Cut],
     ) -> Result<Option<FileFunctions>, ExtractError> {
-        let spec = lang.spec();
+        let spec = lang;
         let end = window::Cut {
             byte: src.len(),
             row: 0,
@@ -814,8 +912,8 @@ impl FileInfo {
         self.using_namespaces.extend(later.using_namespaces);
         self.prototypes.extend(later.prototypes);
         self.constants.extend(later.constants);
-        match (&mut self.python_flow, later.python_flow) {
-            (Some(f), Some(l)) => f.append(*l),
+        match (&mut self.payload, later.payload) {
+            (Some(f), Some(l)) => f.append(l),
             (f @ None, l) => *f = l,
             _ => {}
         }
@@ -1569,6 +1667,73 @@ pub(crate) fn leading_comments<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
+
+    /// A language the registry does not know: the Python grammar, functions are
+    /// `function_definition`s named by their `name` field, no scopes, no docstrings, items
+    /// start with `def `. The walker, the windows and error recovery take it as they take
+    /// the registry's languages: the core needs nothing of a language but its spec.
+    struct Toy;
+
+    impl LanguageSpec for Toy {
+        fn name(&self) -> &'static str {
+            "toy"
+        }
+        fn grammar(&self) -> tree_sitter::Language {
+            tree_sitter_python::LANGUAGE.into()
+        }
+        fn function(&self, node: Node, _: &[Node], src: &str) -> Option<(FunctionKind, String)> {
+            if node.kind() != "function_definition" {
+                return None;
+            }
+            let name = text(node.child_by_field_name("name")?, src);
+            Some((FunctionKind::Function, name.to_string()))
+        }
+        fn scope(&self, _: Node, _: &[Node], _: &str) -> Option<String> {
+            None
+        }
+        fn docstring<'t>(&self, _: Node<'t>, _: &Around<'_, 't>, _: &str) -> Option<Docstring<'t>> {
+            None
+        }
+        fn atomic_token(&self, kind: &str) -> bool {
+            kind == "string"
+        }
+        fn window_scanner(&self) -> Option<window::Scanner> {
+            Some(window::Scanner::Indentation)
+        }
+        fn starts_item(&self, rest: &[u8]) -> bool {
+            rest.starts_with(b"def ")
+        }
+    }
+
+    #[test]
+    fn the_core_walks_a_language_the_registry_does_not_know() {
+        let toy: Spec = &Toy;
+        let src = "def a(x):\n    return b(x)\n\ndef b(y):\n    return 'y'\n";
+        let whole = Extractor::default().extract(toy, src).expect("parses");
+        let names: Vec<&str> = whole.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(
+            whole.functions[1].code_tokens.to_vec()[..4],
+            ["def", "b", "(", "y"]
+        );
+        assert!(whole.functions[1]
+            .code_tokens
+            .to_vec()
+            .contains(&"'y'".to_string()));
+        // Cut before `def b`, by the toy's own item rule, and parsed window by window.
+        assert_eq!(window::cuts(toy, src, 1).len(), 1);
+        let mut ex = Extractor::with_windows(1, 1);
+        assert_eq!(ex.extract(toy, src).expect("parses"), whole);
+        assert_eq!(ex.windowed_files(), 1);
+        // A broken item costs only itself: recovery restarts at the toy's next item.
+        let broken =
+            "def a(x):\n    return b(x)\n\ndef broken(:\n    pass\n\ndef b(y):\n    return 'y'\n";
+        let got = Extractor::default().extract(toy, broken).expect("parses");
+        let names: Vec<&str> = got.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(got.has_errors);
+    }
 
     fn tokens(lang: Lang, src: &str) -> Vec<String> {
         let out = Extractor::default().extract(lang, src).expect("parses");

@@ -7,7 +7,7 @@
 //! function was lost. Here, where the tree has an error at its top level, the text after the
 //! error is parsed again from the next line that starts a top-level item: a line whose first
 //! token starts at column 0 and starts an item by the rule the window splitter confirms its
-//! cuts with ([`window::starts_item`]), together with the comment lines right before it (they
+//! cuts with ([`LanguageSpec::starts_item`]), together with the comment lines right before it (they
 //! hold the item's docstring). The lines come from the tokens of the first parse: tree-sitter
 //! has lexed strings, comments and heredocs already, where the splitter's byte scanners exist
 //! for four languages only and lose their count of brackets at an unclosed one.
@@ -46,8 +46,7 @@ use tree_sitter::{Node, Point, Tree};
 
 use super::grammar::NodeExt;
 use super::{
-    functions_of, walk_file, window, ExtractError, Extractor, FileFunctions, Lang, LanguageSpec,
-    Top,
+    functions_of, walk_file, ExtractError, Extractor, FileFunctions, LanguageSpec, Spec, Top,
 };
 
 /// Where top-level items may start, in order: each line whose first token starts at column 0
@@ -59,8 +58,7 @@ struct Restarts {
 
 impl Restarts {
     /// Reads the leaves of `tree` in order.
-    fn of(lang: Lang, tree: &Tree, src: &str) -> Self {
-        let spec = lang.spec();
+    fn of(spec: Spec, tree: &Tree, src: &str) -> Self {
         let mut at = Vec::new();
         // The row the last leaf ended on: a leaf that starts on a later row starts its line.
         let mut last_end_row: Option<usize> = None;
@@ -72,7 +70,7 @@ impl Restarts {
         // In C and C++ a line starts an item only after one ended: the last token before it
         // (comments aside) is `;`, `{` or `}`, or ends a directive's line. GNU style puts
         // the return type on a line of its own (`static int` then `f(void) {`).
-        let c_family = matches!(lang, Lang::C | Lang::Cpp);
+        let c_family = spec.items_follow_an_end();
         let mut ended = true;
         // The current line starts with a directive (`#define`, `#endif`).
         let mut directive = false;
@@ -98,7 +96,7 @@ impl Restarts {
                         && !literal
                         && !after_decorator
                         && (!c_family || ended || directive)
-                        && window::starts_item(lang, rest)
+                        && spec.starts_item(rest)
                     {
                         let (byte, row) = comments.unwrap_or((n.start_byte(), p.row));
                         at.push((byte, row, p.row));
@@ -163,7 +161,7 @@ fn line_start_after(src: &str, b: usize) -> Option<usize> {
 /// Parses parts of one file.
 struct Parts<'e, 's> {
     ex: &'e mut Extractor,
-    lang: Lang,
+    lang: Spec,
     dialect: u8,
     src: &'s str,
     /// What every part needs before it ([`LanguageSpec::fragment_prefix`]).
@@ -271,14 +269,14 @@ fn keeps_function_after(
 }
 
 /// Whether a line after the one holding byte `from` and before byte `to` starts with an item
-/// ([`window::starts_item`]): a byte check before the restarts are read.
-fn may_restart(lang: Lang, src: &str, from: usize, to: usize) -> bool {
+/// ([`LanguageSpec::starts_item`]): a byte check before the restarts are read.
+fn may_restart(lang: Spec, src: &str, from: usize, to: usize) -> bool {
     let b = src.as_bytes();
     let to = to.min(b.len());
     let mut i = from.min(to);
     while let Some(k) = b[i..to].iter().position(|&c| c == b'\n') {
         i += k + 1;
-        if i < to && window::starts_item(lang, &b[i..]) {
+        if i < to && lang.starts_item(&b[i..]) {
             return true;
         }
     }
@@ -332,7 +330,7 @@ fn child_kind(n: Node, root_error: bool) -> Child {
 /// Reads the top level of `tree`, a window of the file that starts at byte `start` (`last`
 /// when it reaches the file's end).
 fn plan(parts: &mut Parts, tree: &Tree, start: usize, last: bool) -> Plan {
-    let spec = parts.lang.spec();
+    let spec = parts.lang;
     let src = parts.src;
     let root = tree.root_node();
     let window_end = root.end_byte();
@@ -483,7 +481,7 @@ fn starts_function(
         .nth_after(at.0, 1)
         .filter(|(b, _)| *b < end.0)
         .unwrap_or(end);
-    let (spec, src) = (parts.lang.spec(), parts.src);
+    let (spec, src) = (parts.lang, parts.src);
     parts
         .parse(range(at, stop))
         .is_ok_and(|t| !functions_of(spec, &t, src).functions.is_empty())
@@ -493,12 +491,12 @@ fn starts_function(
 /// (see the module's documentation).
 pub(super) fn recover(
     ex: &mut Extractor,
-    lang: Lang,
+    lang: Spec,
     dialect: u8,
     src: &str,
     whole: Tree,
 ) -> Result<FileFunctions, ExtractError> {
-    let spec = lang.spec();
+    let spec = lang;
     let mut parts = Parts {
         ex,
         lang,
@@ -580,7 +578,8 @@ mod tests {
     //! function outside the broken item must come out as it does there (names, spans shifted
     //! by the inserted text, docstrings, code, tokens, calls), from real tree-sitter parses.
 
-    use super::super::{Extractor, Function, Lang};
+    use super::super::{Extractor, Function};
+    use crate::lang::Lang;
 
     /// A file's items, a broken item, and where it goes.
     struct Case {

@@ -8,6 +8,9 @@
 //! parse cleanly, and [`super::Extractor`] then parses the whole file instead, so a wrong
 //! cut costs time, never a different result.
 //!
+//! The scanners know no language: each language says which one it takes and with which
+//! rules ([`super::LanguageSpec::window_scanner`], [`super::LanguageSpec::starts_item`]).
+//!
 //! - C, C++, Java: after a `;` at brace, parenthesis and `#if` depth 0, or after a `}`
 //!   closing to depth 0 whose `{` followed a `)` (a function body, not `struct S {} x;`),
 //!   when the next text is not a comment (a comment after the cut could be the next
@@ -17,14 +20,14 @@
 //!   decorator.
 //!
 //! ```
-//! use miner::extract::{window, Lang};
+//! use miner::{extract::window, lang::Lang};
 //! let src = "int f(void) { return 1; }\nint g(void) { return 2; }\n";
 //! let cuts = window::cuts(Lang::C, src, 1);
 //! assert_eq!(cuts.iter().map(|c| c.byte).collect::<Vec<_>>(), [26]);
 //! assert_eq!((cuts[0].row, cuts[0].column), (1, 0));
 //! ```
 
-use super::Lang;
+use super::LanguageSpec;
 
 /// A place where the file may be cut: its byte offset and (0-based) row and byte column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,23 +37,45 @@ pub struct Cut {
     pub column: usize,
 }
 
-/// How a language's safe cut points are found (its [`crate::lang::Language::window_scanner`]).
+/// How a language's safe cut points are found (its [`LanguageSpec::window_scanner`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scanner {
-    /// Python: a line at column 0 that starts a statement, outside strings and brackets.
+    /// Python: a line at column 0 that starts an item ([`LanguageSpec::starts_item`]),
+    /// outside strings and brackets.
     Indentation,
     /// C, C++, Java: after a top-level `}` or `;`, outside strings, comments and the
-    /// preprocessor (the C++ and Java tweaks are keyed on the language).
-    Braces,
+    /// preprocessor, with the language's lexical rules.
+    Braces(Braces),
+}
+
+/// The lexical rules of a [`Scanner::Braces`] language besides C's strings, character
+/// literals and comments. All off by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Braces {
+    /// A `#` first on a line opens a preprocessor directive (C, C++).
+    pub preprocessor: bool,
+    /// `R"delim( ... )delim"` raw strings (C++).
+    pub raw_strings: bool,
+    /// `'` between digits separates them (C++ `1'000`): no character literal.
+    pub digit_separators: bool,
+    /// `"""` text blocks (Java).
+    pub text_blocks: bool,
+    /// Every top-level `}` ends an item (Java's type declarations), not only a function
+    /// body's.
+    pub top_level_types: bool,
+    /// A comment on the row of the item just ended trails that item, so the next window
+    /// may not start with it (C, C++; a Java comment there starts the next window).
+    pub trailing_comments: bool,
 }
 
 /// Cuts of `src` into windows of at least `window` bytes each (the last may be shorter, and
 /// a window is longer when no cut falls near its end): the first safe cut at or after
 /// `window` bytes from the previous one. Empty when there is no safe cut at all.
-pub fn cuts(lang: Lang, src: &str, window: usize) -> Vec<Cut> {
-    let candidates = match lang.def().window_scanner() {
-        Some(Scanner::Indentation) => python_candidates(src.as_bytes()),
-        Some(Scanner::Braces) => c_family_candidates(src.as_bytes(), lang),
+pub fn cuts(lang: impl Into<super::Spec>, src: &str, window: usize) -> Vec<Cut> {
+    let lang = lang.into();
+    let candidates = match lang.window_scanner() {
+        Some(Scanner::Indentation) => indentation_candidates(src.as_bytes(), lang),
+        Some(Scanner::Braces(rules)) => braces_candidates(src.as_bytes(), lang, rules),
         None => return Vec::new(),
     };
     let mut bytes = Vec::new();
@@ -83,23 +108,18 @@ pub fn cuts(lang: Lang, src: &str, window: usize) -> Vec<Cut> {
         .collect()
 }
 
-/// Whether a top-level item can start with `rest`, the text from its first byte on: the
-/// rule the scanners confirm a cut with, and where extraction starts again after a syntax
-/// error (`super::recover`, which asks it of the first token of each line that starts at
-/// column 0). Python: `def`, `class`, `async` or a decorator. Elsewhere a name or keyword (a
-/// directive, an annotation or decorator; `$` in JavaScript, TypeScript and PHP) other than
-/// the words that continue a statement (`else`, `end`, `case`...).
-pub(crate) fn starts_item(lang: Lang, rest: &[u8]) -> bool {
-    if lang == Lang::Python {
-        return rest.starts_with(b"def ")
-            || rest.starts_with(b"class ")
-            || rest.starts_with(b"async ")
-            || rest.starts_with(b"@");
-    }
+/// Whether a top-level item can start with `rest`, the text from its first byte on, by the
+/// rule most languages share ([`LanguageSpec::starts_item`] by default): a name or keyword
+/// (a directive, an annotation or decorator; `$` too where `dollar` says so, as in
+/// JavaScript, TypeScript and PHP) other than the words that continue a statement (`else`,
+/// `end`, `case`...). The scanners confirm a cut with the language's rule, and extraction
+/// starts again there after a syntax error (`super::recover`, which asks it of the first
+/// token of each line that starts at column 0).
+pub fn starts_named_item(rest: &[u8], dollar: bool) -> bool {
     let Some(&c) = rest.first() else {
         return false;
     };
-    let dollar = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Php) && c == b'$';
+    let dollar = dollar && c == b'$';
     if !(c.is_ascii_alphabetic() || matches!(c, b'_' | b'#' | b'@') || dollar) {
         return false;
     }
@@ -190,7 +210,7 @@ impl Pending {
 }
 
 /// Cut candidates (byte offsets) of a C, C++ or Java file, in order.
-fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
+fn braces_candidates(b: &[u8], lang: &dyn LanguageSpec, rules: Braces) -> Vec<usize> {
     let mut out = Vec::new();
     let (mut braces, mut parens, mut pp) = (0i64, 0i64, 0i64);
     // Whether only whitespace came before on this line (a `#` there starts a directive).
@@ -222,7 +242,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
             if comment {
                 // A comment that trails the item on its row is no docstring of what follows
                 // only because the item is before it: the window may not start with it.
-                let trailing = p.first && !b[p.end..i].contains(&b'\n') && lang != Lang::Java;
+                let trailing = p.first && !b[p.end..i].contains(&b'\n') && rules.trailing_comments;
                 if p.at.is_none() && !trailing {
                     p.at = Some(i);
                 }
@@ -231,7 +251,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
                 // Only the start of a new item confirms the cut: a name or keyword, a
                 // directive, an annotation; not `;`, `,`, `(`, `{`..., which continue the
                 // item (`auto l = [] {...};`, K&R parameter declarations before a body).
-                if starts_item(lang, &b[i..]) {
+                if lang.starts_item(&b[i..]) {
                     out.push(p.at.unwrap_or(i));
                 }
                 pending = None;
@@ -247,7 +267,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
             }
             continue;
         }
-        if c == b'#' && at_line_start && lang != Lang::Java {
+        if c == b'#' && at_line_start && rules.preprocessor {
             // A directive: counts conditionals, skips the rest (continuations included).
             let word_start = i
                 + 1
@@ -287,7 +307,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
             kr = true;
         }
         match c {
-            b'"' if lang == Lang::Java && b[i..].starts_with(b"\"\"\"") => {
+            b'"' if rules.text_blocks && b[i..].starts_with(b"\"\"\"") => {
                 // A text block: up to the next unescaped `"""`.
                 i += 3;
                 while i < b.len() && !b[i..].starts_with(b"\"\"\"") {
@@ -297,7 +317,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
                 last_code = b'"';
                 continue;
             }
-            b'"' if lang == Lang::Cpp && raw_string_prefix(b, i) => {
+            b'"' if rules.raw_strings && raw_string_prefix(b, i) => {
                 // R"delim( ... )delim"
                 let open = i + 1;
                 let Some(paren) = b[open..].iter().position(|&x| x == b'(') else {
@@ -316,7 +336,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
                 last_code = b'"';
                 continue;
             }
-            b'\'' if !(lang == Lang::Cpp && digit_separator(b, i)) => {
+            b'\'' if !(rules.digit_separators && digit_separator(b, i)) => {
                 i = skip_quoted(b, i + 1, b'\'');
                 last_code = b'\'';
                 continue;
@@ -337,7 +357,7 @@ fn c_family_candidates(b: &[u8], lang: Lang) -> Vec<usize> {
                     kr = false;
                 }
                 // In Java, a top-level `}` ends a type declaration.
-                if braces == 0 && parens == 0 && pp == 0 && (body || lang == Lang::Java) {
+                if braces == 0 && parens == 0 && pp == 0 && (body || rules.top_level_types) {
                     pending = Some(Pending::after(i + 1));
                 }
             }
@@ -369,8 +389,8 @@ fn raw_string_prefix(b: &[u8], i: usize) -> bool {
 }
 
 /// Cut candidates (byte offsets) of a Python file, in order: the starts of top-level
-/// `def`, `class`, `async` and decorator lines that do not follow a decorator.
-fn python_candidates(b: &[u8]) -> Vec<usize> {
+/// items (`def`, `class`, `async` and decorator lines) that do not follow a decorator.
+fn indentation_candidates(b: &[u8], lang: &dyn LanguageSpec) -> Vec<usize> {
     let mut out = Vec::new();
     let mut brackets = 0i64;
     let mut continued = false; // the previous line ended in a backslash
@@ -382,7 +402,7 @@ fn python_candidates(b: &[u8]) -> Vec<usize> {
             line_begins = false;
             if brackets == 0 && !continued {
                 let rest = &b[i..];
-                if starts_item(Lang::Python, rest) && i > 0 && !after_decorator {
+                if lang.starts_item(rest) && i > 0 && !after_decorator {
                     out.push(i);
                 }
                 if let Some(&c) = rest.first() {
@@ -453,6 +473,7 @@ fn python_candidates(b: &[u8]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
 
     fn bytes(lang: Lang, src: &str) -> Vec<usize> {
         cuts(lang, src, 1).iter().map(|c| c.byte).collect()
@@ -489,7 +510,8 @@ mod equivalence {
     use std::fmt::Write as _;
     use std::path::Path;
 
-    use super::super::{Extractor, FileFunctions, Lang};
+    use super::super::{Extractor, FileFunctions};
+    use crate::lang::Lang;
 
     /// Extracts `src` whole and in windows of `window` bytes; asserts both agree and returns
     /// whether windows were used (false: no safe cut, or a window that did not parse cleanly).

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 use super::stage::{file_names, staged_files};
-use crate::extract::Lang;
+use crate::lang::Lang;
 use crate::source::SourceFile;
 pub use crate::stats::steps::{CompletionStage, CpuSeconds, RepoCompletion, RepoCpu};
 use crate::Error;
@@ -129,11 +129,9 @@ pub struct RepoRows {
 }
 
 fn completion_lang(lang: Lang) -> Option<CompletionLang> {
-    match lang {
-        Lang::Python => Some(CompletionLang::Python),
-        Lang::Java => Some(CompletionLang::Java),
-        _ => None,
-    }
+    (lang == Lang::Python)
+        .then_some(CompletionLang::Python)
+        .or((lang == Lang::Java).then_some(CompletionLang::Java))
 }
 
 /// The line-level id: the file's key and the cut's token position, 16 hex digits each.

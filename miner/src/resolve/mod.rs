@@ -1,8 +1,10 @@
 //! The resolve stage: turns the call sites of a repository's functions into call-graph
 //! edges, each with a dependency category (docs/design.md, "YABLoCo shape"), using the whole
-//! repository's symbol table. Each language brings its [`Resolver`] (in its folder under
-//! [`crate::lang`]); this module is the grammar-agnostic core that turns their decisions
-//! into edges, categories and counts.
+//! repository's symbol table. Each language brings its [`Resolver`] (through its
+//! [`Language`] definition, in its folder of the language registry); this module is the
+//! grammar-agnostic core that turns their decisions into edges, categories and counts. It
+//! names no language: [`language`] says what the core asks of one, and the languages
+//! implement it (they depend on this module, never the reverse).
 //!
 //! Every call site becomes an edge. A call that reaches a function of the repository has
 //! its callee; calls into the standard library or third-party code have a category but no
@@ -15,9 +17,12 @@
 //! within macros too) becomes an edge from the caller, marked with the macro (`via_macro`),
 //! because that is the call the compiled code makes (`#define xfree(p) util_free(p)`).
 
+pub mod language;
+
 use std::collections::BTreeMap;
 
-use crate::extract::{CallSite, FileInfo, Function, Lang};
+use crate::extract::{CallSite, FileInfo, Function};
+pub use language::{Lang, Language};
 
 /// The dependency category of a call edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -70,7 +75,7 @@ pub struct SourceUnit {
     pub info: FileInfo,
     pub functions: Vec<Function>,
     /// Call-graph nodes that are no function rows: a Python module's top-level code and
-    /// its lambdas ([`crate::lang::Language::code_nodes`]). A [`FnRef`] whose `func` is
+    /// its lambdas ([`Language::code_nodes`]). A [`FnRef`] whose `func` is
     /// `functions.len() + k` is `extra.nodes[k]`.
     pub extra: CodeNodes,
 }
@@ -284,7 +289,7 @@ pub fn resolve(units: &[SourceUnit]) -> (Vec<Edge>, BTreeMap<&'static str, Resol
 }
 
 /// [`resolve`] with the project files that languages' resolvers read (path and text, see
-/// [`crate::lang::Language::project_files`]).
+/// [`Language::project_files`]).
 pub fn resolve_with(
     units: &[SourceUnit],
     files: &[(String, String)],

@@ -1,24 +1,17 @@
-//! C: extraction (`extract.rs`: functions, prototypes, macros, includes), the C-family
-//! resolver that serves C and C++ together (`resolve.rs`: includes, linkage, macro
-//! expansion, C++ scopes and classes), and the C standard library, POSIX and system
-//! headers (`stdlib.rs`).
+//! C: a thin spec over [`crate::lang::cfamily`], which holds what C and C++ share (the
+//! extraction helpers, the standard headers and library, the resolver that serves both):
+//! here, what a C function is (`extract.rs`) and what the registry needs to know.
 
-pub(crate) mod extract;
-mod resolve;
-pub(crate) mod stdlib;
+mod extract;
 
 use codemine_filters::dedup::literal::Spelling;
 
-use crate::extract::window::Scanner;
 use crate::lang::{Language, Resolver};
 use crate::resolve::SourceUnit;
 
 pub struct C;
 
 impl Language for C {
-    fn name(&self) -> &'static str {
-        "c"
-    }
     fn display_name(&self) -> &'static str {
         "C"
     }
@@ -30,18 +23,9 @@ impl Language for C {
         Spelling::QuoteDigits
     }
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
-        c_family_resolver(units)
+        crate::lang::cfamily::resolver(units)
     }
     fn resolver_family(&self) -> &'static str {
         "c"
     }
-    fn window_scanner(&self) -> Option<Scanner> {
-        Some(Scanner::Braces)
-    }
-}
-
-/// The resolver of C and C++ units together (a C++ file calls C functions and the other
-/// way round through headers).
-pub(crate) fn c_family_resolver<'u>(units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
-    Box::new(resolve::Index::new(units))
 }

@@ -8,8 +8,9 @@ use tree_sitter::Node;
 
 use crate::extract::grammar::NodeExt;
 
-use crate::lang::c::extract::{
-    arg_count, c_call, c_details, c_file_item, comment_docstring, declarator_name, squash,
+use crate::lang::cfamily::extract::{
+    arg_count, c_call, c_details, c_file_item, c_may_contain_functions, comment_docstring,
+    declarator_name, last_component, squash, ANONYMOUS_NAMESPACE,
 };
 use crate::extract::{
     text, Around, CallKind, CallSite, ClassInfo, Details, Docstring, FileInfo, FunctionKind,
@@ -17,30 +18,6 @@ use crate::extract::{
 };
 
 use super::Cpp;
-
-/// The name of an anonymous namespace in qualified names.
-pub const ANONYMOUS_NAMESPACE: &str = "(anonymous namespace)";
-
-/// The last `::` component of a qualified name, ignoring `::` inside template arguments.
-pub fn last_component(name: &str) -> &str {
-    let mut depth = 0i32;
-    let bytes = name.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'<' => depth += 1,
-            b'>' => depth -= 1,
-            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
-                start = i + 2;
-                i += 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    &name[start..]
-}
 
 /// A type's name without qualifiers, pointers, references or template arguments
 /// (`const std::vector<int>&` gives `std::vector`).
@@ -76,6 +53,23 @@ fn declared_name<'t>(mut d: Node<'t>) -> Option<Node<'t>> {
 }
 
 impl LanguageSpec for Cpp {
+    fn name(&self) -> &'static str {
+        "cpp"
+    }
+    fn window_scanner(&self) -> Option<crate::extract::window::Scanner> {
+        Some(crate::extract::window::Scanner::Braces(
+            crate::extract::window::Braces {
+                preprocessor: true,
+                raw_strings: true,
+                digit_separators: true,
+                trailing_comments: true,
+                ..Default::default()
+            },
+        ))
+    }
+    fn items_follow_an_end(&self) -> bool {
+        true
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_cpp::LANGUAGE.into()
     }
@@ -152,8 +146,8 @@ impl LanguageSpec for Cpp {
 
     /// Functions sit at the top level, in namespaces, classes, templates, linkage blocks and
     /// preprocessor conditionals; a class defined in a declaration (`struct S {...} s;`) too.
-    fn may_contain_functions(&self, node: Node, src: &str) -> bool {
-        crate::lang::c::C.may_contain_functions(node, src)
+    fn may_contain_functions(&self, node: Node, _src: &str) -> bool {
+        c_may_contain_functions(node)
             || matches!(
                 node.kind_str(),
                 "namespace_definition"
@@ -361,18 +355,5 @@ impl LanguageSpec for Cpp {
 
     fn nested_functions_extracted(&self) -> bool {
         false
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::last_component;
-
-    #[test]
-    fn last_component_skips_template_arguments() {
-        assert_eq!(last_component("ns::Foo::bar"), "bar");
-        assert_eq!(last_component("f"), "f");
-        assert_eq!(last_component("Foo<a::b>::operator=="), "operator==");
-        assert_eq!(last_component("cast<std::string>"), "cast<std::string>");
     }
 }

@@ -1,22 +1,17 @@
-//! C++: extraction (`extract.rs`: namespaces, classes, out-of-class definitions, operators,
-//! templates) and the standard headers (`stdlib.rs`). Calls are resolved by C's resolver,
-//! which serves both languages ([`crate::lang::c`]).
+//! C++: a thin spec over [`crate::lang::cfamily`] (the helpers, headers and resolver it
+//! shares with C): its extraction (`extract.rs`: namespaces, classes, out-of-class
+//! definitions, operators, templates) and what the registry needs to know.
 
-pub(crate) mod extract;
-pub(crate) mod stdlib;
+mod extract;
 
 use codemine_filters::dedup::literal::Spelling;
 
-use crate::extract::window::Scanner;
 use crate::lang::{Language, Resolver};
 use crate::resolve::SourceUnit;
 
 pub struct Cpp;
 
 impl Language for Cpp {
-    fn name(&self) -> &'static str {
-        "cpp"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["c++", "cxx"]
     }
@@ -32,12 +27,9 @@ impl Language for Cpp {
         Spelling::QuoteDigits
     }
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
-        crate::lang::c::c_family_resolver(units)
+        crate::lang::cfamily::resolver(units)
     }
     fn resolver_family(&self) -> &'static str {
         "c"
-    }
-    fn window_scanner(&self) -> Option<Scanner> {
-        Some(Scanner::Braces)
     }
 }

@@ -133,6 +133,9 @@ fn expression(node: Node, src: &str) -> Option<String> {
 }
 
 impl LanguageSpec for Go {
+    fn name(&self) -> &'static str {
+        "go"
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_go::LANGUAGE.into()
     }
@@ -554,7 +557,8 @@ fn value_names(spec: Node, src: &str, out: &mut Vec<(String, (u32, u32))>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::{Extractor, FunctionKind, Lang};
+    use crate::extract::{Extractor, FunctionKind};
+    use crate::lang::Lang;
 
     const SRC: &str = r#"// Package foo is a test.
 package foo

@@ -16,9 +16,6 @@ use crate::resolve::SourceUnit;
 pub struct Go;
 
 impl Language for Go {
-    fn name(&self) -> &'static str {
-        "go"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["golang"]
     }

@@ -21,7 +21,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
-use crate::extract::{CallKind, CallSite, ClassInfo, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo};
+use crate::lang::Lang;
 use crate::resolve::{dir_of, pick, FnRef, SourceUnit, Target};
 
 /// How many embedded types and fields are followed.

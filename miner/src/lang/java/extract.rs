@@ -55,6 +55,18 @@ fn has_modifier(node: Node, src: &str, m: &str) -> bool {
 use super::Java;
 
 impl LanguageSpec for Java {
+    fn name(&self) -> &'static str {
+        "java"
+    }
+    fn window_scanner(&self) -> Option<crate::extract::window::Scanner> {
+        Some(crate::extract::window::Scanner::Braces(
+            crate::extract::window::Braces {
+                text_blocks: true,
+                top_level_types: true,
+                ..Default::default()
+            },
+        ))
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_java::LANGUAGE.into()
     }
@@ -499,7 +511,7 @@ mod tests {
     fn character_literals_are_their_quotes_as_function_parser_saw_them() {
         let out = crate::extract::Extractor::default()
             .extract(
-                crate::extract::Lang::Java,
+                crate::lang::Lang::Java,
                 "class A { char m(String s) { return s == \"a'b\" ? '\\n' : 'c'; } }",
             )
             .expect("parses");

@@ -8,16 +8,12 @@ pub(crate) mod stdlib;
 
 use codemine_filters::dedup::literal::Spelling;
 
-use crate::extract::window::Scanner;
 use crate::lang::{Language, Resolver};
 use crate::resolve::SourceUnit;
 
 pub struct Java;
 
 impl Language for Java {
-    fn name(&self) -> &'static str {
-        "java"
-    }
     fn display_name(&self) -> &'static str {
         "Java"
     }
@@ -33,8 +29,5 @@ impl Language for Java {
     /// Java's packages are declared, not directories.
     fn same_package(&self, a: &SourceUnit, b: &SourceUnit) -> bool {
         a.info.package == b.info.package
-    }
-    fn window_scanner(&self) -> Option<Scanner> {
-        Some(Scanner::Braces)
     }
 }

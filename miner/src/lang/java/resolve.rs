@@ -14,7 +14,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
 use crate::resolve::{func, pick, FnRef, SourceUnit, Target};
-use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind};
+use crate::lang::Lang;
 
 /// Methods every class inherits from `java.lang.Object`.
 const OBJECT_METHODS: [&str; 11] = [

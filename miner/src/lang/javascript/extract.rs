@@ -975,11 +975,11 @@ pub(crate) fn details(node: Node, src: &str) -> Details {
 /// shared functions above; `$grammar` is its main grammar.
 /// `dialects: |path| ..., |dialect| ...` adds grammars chosen by path (TypeScript's TSX).
 macro_rules! ecma_spec {
-    ($ty:ty, $grammar:expr) => {
-        $crate::lang::javascript::extract::ecma_spec!(@impl $ty, $grammar, {});
+    ($ty:ty, $name:literal, $grammar:expr) => {
+        $crate::lang::javascript::extract::ecma_spec!(@impl $ty, $name, $grammar, {});
     };
-    ($ty:ty, $grammar:expr, dialects: $dialect:expr, $dialect_grammar:expr) => {
-        $crate::lang::javascript::extract::ecma_spec!(@impl $ty, $grammar, {
+    ($ty:ty, $name:literal, $grammar:expr, dialects: $dialect:expr, $dialect_grammar:expr) => {
+        $crate::lang::javascript::extract::ecma_spec!(@impl $ty, $name, $grammar, {
             fn dialect(&self, path: &str) -> u8 {
                 ($dialect)(path)
             }
@@ -988,9 +988,16 @@ macro_rules! ecma_spec {
             }
         });
     };
-    (@impl $ty:ty, $grammar:expr, { $($extra:tt)* }) => {
+    (@impl $ty:ty, $name:literal, $grammar:expr, { $($extra:tt)* }) => {
         impl $crate::extract::LanguageSpec for $ty {
             $($extra)*
+            fn name(&self) -> &'static str {
+                $name
+            }
+            /// `$` starts an item too.
+            fn starts_item(&self, rest: &[u8]) -> bool {
+                $crate::extract::window::starts_named_item(rest, true)
+            }
             fn grammar(&self) -> tree_sitter::Language {
                 $grammar
             }
@@ -1087,11 +1094,16 @@ macro_rules! ecma_spec {
 }
 pub(crate) use ecma_spec;
 
-ecma_spec!(super::JavaScript, tree_sitter_javascript::LANGUAGE.into());
+ecma_spec!(
+    super::JavaScript,
+    "javascript",
+    tree_sitter_javascript::LANGUAGE.into()
+);
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::{Extractor, Lang};
+    use crate::extract::Extractor;
+    use crate::lang::Lang;
 
     fn docs(src: &str) -> Vec<(String, Option<String>)> {
         let out = Extractor::default()

@@ -15,9 +15,6 @@ use crate::resolve::SourceUnit;
 pub struct JavaScript;
 
 impl Language for JavaScript {
-    fn name(&self) -> &'static str {
-        "javascript"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["js"]
     }

@@ -23,7 +23,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
-use crate::extract::{CallKind, CallSite, ClassInfo, Import, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo, Import};
+use crate::lang::Lang;
 use crate::resolve::{dir_of, normalize_path, FnRef, SourceUnit, Sym, Target};
 
 /// How deep re-exports and base classes are followed.
@@ -33,7 +34,7 @@ const MAX_HOPS: usize = 16;
 const EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
 
 fn serves(lang: Lang) -> bool {
-    matches!(lang, Lang::JavaScript | Lang::TypeScript)
+    lang == Lang::JavaScript || lang == Lang::TypeScript
 }
 
 /// The project files whose path aliases the resolver reads.

@@ -125,6 +125,13 @@ fn has_child_kind(node: Node, kind: &str) -> bool {
 }
 
 impl LanguageSpec for Php {
+    fn name(&self) -> &'static str {
+        "php"
+    }
+    /// `$` starts an item too.
+    fn starts_item(&self, rest: &[u8]) -> bool {
+        crate::extract::window::starts_named_item(rest, true)
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_php::LANGUAGE_PHP.into()
     }
@@ -598,7 +605,8 @@ fn use_declaration(node: Node, src: &str, out: &mut Vec<Import>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::{CallKind, Extractor, FunctionKind, Lang};
+    use crate::extract::{CallKind, Extractor, FunctionKind};
+    use crate::lang::Lang;
 
     fn extract(src: &str) -> crate::extract::FileFunctions {
         Extractor::default().extract(Lang::Php, src).expect("parses")

@@ -15,9 +15,6 @@ use crate::resolve::SourceUnit;
 pub struct Php;
 
 impl Language for Php {
-    fn name(&self) -> &'static str {
-        "php"
-    }
     fn display_name(&self) -> &'static str {
         "PHP"
     }

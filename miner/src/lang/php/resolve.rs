@@ -21,7 +21,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::extract::last_segment;
 use super::stdlib;
-use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Import, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Import};
+use crate::lang::Lang;
 use crate::resolve::{func, pick, FnRef, SourceUnit, Target};
 
 pub(crate) struct Index<'u> {

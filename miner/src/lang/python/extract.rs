@@ -10,9 +10,22 @@ use crate::extract::{
     FunctionKind, Import, LanguageSpec,
 };
 
-use super::Python;
+use super::{Facts, Python};
 
 impl LanguageSpec for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+    fn window_scanner(&self) -> Option<crate::extract::window::Scanner> {
+        Some(crate::extract::window::Scanner::Indentation)
+    }
+    /// `def`, `class`, `async` or a decorator.
+    fn starts_item(&self, rest: &[u8]) -> bool {
+        rest.starts_with(b"def ")
+            || rest.starts_with(b"class ")
+            || rest.starts_with(b"async ")
+            || rest.starts_with(b"@")
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_python::LANGUAGE.into()
     }
@@ -159,9 +172,9 @@ impl LanguageSpec for Python {
         if super::facts::is_statement(kind) {
             let s = scope();
             at_top = Some(s.is_empty());
-            info.python_flow
-                .get_or_insert_with(Default::default)
-                .statement(node, &s, src);
+            if let Some(facts) = info.payload_or_insert(Facts::default) {
+                facts.statement(node, &s, src);
+            }
         }
         match kind {
             // `NAME = value` at the top level of the module (also inside a module-level `if`

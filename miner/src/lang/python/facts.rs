@@ -195,6 +195,25 @@ pub(crate) fn is_statement(kind: &str) -> bool {
 /// Expressions deeper than this are left opaque (a pathological file cannot run away).
 const MAX_EXPR_NODES: usize = 1 << 20;
 
+/// The Python payload of a file's [`crate::extract::FileInfo`].
+impl crate::extract::FilePayload for Facts {
+    fn append(&mut self, later: Box<dyn crate::extract::FilePayload>) {
+        let later: Box<dyn std::any::Any> = later;
+        if let Ok(later) = later.downcast::<Facts>() {
+            Facts::append(self, *later);
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn crate::extract::FilePayload> {
+        Box::new(self.clone())
+    }
+
+    fn same(&self, other: &dyn crate::extract::FilePayload) -> bool {
+        let other: &dyn std::any::Any = other;
+        other.downcast_ref::<Facts>() == Some(self)
+    }
+}
+
 impl Facts {
     /// Appends a later part of the same file (windowed extraction).
     pub fn append(&mut self, later: Facts) {

@@ -26,7 +26,8 @@ use foldhash::{HashMap, HashSet};
 use super::facts::{CallEx, Ex, Facts, Param, Protocol, Stmt};
 use super::nodes;
 use super::resolve::Index;
-use crate::extract::{CallSite, ClassInfo, Import, Lang};
+use crate::extract::{CallSite, ClassInfo, Import};
+use crate::lang::Lang;
 use crate::resolve::{FnRef, SourceUnit, Sym};
 
 /// Values one graph node may hold; more are dropped (counted in [`FlowStats::truncated`]).
@@ -295,7 +296,7 @@ impl<'a, 'u> Analysis<'a, 'u> {
             .iter()
             .map(|u| {
                 (u.lang == Lang::Python)
-                    .then_some(u.info.python_flow.as_deref())
+                    .then_some(u.info.payload::<Facts>())
                     .flatten()
             })
             .collect();
@@ -1989,7 +1990,8 @@ fn dfs(c: u32, bases: &[Vec<u32>]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::{Extractor, Lang};
+    use crate::extract::Extractor;
+    use crate::lang::Lang;
     use crate::resolve::{resolve, SourceUnit};
 
     fn edges(x: &mut Extractor, src: &str) -> Vec<(String, Option<String>, bool)> {

@@ -14,16 +14,12 @@ pub use facts::Facts;
 
 use codemine_filters::dedup::literal::Spelling;
 
-use crate::extract::window::Scanner;
 use crate::lang::{Language, Resolver};
 use crate::resolve::SourceUnit;
 
 pub struct Python;
 
 impl Language for Python {
-    fn name(&self) -> &'static str {
-        "python"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["py"]
     }
@@ -38,9 +34,6 @@ impl Language for Python {
     }
     fn resolver<'u>(&self, units: &'u [SourceUnit]) -> Box<dyn Resolver + 'u> {
         Box::new(resolve::Index::new(units))
-    }
-    fn window_scanner(&self) -> Option<Scanner> {
-        Some(Scanner::Indentation)
     }
     fn braced_body(&self) -> bool {
         false

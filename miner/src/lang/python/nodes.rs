@@ -44,7 +44,7 @@ pub(crate) fn code_nodes(functions: &mut [Function], info: &FileInfo, src: &str)
         nodes: vec![node("<module>", "<module>", "", FunctionKind::Module, 1, lines)],
         hosts: vec![None],
     };
-    let Some(facts) = info.python_flow.as_deref() else {
+    let Some(facts) = info.payload::<super::Facts>() else {
         return out;
     };
     let classes: HashSet<&str> = info.classes.iter().map(|c| c.name.as_str()).collect();
@@ -224,7 +224,8 @@ fn leave(host: &mut Function, site: &CallSite) {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::{CallKind, Extractor, Lang};
+    use crate::extract::{CallKind, Extractor};
+    use crate::lang::Lang;
 
     /// (qualified name, kind, lines, calls as `line:text`) of every extra node, and the
     /// calls left to the functions.

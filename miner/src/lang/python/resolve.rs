@@ -15,7 +15,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
 use crate::resolve::{FnRef, SourceUnit, Sym, Target};
-use crate::extract::{CallKind, CallSite, ClassInfo, Import, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo, Import};
+use crate::lang::Lang;
 
 /// How deep re-exports and base classes are followed.
 const MAX_HOPS: usize = 16;

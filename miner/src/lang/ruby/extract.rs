@@ -126,6 +126,9 @@ fn class_with_block(node: Node, src: &str) -> Option<String> {
 }
 
 impl LanguageSpec for Ruby {
+    fn name(&self) -> &'static str {
+        "ruby"
+    }
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_ruby::LANGUAGE.into()
     }
@@ -659,7 +662,8 @@ fn comment_lines(comment: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::{Extractor, Lang};
+    use crate::extract::Extractor;
+    use crate::lang::Lang;
 
     fn extract(src: &str) -> crate::extract::FileFunctions {
         Extractor::default()

@@ -18,9 +18,6 @@ use crate::resolve::SourceUnit;
 pub struct Ruby;
 
 impl Language for Ruby {
-    fn name(&self) -> &'static str {
-        "ruby"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["rb"]
     }

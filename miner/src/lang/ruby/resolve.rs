@@ -32,7 +32,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::extract::{ATTR, ATTR_SELF, EXTEND_PREFIX, SUPER_PREFIX, VALUE_FIELD};
 use super::stdlib;
-use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang};
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind};
+use crate::lang::Lang;
 use crate::resolve::{dir_of, func, normalize_path, pick, FnRef, SourceUnit, Target};
 
 /// How many ancestors are followed.

@@ -5,6 +5,7 @@ use super::TypeScript;
 
 crate::lang::javascript::extract::ecma_spec!(
     TypeScript,
+    "typescript",
     tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     dialects: |path: &str| u8::from(path.ends_with(".tsx")),
     |dialect: u8| if dialect == 1 {

@@ -14,9 +14,6 @@ use crate::resolve::SourceUnit;
 pub struct TypeScript;
 
 impl Language for TypeScript {
-    fn name(&self) -> &'static str {
-        "typescript"
-    }
     fn aliases(&self) -> &'static [&'static str] {
         &["ts"]
     }

@@ -1,8 +1,9 @@
-//! The C standard library, POSIX and the system headers (C++ headers come from
-//! [`crate::lang::cpp::stdlib`]: the C-family resolver serves both).
+//! The C standard library, POSIX, the system headers and the C++ standard headers: the
+//! C-family resolver serves both languages.
 
 crate::lang::stdlib::list!(functions, "c_stdlib_functions.txt");
 crate::lang::stdlib::list!(headers, "c_std_headers.txt");
+crate::lang::stdlib::list!(cpp_headers, "cpp_std_headers.txt");
 
 /// A function (or function-like macro) of the C standard library or POSIX.
 pub fn is_c_function(name: &str) -> bool {
@@ -11,13 +12,18 @@ pub fn is_c_function(name: &str) -> bool {
 
 /// A header of the C or C++ standard library, POSIX or the system (`linux/...`).
 pub fn is_std_header(path: &str) -> bool {
-    if headers().contains(path) || crate::lang::cpp::stdlib::is_cpp_header(path) {
+    if headers().contains(path) || is_cpp_header(path) {
         return true;
     }
     // Lines ending in '/' are prefixes.
     path.split_inclusive('/')
         .next()
         .is_some_and(|first| first.ends_with('/') && headers().contains(first))
+}
+
+/// A header of the C++ standard library (`vector`, `cstdio`).
+pub fn is_cpp_header(path: &str) -> bool {
+    cpp_headers().contains(path)
 }
 
 #[cfg(test)]

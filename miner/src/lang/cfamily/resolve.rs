@@ -13,10 +13,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::extract::{last_component, ANONYMOUS_NAMESPACE};
 use super::stdlib;
+use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Macro};
+use crate::lang::Lang;
 use crate::resolve::{dir_of, func, normalize_path, pick, FnRef, SourceUnit, Target};
-use crate::lang::cpp::extract::{last_component, ANONYMOUS_NAMESPACE};
-use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind, Lang, Macro};
 
 /// Most files an include closure follows; guards against pathological include graphs.
 const MAX_CLOSURE: usize = 4096;
