@@ -24,6 +24,7 @@ use miner::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
 use miner::stats::{Failure, RepoStats};
 
 mod filter_args;
+mod tests_args;
 
 pub use filter_args::FilterArgs;
 
@@ -469,6 +470,8 @@ struct MineArgs {
     /// rows and the call-graph nodes; --min-side drops pairs below a score.
     #[arg(help_heading = heading::SIDE, long, value_name = "DIR")]
     side_model: Option<PathBuf>,
+    #[command(flatten)]
+    tests: tests_args::TestsArgs,
     #[command(flatten)]
     filter: filter_args::FilterArgs,
     #[command(flatten)]
@@ -1168,6 +1171,7 @@ fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
+    opts.tests = args.tests.options(&opts.source.cache_dir)?;
     let config = args
         .filter
         .to_config()

@@ -194,6 +194,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         "callgraph_edges" => write.callgraph_edges,
         "repositories" => mined,
         "dropped" => write.dropped_rows,
+        "tests" => write.tests_rows,
         "dedup_bands" => write.band_rows,
         "dedup_clusters" => stats
             .stages
@@ -250,7 +251,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
-         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}{}\n## Repositories\n\n\
+         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}{}{}\n## Repositories\n\n\
          | repo | commit | partition | license | rows |\n|---|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
@@ -261,6 +262,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         filter_summary(stats),
         dedup_summary(stats),
         decontam_summary(stats.stages.decontamination.as_ref()),
+        tests_summary(stats.stages.tests.as_ref()),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         // Every text from input is escaped: a name cannot add markup, split a cell, start a
@@ -280,6 +282,34 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         );
     }
     write_atomic(&out_dir.join("README.md"), (y + &body).as_bytes())
+}
+
+/// The dataset card's line on the repositories' own test suites (empty without
+/// `--run-tests`).
+fn tests_summary(stage: Option<&crate::stats::steps::TestsStage>) -> String {
+    let Some(t) = stage else {
+        return String::new();
+    };
+    format!(
+        "- test suites (`--run-tests`, {}): {} repositories ran theirs ({} could not be set up, \
+         {} could not run); {} tests run, {} passed, {} failed, {} errors, {} timeouts; {} of {} \
+         measured functions have a covering test (`covering_tests`; table `tests`)\n",
+        if t.sandboxed {
+            "sandboxed"
+        } else {
+            "NOT sandboxed"
+        },
+        t.repositories_run,
+        t.setup_failed,
+        t.run_failed,
+        t.tests_run,
+        t.passed,
+        t.failed,
+        t.errors,
+        t.timeouts,
+        t.functions_covered,
+        t.functions_measured,
+    )
 }
 
 /// The dataset card's lines on decontamination (empty when the step was off).

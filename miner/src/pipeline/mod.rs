@@ -26,6 +26,7 @@ mod repo;
 pub mod repo_completion;
 pub mod side;
 mod stage;
+pub mod tests_step;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -87,6 +88,8 @@ pub struct MineOptions {
     pub csn_names: crate::csn::CsnNames,
     /// Whose definitions YABLoCo's counts follow (`--callgraph-compat`).
     pub callgraph_compat: callgraph::CallgraphCompat,
+    /// Run each repository's test suite in the sandbox (`--run-tests`); `None` runs none.
+    pub tests: Option<tests_step::TestsOptions>,
 }
 
 /// The language of `.h` headers.
@@ -130,6 +133,7 @@ impl MineOptions {
             side: None,
             csn_names: Default::default(),
             callgraph_compat: Default::default(),
+            tests: None,
         }
     }
 }

@@ -38,6 +38,8 @@ pub struct RepoOutput {
     pub completion: Option<super::completion::RepoRows>,
     /// Its repository-level completion rows, with `--emit repo-completion`.
     pub repo_completion: Option<super::repo_completion::RepoRows>,
+    /// Its `tests` rows, with `--run-tests`.
+    pub tests: Vec<codemine_schemas::tests::TestRow>,
 }
 
 /// A repository's rows as the writer takes them: the call graph's nodes and edges are
@@ -226,6 +228,9 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             &mut failures,
         );
     }
+    let tests = opts.tests.as_ref().map_or_else(Vec::new, |t| {
+        super::tests_step::step(spec, &snap, t, &mut graph, &mut stats, &mut failures)
+    });
 
     // Filters before history: the cheap rules, so that only survivors are blamed.
     let filter = opts.filter.as_ref().filter(|f| f.is_active());
@@ -314,6 +319,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         failed: None,
         completion,
         repo_completion,
+        tests,
     }
 }
 
@@ -363,6 +369,7 @@ pub(super) fn failure(
         stage,
         kind,
         reason,
+        log_tail: None,
     }
 }
 
@@ -621,5 +628,6 @@ fn failed_with(mut stats: RepoStats, failure: Failure) -> RepoOutput {
         dedup: Vec::new(),
         completion: None,
         repo_completion: None,
+        tests: Vec::new(),
     }
 }
