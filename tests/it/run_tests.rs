@@ -489,3 +489,39 @@ fn c_suite_in_a_sharded_run() {
     assert_eq!(s["stages"]["tests"]["repositories_run"], 1);
     assert_eq!(s["stages"]["tests"]["setup_failed"], 1);
 }
+
+/// `--no-sandbox` is refused (the runner needs the sandbox's mount namespace) before anything
+/// is mined, and means nothing without `--run-tests`.
+#[test]
+fn no_sandbox_is_refused_before_mining() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("geometry");
+    python_repo(&repo);
+    let out = tmp.path().join("out");
+    let (r, o) = (repo.to_str().unwrap(), out.to_str().unwrap());
+    let res = codemine(
+        &[
+            "mine",
+            "--repo",
+            r,
+            "--out",
+            o,
+            "--run-tests",
+            "--no-sandbox",
+        ],
+        &tmp.path().join("cache"),
+    );
+    assert_eq!(res.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("--no-sandbox") && err.contains("not supported yet"),
+        "{err}"
+    );
+    assert!(!out.join("stats.json").exists());
+    let res = codemine(
+        &["mine", "--repo", r, "--out", o, "--no-sandbox"],
+        &tmp.path().join("cache"),
+    );
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("--run-tests"));
+}
