@@ -30,6 +30,8 @@ use crate::Error;
 
 /// The folder of prepared environments under the clone cache (clones there end in `.git`).
 pub const ENVS: &str = "test-envs";
+/// The folder of the step's checkouts, under [`ENVS`].
+const CHECKOUTS: &str = "checkouts";
 
 /// What `--run-tests` was asked with (recorded in the rank marker and the fingerprint).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,10 +57,7 @@ pub struct TestsOptions {
 
 impl std::fmt::Debug for TestsOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TestsOptions")
-            .field("settings", &self.settings)
-            .field("checkouts", &self.checkouts)
-            .finish()
+        write!(f, "TestsOptions {{ settings: {:?} }}", self.settings)
     }
 }
 
@@ -94,7 +93,7 @@ impl TestsOptions {
             runner: Arc::new(runner),
             sandbox_info,
             sandboxed,
-            checkouts: envs.join("checkouts"),
+            checkouts: envs.join(CHECKOUTS),
         })
     }
 }
