@@ -19,9 +19,11 @@ use crate::values::parse_size;
 
 mod completion_args;
 mod dedup_args;
+mod tests_args;
 
 use completion_args::{completion_options, repo_completion_options, RepoCompletionArgs};
 use dedup_args::DedupArgs;
+use tests_args::TestsArgs;
 
 #[derive(Args)]
 pub struct MineArgs {
@@ -133,6 +135,8 @@ pub struct MineArgs {
     /// rows and the call-graph nodes; --min-side drops pairs below a score.
     #[arg(help_heading = heading::SIDE, long, value_name = "DIR")]
     side_model: Option<PathBuf>,
+    #[command(flatten)]
+    tests: TestsArgs,
     #[command(flatten)]
     filter: crate::filter_args::FilterArgs,
     #[command(flatten)]
@@ -249,6 +253,7 @@ pub fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
+    opts.tests = args.tests.options(&opts.source.cache_dir)?;
     let config = args
         .filter
         .to_config()

@@ -118,6 +118,8 @@ pub struct SealedGraph {
     pub nodes: Vec<RecordBatch>,
     pub edges: Vec<RecordBatch>,
     pub edge_count: usize,
+    /// Per node: its `covering_tests` (`mine --run-tests`), for its YABLoCo row.
+    covering_tests: Vec<Option<Vec<Arc<str>>>>,
     context: Vec<FnRef>,
     context_end: Vec<usize>,
     counts: Vec<[u32; 9]>,
@@ -138,6 +140,11 @@ impl Graph {
                 last_commit_bounded: n.last_commit_bounded,
                 test_cov_hits: n.test_cov_hits,
             })
+            .collect();
+        let covering_tests = self
+            .nodes
+            .iter()
+            .map(|n| n.covering_tests.clone())
             .collect();
         let functions: Vec<&Function> = units.iter().flat_map(|u| &u.functions).collect();
         // Batches from the last rows back, the row vector shrunk after each: it is given
@@ -163,6 +170,7 @@ impl Graph {
             nodes,
             edges: self.edges,
             edge_count: self.edge_count,
+            covering_tests,
             context: self.context,
             context_end: self.context_end,
             counts: self.counts,
@@ -594,6 +602,7 @@ fn node_row(
         duplicate_of: None,
         license: None,
         contaminated_by: None,
+        covering_tests: None,
     }
 }
 
@@ -665,6 +674,7 @@ impl SealedGraph {
                     _ => None,
                 },
                 test_cov_hits: node.test_cov_hits,
+                covering_tests: self.covering_tests.get(k).cloned().flatten(),
             },
         }
     }

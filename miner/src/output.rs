@@ -145,6 +145,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         "callgraph_edges" => write.callgraph_edges,
         "repositories" => mined,
         "dropped" => write.dropped_rows,
+        "tests" => write.tests_rows,
         "dedup_bands" => write.band_rows,
         "dedup_clusters" => stats
             .stages

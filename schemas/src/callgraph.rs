@@ -4,8 +4,8 @@
 use std::sync::{Arc, LazyLock};
 
 use arrow_array::builder::{
-    BooleanBuilder, Float32Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder,
-    UInt64Builder,
+    BooleanBuilder, Float32Builder, Int64Builder, ListBuilder, StringBuilder,
+    TimestampMillisecondBuilder, UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -54,8 +54,41 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
         s("contaminated_by", true),
         // Filled by the miner's SIDE step after dedup (null without a SIDE model).
         Field::new(SIDE_SCORE, DataType::Float32, true),
+        // Filled by `mine --run-tests` (null when the tests were not run).
+        Field::new(COVERING_TESTS, covering_tests_type(), true),
     ]))
 });
+
+/// The column of the tests that execute a function's lines (`mine --run-tests`), on the
+/// nodes and in YABLoCo's `meta`.
+pub const COVERING_TESTS: &str = "covering_tests";
+
+/// `list<string>`, the type of [`COVERING_TESTS`].
+pub fn covering_tests_type() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+/// Appends a `covering_tests` value (null when the tests were not run).
+pub(crate) fn append_tests(
+    b: &mut ListBuilder<StringBuilder>,
+    tests: Option<&[Arc<str>]>,
+) -> usize {
+    match tests {
+        Some(ids) => {
+            let mut bytes = 0;
+            for id in ids {
+                b.values().append_value(id);
+                bytes += id.len();
+            }
+            b.append(true);
+            bytes
+        }
+        None => {
+            b.append_null();
+            0
+        }
+    }
+}
 
 /// One function of the call graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,9 +137,12 @@ pub struct NodeRow {
     /// `benchmark:item_id` of the benchmark item this function copies (`--decontaminate`);
     /// null when it copies none or the option is off.
     pub contaminated_by: Option<String>,
+    /// The ids of the tests that executed at least one of its lines, sorted (`mine
+    /// --run-tests`); null when the tests were not run or did not measure its file. Shared
+    /// by the rows of a repository.
+    pub covering_tests: Option<Vec<Arc<str>>>,
 }
 
-#[derive(Default)]
 pub struct NodesTable {
     id: UInt64Builder,
     strings: [StringBuilder; 6],
@@ -125,8 +161,36 @@ pub struct NodesTable {
     license: StringBuilder,
     contaminated_by: StringBuilder,
     side_score: Float32Builder,
+    covering_tests: ListBuilder<StringBuilder>,
     rows: usize,
     bytes: usize,
+}
+
+impl Default for NodesTable {
+    fn default() -> Self {
+        Self {
+            id: Default::default(),
+            strings: Default::default(),
+            lines: Default::default(),
+            docstring: Default::default(),
+            code_length: Default::default(),
+            last_commit: Default::default(),
+            last_commit_sha: Default::default(),
+            last_commit_bounded: Default::default(),
+            coverage: Default::default(),
+            calls: Default::default(),
+            category: Default::default(),
+            syntax_error: Default::default(),
+            dropped_by: Default::default(),
+            clusters: Default::default(),
+            license: Default::default(),
+            contaminated_by: Default::default(),
+            side_score: Default::default(),
+            covering_tests: ListBuilder::new(StringBuilder::new()),
+            rows: 0,
+            bytes: 0,
+        }
+    }
 }
 
 impl Table for NodesTable {
@@ -174,6 +238,7 @@ impl Table for NodesTable {
         self.contaminated_by
             .append_option(r.contaminated_by.as_deref());
         self.side_score.append_null();
+        self.bytes += append_tests(&mut self.covering_tests, r.covering_tests.as_deref());
         self.bytes += r.docstring.as_ref().map_or(0, String::len) + 80;
         self.rows += 1;
     }
@@ -204,6 +269,7 @@ impl Table for NodesTable {
         cols.push(Arc::new(self.license.finish()));
         cols.push(Arc::new(self.contaminated_by.finish()));
         cols.push(Arc::new(self.side_score.finish()));
+        cols.push(Arc::new(self.covering_tests.finish()));
         self.rows = 0;
         self.bytes = 0;
         RecordBatch::try_new(Self::schema(), cols)

@@ -30,6 +30,8 @@ pub const NODES: TableDir = table("callgraph_nodes", "callgraph/nodes", "nodes",
 pub const EDGES: TableDir = table("callgraph_edges", "callgraph/edges", "edges", false);
 pub const REPOSITORIES: TableDir = table("repositories", "repositories", "data", false);
 pub const DROPPED: TableDir = table("dropped", "dropped", "dropped", false);
+/// Written by `mine --run-tests`: one row per test run.
+pub const TESTS: TableDir = table("tests", "tests", "tests", false);
 /// Written per rank and mining chunk: `bands-rRRRRR-cCCCCC-NNNNN-of-NNNNN.parquet`.
 pub const BANDS: TableDir = table("dedup_bands", "dedup/bands", "bands", false);
 pub const CLUSTERS: TableDir = table("dedup_clusters", "dedup/clusters", "clusters", false);
@@ -44,7 +46,7 @@ pub const COMPLETION_SNAPSHOT: TableDir = table(
 );
 
 /// Every table, in the order the dataset card lists its configs.
-pub const TABLES: [TableDir; 12] = [
+pub const TABLES: [TableDir; 13] = [
     CSN,
     YABLOCO,
     NODES,
@@ -57,6 +59,7 @@ pub const TABLES: [TableDir; 12] = [
     COMPLETION_LINE,
     COMPLETION_REPO,
     COMPLETION_SNAPSHOT,
+    TESTS,
 ];
 
 /// The folders that group several tables (each in a sub-folder of its own).

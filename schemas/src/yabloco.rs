@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use arrow_array::builder::{Int64Builder, StringBuilder, UInt64Builder};
+use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use parquet::file::properties::WriterProperties;
@@ -49,6 +49,12 @@ fn meta_fields() -> Fields {
     );
     f.push(Field::new("last_commit", DataType::Utf8, true));
     f.push(Field::new("test_cov_hits", DataType::Int64, true));
+    // Not in YABLoCo's published rows: filled by `mine --run-tests`, null otherwise.
+    f.push(Field::new(
+        crate::callgraph::COVERING_TESTS,
+        crate::callgraph::covering_tests_type(),
+        true,
+    ));
     f.into()
 }
 
@@ -90,6 +96,8 @@ pub struct YablocoMeta {
     /// `dd.mm.YYYY`.
     pub last_commit: Option<String>,
     pub test_cov_hits: Option<i64>,
+    /// The tests that execute the function's lines, sorted (`mine --run-tests`).
+    pub covering_tests: Option<Vec<Arc<str>>>,
 }
 
 pub struct YablocoTable {
@@ -101,6 +109,7 @@ pub struct YablocoTable {
     counts: [Int64Builder; 9],
     last_commit: StringBuilder,
     test_cov_hits: Int64Builder,
+    covering_tests: ListBuilder<StringBuilder>,
     rows: usize,
     bytes: usize,
 }
@@ -116,6 +125,7 @@ impl Default for YablocoTable {
             counts: std::array::from_fn(|_| Int64Builder::new()),
             last_commit: StringBuilder::new(),
             test_cov_hits: Int64Builder::new(),
+            covering_tests: ListBuilder::new(StringBuilder::new()),
             rows: 0,
             bytes: 0,
         }
@@ -153,6 +163,8 @@ impl Table for YablocoTable {
         }
         self.last_commit.append_option(m.last_commit.as_deref());
         self.test_cov_hits.append_option(m.test_cov_hits);
+        self.bytes +=
+            crate::callgraph::append_tests(&mut self.covering_tests, m.covering_tests.as_deref());
         self.bytes += r.instruction.len() + r.outputs.len() + 100;
         self.rows += 1;
     }
@@ -173,6 +185,7 @@ impl Table for YablocoTable {
         meta.extend(shard::finish_each(&mut self.counts));
         meta.push(Arc::new(self.last_commit.finish()));
         meta.push(Arc::new(self.test_cov_hits.finish()));
+        meta.push(Arc::new(self.covering_tests.finish()));
         let meta = StructArray::try_new(meta_fields(), meta, None)?;
         self.rows = 0;
         self.bytes = 0;

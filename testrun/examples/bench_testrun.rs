@@ -30,6 +30,9 @@ struct Args {
     tree: PathBuf,
     cache: PathBuf,
     reference: bool,
+    /// Keep the reference's report here (`--keep-reference FILE`), to compare other
+    /// columns with it (mine --run-tests's nodes, BENCHMARKS.md).
+    keep: Option<PathBuf>,
 }
 
 fn args() -> Args {
@@ -39,6 +42,7 @@ fn args() -> Args {
         tree: PathBuf::new(),
         cache: std::env::temp_dir().join("codemine-bench-envs"),
         reference: false,
+        keep: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -48,6 +52,7 @@ fn args() -> Args {
             "--tree" => a.tree = it.next().expect("--tree DIR").into(),
             "--cache" => a.cache = it.next().expect("--cache DIR").into(),
             "--reference" => a.reference = true,
+            "--keep-reference" => a.keep = Some(it.next().expect("--keep-reference FILE").into()),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -139,7 +144,7 @@ fn reference_run(sb: &Sandbox, p: &Prepared, script: &str, out: &Path, scratch: 
     format!("{}: {}{}", r.outcome, r.stdout.text(), r.stderr.text())
 }
 
-fn python_reference(sb: &Sandbox, p: &Prepared, ours: &Coverage) {
+fn python_reference(sb: &Sandbox, p: &Prepared, ours: &Coverage, keep: Option<&Path>) {
     let tmp = tempfile::tempdir().unwrap();
     let (out, scratch) = (tmp.path().join("out"), tmp.path().join("scratch"));
     std::fs::create_dir(&out).unwrap();
@@ -169,6 +174,9 @@ fn python_reference(sb: &Sandbox, p: &Prepared, ours: &Coverage) {
         );
         return;
     };
+    if let Some(keep) = keep {
+        std::fs::write(keep, &bytes).unwrap();
+    }
     let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     let files = json["files"].as_object().unwrap();
     let (mut lines, mut coverable_same, mut executed_same, mut tests_same, mut tested_lines) =
@@ -461,7 +469,7 @@ fn main() {
     pass_at_k_overhead(&runner, &prepared, &suite);
     if a.reference {
         match prepared.plan.language {
-            Language::Python => python_reference(&sandbox, &prepared, cov),
+            Language::Python => python_reference(&sandbox, &prepared, cov, a.keep.as_deref()),
             Language::C => c_reference(&sandbox, &prepared, cov),
             Language::Javascript => println!("no reference for JavaScript here"),
         }

@@ -379,12 +379,12 @@ fn parse_coverage(bytes: &[u8], tests: &[TestResult]) -> Result<Coverage, Error>
                 .map(|c| c.rsplit_once('|').map_or(c.as_str(), |(id, _)| id))
                 .map(|id| cov.test_index(id, &mut index))
                 .collect();
-            let l = cov
-                .files
-                .entry(rel.clone())
-                .or_default()
-                .entry(line)
-                .or_default();
+            // coverage.py keys contexts by the raw lines the tracer saw, which include the
+            // continuation lines of a multi-line statement; only statements (executed or
+            // missing lines) are executable, as in its own report.
+            let Some(l) = cov.files.get_mut(&rel).and_then(|f| f.get_mut(&line)) else {
+                continue;
+            };
             // Sorted once per line: linear in the line's tests, however many there are.
             tests.append(&mut l.tests);
             tests.sort_unstable();
@@ -486,6 +486,23 @@ pub(crate) fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contexts_of_continuation_lines_add_no_executable_line() {
+        // `x = f(\n    1)` at lines 2-3: coverage.py reports line 2 as the statement and
+        // may key a context by line 3 too (Python 3.11+ traces it).
+        let json = br#"{"files": {"m.py": {"executed_lines": [1, 2], "missing_lines": [5],
+            "contexts": {"1": [""], "2": ["t.py::a"], "3": ["t.py::a", "t.py::b"]}}}}"#;
+        let tests = [];
+        let cov = parse_coverage(json, &tests).unwrap();
+        assert!(cov.line("m.py", 3).is_none());
+        let f = cov.function("m.py", 1, 5).unwrap();
+        assert_eq!(
+            (f.covered_lines, f.coverable_lines, f.test_cov_hits),
+            (2, 3, 2)
+        );
+        assert_eq!(f.covering_tests, ["t.py::a"]);
+    }
 
     #[test]
     fn phases_make_one_outcome_per_test() {

@@ -26,6 +26,7 @@ mod locks;
 mod python_flow;
 mod repo_completion;
 mod report;
+mod run_tests;
 mod sharding;
 mod side_mine;
 mod sources;

@@ -32,6 +32,7 @@ use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::layout::{self, TableDir};
 use codemine_schemas::repositories::{RepositoriesTable, RepositoryRow};
 use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
+use codemine_schemas::tests::TestsTable;
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{clear_shards, shard_files, ShardOptions, ShardWriter, Split, Table};
 
@@ -166,6 +167,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         layout::EDGES,
         layout::DROPPED,
         layout::REPOSITORIES,
+        layout::TESTS,
     ] {
         clear_shards(&t.path(out_dir))?;
     }
@@ -279,6 +281,22 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     } else {
         None
     };
+    let tests_marker = ranks.iter().find_map(|r| r.tests.clone());
+    let tests = match &tests_marker {
+        Some(_) => Some(copy::<TestsTable>(
+            out_dir,
+            "tests",
+            layout::TESTS,
+            shards,
+            Vec::new(),
+        )?),
+        None => None,
+    };
+    if let Some(m) = tests_marker {
+        let stage = stats.stages.tests.get_or_insert_with(Default::default);
+        stage.sandboxed = m.sandboxed;
+        stage.sandbox = m.sandbox;
+    }
 
     let write = &mut stats.stages.write;
     crate::fault::point("tables streamed");
@@ -321,6 +339,18 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             .or_default()
             .extend(files);
     }
+    if let Some((rows, files)) = tests {
+        write.tests_rows = rows;
+        write
+            .shards
+            .entry(layout::TESTS.dir)
+            .or_default()
+            .extend(files);
+        if let Some(t) = &mut stats.stages.tests {
+            t.rows = rows as u64;
+        }
+    }
+    let write = &mut stats.stages.write;
     write
         .shards
         .entry(layout::REPOSITORIES.dir)

@@ -27,6 +27,7 @@ pub mod repo_completion;
 pub mod side;
 mod stage;
 mod steps;
+pub mod tests_step;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -88,6 +89,8 @@ pub struct MineOptions {
     pub csn_names: crate::csn::CsnNames,
     /// Whose definitions YABLoCo's counts follow (`--callgraph-compat`).
     pub callgraph_compat: callgraph::CallgraphCompat,
+    /// Run each repository's test suite in the sandbox (`--run-tests`); `None` runs none.
+    pub tests: Option<tests_step::TestsOptions>,
 }
 
 /// The language of `.h` headers.
@@ -131,6 +134,7 @@ impl MineOptions {
             side: None,
             csn_names: Default::default(),
             callgraph_compat: Default::default(),
+            tests: None,
         }
     }
 }

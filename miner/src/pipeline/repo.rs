@@ -37,6 +37,8 @@ pub struct RepoOutput {
     pub completion: Option<super::completion::RepoRows>,
     /// Its repository-level completion rows, with `--emit repo-completion`.
     pub repo_completion: Option<super::repo_completion::RepoRows>,
+    /// Its `tests` rows, with `--run-tests`.
+    pub tests: Vec<codemine_schemas::tests::TestRow>,
 }
 
 /// A repository's rows as the writer takes them: the call graph's nodes and edges are
@@ -214,6 +216,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.resolve = counts;
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
+    let mut tests = Vec::new();
     let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); graph.nodes.len()];
     steps::run_all(&mut steps::Enriching {
         spec,
@@ -225,6 +228,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         outcome: &mut outcome,
         stats: &mut stats,
         failures: &mut failures,
+        tests: &mut tests,
     });
     let t = Instant::now();
     let repo_completion = match (&opts.repo_completion, &line_uses) {
@@ -283,6 +287,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         failed: None,
         completion,
         repo_completion,
+        tests,
     }
 }
 
@@ -332,6 +337,7 @@ pub(super) fn failure(
         stage,
         kind,
         reason,
+        log_tail: None,
     }
 }
 
@@ -530,5 +536,6 @@ fn failed_with(mut stats: RepoStats, failure: Failure) -> RepoOutput {
         dedup: Vec::new(),
         completion: None,
         repo_completion: None,
+        tests: Vec::new(),
     }
 }

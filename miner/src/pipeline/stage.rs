@@ -29,6 +29,7 @@ use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::layout;
 use codemine_schemas::repo_completion::{RepoTable, SnapshotTable};
 use codemine_schemas::staged::{read_yabloco_ids, Keyed};
+use codemine_schemas::tests::TestsTable;
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{remove_files, shard_files, ShardOptions, ShardWriter, Table};
 use rayon::prelude::*;
@@ -74,6 +75,9 @@ pub struct ChunkCounts {
     pub band_rows: usize,
     pub same_id_skipped: usize,
     pub busy_seconds: f64,
+    /// Rows of the `tests` table (`--run-tests`).
+    #[serde(default)]
+    pub tests: usize,
 }
 
 /// A chunk's completion marker.
@@ -106,6 +110,17 @@ pub struct RankMarker {
     /// `--side-model`'s settings, when it was given.
     #[serde(default)]
     pub side: Option<super::side::Settings>,
+    /// `--run-tests`'s settings and the sandbox it ran in, when it was asked for.
+    #[serde(default)]
+    pub tests: Option<TestsMarker>,
+}
+
+/// What the rank marker records of `--run-tests`.
+#[derive(Serialize, Deserialize, Clone)]
+pub struct TestsMarker {
+    pub settings: super::tests_step::TestsSettings,
+    pub sandboxed: bool,
+    pub sandbox: serde_json::Value,
 }
 
 /// `r{rank:05}`, the tag in a rank's file names.
@@ -231,6 +246,11 @@ pub fn run(
             .side
             .as_ref()
             .map(|s| s.settings(filter.and_then(Filter::min_side))),
+        tests: opts.tests.as_ref().map(|t| TestsMarker {
+            settings: t.settings.clone(),
+            sandboxed: t.sandboxed,
+            sandbox: t.sandbox_info.clone(),
+        }),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -268,7 +288,14 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         .map(|f| f.describe().to_string());
     let repos: Vec<String> = specs
         .iter()
-        .map(|s| format!("{}|{:?}|{}", s.display(), s.coverage, s.repo_name()))
+        .map(|s| match (&opts.tests, &s.tests) {
+            // A recipe matters only to runs that run tests (other fingerprints stay as
+            // they were).
+            (Some(_), Some(r)) => {
+                format!("{}|{:?}|{}|{r:?}", s.display(), s.coverage, s.repo_name())
+            }
+            _ => format!("{}|{:?}|{}", s.display(), s.coverage, s.repo_name()),
+        })
         .collect();
     let text = format!(
         "{:?}\n{}/{}\n{:?} {:?} {:?} {} {:?} {:?} {} {:?} {} {:?} {}\n{filter:?}",
@@ -302,6 +329,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
     };
     let text = match &opts.side {
         Some(s) => format!("{text}\nside {:?} {}", s.dir, s.model_hash),
+        None => text,
+    };
+    let text = match &opts.tests {
+        Some(t) => format!("{text}\ntests {:?}", t.settings),
         None => text,
     };
     format!(
@@ -341,6 +372,7 @@ struct Chunk {
     completion_lines: ShardWriter<StagedLineTable>,
     repo_completion: ShardWriter<RepoTable>,
     snapshot: ShardWriter<SnapshotTable>,
+    tests: ShardWriter<TestsTable>,
     marker: ChunkMarker,
 }
 
@@ -453,6 +485,7 @@ impl Writer {
                     &w(super::repo_completion::SNAPSHOT_STAGED),
                     big,
                 )?,
+                tests: ShardWriter::new(&staging, &w("tests"), big)?,
                 marker: ChunkMarker {
                     repos: Vec::new(),
                     counts: ChunkCounts::default(),
@@ -479,6 +512,7 @@ impl Writer {
             repo.failures.clear();
             repo.completion = None;
             repo.repo_completion = None;
+            repo.tests.clear();
         }
         let (dedup, explain) = (self.dedup, self.explain);
         // Ids are (repository name, path, qualified name, start line): two functions can
@@ -564,6 +598,10 @@ impl Writer {
                 c.snapshot.push(r)?;
             }
         }
+        for r in &repo.tests {
+            c.tests.push(r)?;
+        }
+        c.marker.counts.tests += repo.tests.len();
         let funnel = std::mem::take(&mut repo.stats.funnel);
         c.marker.repos.push(RepoRecord {
             index,
@@ -598,6 +636,7 @@ impl Writer {
         let cpu = completion::thread_cpu() - start;
         finish(c.repo_completion)?;
         finish(c.snapshot)?;
+        finish(c.tests)?;
         let mut marker = c.marker;
         if let Some(s) = marker
             .repos

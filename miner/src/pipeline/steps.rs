@@ -35,6 +35,8 @@ pub(super) struct Enriching<'a> {
     pub outcome: &'a mut [Result<(), &'static str>],
     pub stats: &'a mut RepoStats,
     pub failures: &'a mut Vec<Failure>,
+    /// The `tests` table's rows of the repository's own test run (`--run-tests`).
+    pub tests: &'a mut Vec<codemine_schemas::tests::TestRow>,
 }
 
 /// One step of [`STEPS`].
@@ -50,6 +52,7 @@ pub(super) trait RepoStep: Sync {
 /// only the functions they keep are blamed.
 pub(super) const STEPS: &[&dyn RepoStep] = &[
     &super::enrich_step::Coverage,
+    &super::tests_step::RunTests,
     &Filter::BeforeHistory,
     &super::decontam::Decontaminate,
     &super::enrich_step::History,

@@ -32,6 +32,9 @@ pub struct RepoSpec {
     /// A local repository's `origin` remote, credentials removed: it names the repository
     /// and its web links when no name is given ([`resolve_names`] reads it).
     pub origin: Option<String>,
+    /// How `mine --run-tests` sets up and runs its test suite (a manifest's `tests`);
+    /// `None`: detected from the usual layouts.
+    pub tests: Option<codemine_testrun::Recipe>,
 }
 
 /// Where a repository lives on the web, from a GitHub-, GitLab- or Bitbucket-style remote
@@ -367,6 +370,7 @@ fn parse_location(arg: &str) -> Result<RepoSpec, Error> {
         name: None,
         coverage: Vec::new(),
         origin: None,
+        tests: None,
     })
 }
 
@@ -379,6 +383,10 @@ struct Entry {
     /// One report path or a list of them.
     #[serde(default)]
     coverage: Reports,
+    /// The test recipe (`mine --run-tests`): `setup`, `test`, `list`, `env`, `language`,
+    /// timeouts.
+    #[serde(default)]
+    tests: Option<codemine_testrun::Recipe>,
 }
 
 #[derive(Deserialize, Default)]
@@ -423,13 +431,15 @@ impl Entry {
             Reports::One(p) => vec![p],
             Reports::Many(v) => v,
         };
+        spec.tests = self.tests;
         Ok(spec)
     }
 }
 
-/// Reads a manifest: TOML (`[[repos]]` tables with `url`, `rev`, `name`, `coverage`),
-/// JSONL (one object per line with the same keys), or plain text (one `URL_OR_PATH[@REV]`
-/// per line; `#` starts a comment). `coverage` is a report path or a list of them.
+/// Reads a manifest: TOML (`[[repos]]` tables with `url`, `rev`, `name`, `coverage` and a
+/// `[repos.tests]` recipe), JSONL (one object per line with the same keys), or plain text
+/// (one `URL_OR_PATH[@REV]` per line; `#` starts a comment). `coverage` is a report path or
+/// a list of them.
 /// Relative paths (repositories and reports) are taken relative to the manifest's folder.
 pub fn read_manifest(path: &Path) -> Result<Vec<RepoSpec>, Error> {
     let text = codemine_io::read_regular_string(path, codemine_io::MAX_TEXT_BYTES)

@@ -3,7 +3,7 @@
 //! once in [`Stages::card_lines`]. The card itself (`write_card` in output.rs) only puts
 //! them in place.
 
-use super::steps::{DecontamStage, DECONTAM_RULE};
+use super::steps::{DecontamStage, TestsStage, DECONTAM_RULE};
 use super::{DedupStage, FilterStage, Stages};
 
 /// A step's lines in the card (markdown list items, each ending in a newline; empty when
@@ -15,7 +15,12 @@ pub trait CardLines {
 impl Stages {
     /// The steps' card lines, in the order the card shows them.
     pub fn card_lines(&self) -> String {
-        let steps: [&dyn CardLines; 3] = [&self.filter, &self.dedup, &self.decontamination];
+        let steps: [&dyn CardLines; 4] = [
+            &self.filter,
+            &self.dedup,
+            &self.decontamination,
+            &self.tests,
+        ];
         steps.iter().map(|s| s.card_lines()).collect()
     }
 }
@@ -99,5 +104,34 @@ impl CardLines for Option<DecontamStage> {
             s += &format!("\n**Warning**: {w}.\n\n");
         }
         s
+    }
+}
+
+/// The repositories' own test suites (nothing without `--run-tests`).
+impl CardLines for Option<TestsStage> {
+    fn card_lines(&self) -> String {
+        let Some(t) = self else {
+            return String::new();
+        };
+        format!(
+            "- test suites (`--run-tests`, {}): {} repositories ran theirs ({} could not be set up, \
+             {} could not run); {} tests run, {} passed, {} failed, {} errors, {} timeouts; {} of {} \
+             measured functions have a covering test (`covering_tests`; table `tests`)\n",
+            if t.sandboxed {
+                "sandboxed"
+            } else {
+                "NOT sandboxed"
+            },
+            t.repositories_run,
+            t.setup_failed,
+            t.run_failed,
+            t.tests_run,
+            t.passed,
+            t.failed,
+            t.errors,
+            t.timeouts,
+            t.functions_covered,
+            t.functions_measured,
+        )
     }
 }

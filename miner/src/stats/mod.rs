@@ -40,6 +40,8 @@ pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("enrich", "coverage_error"),
     ("enrich", "coverage_too_large"),
     ("enrich", "history_error"),
+    ("tests", "tests_setup_failed"),
+    ("tests", "tests_run_failed"),
     ("write", "encode_error"),
 ];
 
@@ -58,6 +60,9 @@ pub struct Failure {
     pub kind: intern::Label,
     /// What happened, for a person.
     pub reason: String,
+    /// The end of the log of the command that failed (a test suite's setup or run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_tail: Option<String>,
 }
 
 /// Counts of one language (or of all languages together).
@@ -148,6 +153,9 @@ pub struct RepoStats {
     /// The repository-level completion step's counts, with `--emit repo-completion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo_completion: Option<crate::repo_completion::Counts>,
+    /// Its test suite's run, with `--run-tests`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<steps::RepoTests>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -294,6 +302,9 @@ pub struct WriteStage {
     pub callgraph_edges: usize,
     /// Rows of `dropped/` (only with `--explain`).
     pub dropped_rows: usize,
+    /// Rows of `tests/` (only with `--run-tests`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tests_rows: usize,
     /// Rows of `dedup/bands/bands-*` (one per LSH band of each function with a shingle).
     pub band_rows: usize,
     /// Kept functions left out of CSN, YABLoCo and dedup because an earlier function of
@@ -324,6 +335,9 @@ pub struct Stages {
     /// Absent without `--side-model`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub side: Option<steps::SideStage>,
+    /// Absent without `--run-tests`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<steps::TestsStage>,
     pub write: WriteStage,
 }
 
@@ -344,6 +358,10 @@ pub struct Stats {
     /// The repositories' repo-completion counts, summed.
     #[serde(skip)]
     pub repo_completion_counts: crate::repo_completion::Counts,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn add_skipped(a: &mut Skipped, b: &Skipped) {
@@ -384,6 +402,9 @@ impl Stats {
                 }
                 if let Some(c) = &r.repo_completion {
                     self.repo_completion_counts.add(c);
+                }
+                if let Some(t) = &r.tests {
+                    s.tests.get_or_insert_with(Default::default).add(t);
                 }
                 if let Some(c) = &r.coverage {
                     let t = &mut s.enrich.coverage;
@@ -505,10 +526,11 @@ mod tests {
             include_str!("../pipeline/repo.rs"),
             include_str!("../pipeline/extract_step.rs"),
             include_str!("../pipeline/enrich_step.rs"),
+            include_str!("../pipeline/tests_step.rs"),
         ]
         .concat();
         let literal = regex::Regex::new(
-            r#"(?:kind: |kind = |\(\s*|"(?:source|extract|enrich|write)",\s*)"([a-z0-9_]+)""#,
+            r#"(?:kind: |kind = |\(\s*|"(?:source|extract|enrich|tests|write)",\s*)"([a-z0-9_]+)""#,
         )
         .expect("regex");
         let found: Vec<&str> = literal

@@ -186,3 +186,83 @@ pub struct SideStage {
     #[serde(skip)]
     pub dropped_by: Vec<(String, String, u64)>,
 }
+
+// The test run (`pipeline::tests_step`, `mine --run-tests`).
+
+/// One repository's test run, in its stats and chunk marker.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RepoTests {
+    /// `ran`, `setup_failed` (no environment: see failures.jsonl) or `run_failed` (the
+    /// suite could not run or left no result).
+    pub status: String,
+    /// `python`, `javascript` or `c`, once a plan was made.
+    pub language: Option<String>,
+    /// Tests that ran (passed, failed, errors and timeouts; not skipped ones).
+    pub tests_run: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub timeouts: u64,
+    pub skipped: u64,
+    /// The suite's wall time (tests and coverage reporting).
+    pub seconds: f64,
+    /// The environment's setup time (when it was made by this run or an earlier one).
+    pub setup_seconds: f64,
+    /// The environment was prepared by an earlier run and reused.
+    pub environment_reused: bool,
+    /// Whether the suite ran inside the sandbox (always, so far: `--no-sandbox` is refused).
+    pub sandboxed: bool,
+    /// Functions (call-graph nodes) with at least one covering test, and those with
+    /// coverage of their file at all (`covering_tests` not null).
+    pub functions_covered: u64,
+    pub functions_measured: u64,
+    /// Whether `--coverage` reports gave the coverage columns (they win over the run's).
+    pub reports_win: bool,
+    /// This step's whole time: checkout, setup or reuse, suite, mapping.
+    pub step_seconds: f64,
+}
+
+/// stats.json `stages.tests`: the test runs of the whole run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TestsStage {
+    /// Whether the suites ran in the sandbox, and how it isolates on this machine.
+    pub sandboxed: bool,
+    pub sandbox: serde_json::Value,
+    /// Repositories whose suite ran, could not be set up, could not run.
+    pub repositories_run: u64,
+    pub setup_failed: u64,
+    pub run_failed: u64,
+    pub tests_run: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub timeouts: u64,
+    pub skipped: u64,
+    pub seconds: f64,
+    pub setup_seconds: f64,
+    pub functions_covered: u64,
+    pub functions_measured: u64,
+    /// Rows of `tests/`.
+    pub rows: u64,
+}
+
+impl TestsStage {
+    /// Adds one repository's run.
+    pub fn add(&mut self, r: &RepoTests) {
+        match r.status.as_str() {
+            "ran" => self.repositories_run += 1,
+            "setup_failed" => self.setup_failed += 1,
+            _ => self.run_failed += 1,
+        }
+        self.tests_run += r.tests_run;
+        self.passed += r.passed;
+        self.failed += r.failed;
+        self.errors += r.errors;
+        self.timeouts += r.timeouts;
+        self.skipped += r.skipped;
+        self.seconds += r.seconds;
+        self.setup_seconds += r.setup_seconds;
+        self.functions_covered += r.functions_covered;
+        self.functions_measured += r.functions_measured;
+    }
+}
