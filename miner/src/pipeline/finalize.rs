@@ -144,13 +144,63 @@ pub fn publish(out_dir: &Path) -> Result<(), Error> {
 }
 
 /// Streams every staging table into its final shards. The caller writes the side files
-/// ([`write_side_files`]) and then [`publish`]es.
+/// ([`write_side_files`]) and then [`publish`]es. The parts run in order: the inputs
+/// checked and the old shards cleared, the ranks' stats and failures merged, the tables
+/// streamed, their shards recorded, and the run-wide stages summed.
 pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     let t = Instant::now();
+    let ranks = prepare(out_dir)?;
+    let (mut stats, failures, counts) = merge_ranks(out_dir, &ranks)?;
+    let repositories = write_repositories(out_dir, &stats, shards)?;
+    let (decisions, clusters) = Decisions::read(out_dir)?;
+    let side = super::side::Scores::read(out_dir, &ranks)?;
+    let tables = stream_tables(out_dir, &ranks, shards, &decisions, side.as_ref())?;
+    let kept = tables.record(&ranks, &mut stats)?;
+    let write = &mut stats.stages.write;
+    write
+        .shards
+        .entry(layout::REPOSITORIES.dir)
+        .or_default()
+        .extend(repositories);
+    write.band_rows = counts.band_rows;
+    write.same_id_skipped += counts.same_id_skipped;
+    for t in [layout::BANDS, layout::CLUSTERS] {
+        let files = shard_files(&t.path(out_dir), t.prefix)?;
+        if !files.is_empty() {
+            write
+                .shards
+                .entry(t.dir)
+                .or_default()
+                .extend(file_names(&files));
+        }
+    }
+    sum_stages(out_dir, &ranks, shards, &mut stats)?;
+    restate_csn_rows(&mut stats, &kept);
+    if let Some(s) = side {
+        s.apply_funnel(&mut stats.stages.filter.funnel);
+        stats.stages.side = Some(s.stage);
+    }
+    if ranks.iter().any(|r| r.dedup) {
+        stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);
+    }
+
+    stats.stages.write.busy_seconds = counts.busy_seconds + t.elapsed().as_secs_f64();
+    stats.codemine_version = env!("CARGO_PKG_VERSION");
+    stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
+    Ok(Summary {
+        stats,
+        failures,
+        resumed: 0,
+    })
+}
+
+/// Checks that every rank is done (and `codemine cluster` ran when the ranks deduplicated),
+/// removes the side files (no stats.json while the tables are rewritten: its presence means
+/// complete) and the final tables' old shards; returns the rank markers.
+fn prepare(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
     discard_removed(out_dir)?;
     let ranks = rank_markers(out_dir)?;
     let dedup = ranks.iter().any(|r| r.dedup);
-    let explain = ranks.iter().any(|r| r.explain);
     let cluster_files = shard_files(&layout::CLUSTERS.path(out_dir), "clusters")?;
     if dedup && cluster_files.is_empty() {
         return Err(Error::Incomplete(format!(
@@ -158,7 +208,6 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             out_dir.display()
         )));
     }
-    // No stats.json while the final tables are rewritten: its presence means complete.
     output::remove_side_files(out_dir)?;
     for t in [
         layout::CSN,
@@ -174,7 +223,15 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     // An earlier run of the layout before issue 39 left the call graph's tables side by
     // side in `callgraph/`: a rerun replaces them, as it replaces its own shards.
     clear_shards(&out_dir.join("callgraph"))?;
+    Ok(ranks)
+}
 
+/// The ranks' chunk markers merged: the run's stats (repositories in input order), its
+/// failures.jsonl written, and the staged tables' counts.
+fn merge_ranks(
+    out_dir: &Path,
+    ranks: &[RankMarker],
+) -> Result<(Stats, usize, super::stage::ChunkCounts), Error> {
     let mut stats = Stats::default();
     if let Some(r) = ranks.iter().find(|r| r.filter_active) {
         let f = &mut stats.stages.filter;
@@ -204,13 +261,35 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         counts.same_id_skipped += marker.counts.same_id_skipped;
         counts.busy_seconds += marker.counts.busy_seconds;
     }
-    let failures = failures.finish()?;
-    let repositories = write_repositories(out_dir, &stats, shards)?;
+    Ok((stats, failures.finish()?, counts))
+}
 
-    let (decisions, clusters) = Decisions::read(out_dir)?;
+/// The final tables being written: their writers and, for the tables copied whole, their
+/// rows and shard names.
+struct Streamed {
+    csn: Vec<(Split, super::side::CsnWriter)>,
+    yabloco: ShardWriter<YablocoTable>,
+    nodes: ShardWriter<NodesTable>,
+    edges: (usize, Vec<String>),
+    dropped: Option<(usize, Vec<String>)>,
+    tests: Option<(usize, Vec<String>)>,
+    /// Rows per (repository, commit, language), to restate the per-repository counts.
+    kept: HashMap<(String, String, String), usize>,
+    /// YABLoCo rows skipped because a function of the same id was written before.
+    same_id: usize,
+}
+
+/// Streams every staged table into its final shards: CSN, YABLoCo and the nodes through
+/// dedup's decisions (and SIDE's scores), the other tables copied.
+fn stream_tables(
+    out_dir: &Path,
+    ranks: &[RankMarker],
+    shards: ShardOptions,
+    decisions: &Decisions,
+    side: Option<&super::side::Scores>,
+) -> Result<Streamed, Error> {
     let decide = |id| decisions.get(id);
-    let side = super::side::Scores::read(out_dir, &ranks)?;
-    let side_drops = |id| side.as_ref().is_some_and(|s| s.drops(id));
+    let side_drops = |id| side.is_some_and(|s| s.drops(id));
     let mut same_id = 0usize;
 
     let csn_dir = layout::CSN.path(out_dir);
@@ -223,13 +302,12 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
             ))
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    // Rows per (repository, commit, language), to restate the per-repository counts.
     let mut kept: HashMap<(String, String, String), usize> = HashMap::new();
     let mut seen = HashSet::new();
     for path in staged_files(out_dir, "csn")? {
         for batch in read_batches(&path)? {
             let mut batch = batch.map_err(codemine_schemas::Error::Arrow)?;
-            if let Some(s) = &side {
+            if let Some(s) = side {
                 batch = s.staged_csn(&batch, &path)?;
             }
             for (split, b) in finalize_csn(&batch, &path, decide, |id| seen.insert(id))? {
@@ -262,7 +340,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
             let mut b = finalize_nodes(&batch, &path, decide)?;
-            if let Some(s) = &side {
+            if let Some(s) = side {
                 b = s.nodes(&b, &path)?;
             }
             nodes.push_batch(&b)?;
@@ -270,7 +348,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     }
     crate::fault::point("nodes table streamed");
     let edges = copy::<EdgesTable>(out_dir, "edges", layout::EDGES, shards, Vec::new())?;
-    let dropped = if explain {
+    let dropped = if ranks.iter().any(|r| r.explain) {
         Some(copy::<DroppedTable>(
             out_dir,
             "dropped",
@@ -281,93 +359,106 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     } else {
         None
     };
-    let tests_marker = ranks.iter().find_map(|r| r.tests.clone());
-    let tests = match &tests_marker {
-        Some(_) => Some(copy::<TestsTable>(
+    let tests = match ranks.iter().any(|r| r.tests.is_some()) {
+        true => Some(copy::<TestsTable>(
             out_dir,
             "tests",
             layout::TESTS,
             shards,
             Vec::new(),
         )?),
-        None => None,
+        false => None,
     };
-    if let Some(m) = tests_marker {
-        let stage = stats.stages.tests.get_or_insert_with(Default::default);
-        stage.sandboxed = m.sandboxed;
-        stage.sandbox = m.sandbox;
-    }
+    Ok(Streamed {
+        csn,
+        yabloco,
+        nodes,
+        edges,
+        dropped,
+        tests,
+        kept,
+        same_id,
+    })
+}
 
-    let write = &mut stats.stages.write;
-    crate::fault::point("tables streamed");
-    let total: usize = csn.iter().map(|(_, w)| w.rows()).sum();
-    for (split, w) in csn {
-        let rows = w.rows();
-        write.csn_bytes.insert(split.as_str(), w.data_bytes());
-        // With no rows at all, one empty train shard still carries the schema.
-        let files = w.finish(total == 0 && split == Split::Train)?;
-        write.csn_rows.insert(split.as_str(), rows);
-        write
-            .shards
-            .entry("csn")
-            .or_default()
-            .extend(file_names(&files));
-    }
-    write.yabloco_rows = yabloco.rows();
-    write.callgraph_nodes = nodes.rows();
-    // Each table always has at least one shard, so its schema is there to read. Shards
-    // are listed by table folder.
-    let y = file_names(&yabloco.finish(true)?);
-    write
-        .shards
-        .entry(layout::YABLOCO.dir)
-        .or_default()
-        .extend(y);
-    let n = file_names(&nodes.finish(true)?);
-    write.shards.entry(layout::NODES.dir).or_default().extend(n);
-    write
-        .shards
-        .entry(layout::EDGES.dir)
-        .or_default()
-        .extend(edges.1);
-    write.callgraph_edges = edges.0;
-    if let Some((rows, files)) = dropped {
-        write.dropped_rows = rows;
-        write
-            .shards
-            .entry(layout::DROPPED.dir)
-            .or_default()
-            .extend(files);
-    }
-    if let Some((rows, files)) = tests {
-        write.tests_rows = rows;
-        write
-            .shards
-            .entry(layout::TESTS.dir)
-            .or_default()
-            .extend(files);
-        if let Some(t) = &mut stats.stages.tests {
-            t.rows = rows as u64;
+impl Streamed {
+    /// Finishes the writers and records every table's rows and shards in the write stage;
+    /// returns the CSN rows kept per (repository, commit, language).
+    fn record(
+        self,
+        ranks: &[RankMarker],
+        stats: &mut Stats,
+    ) -> Result<HashMap<(String, String, String), usize>, Error> {
+        if let Some(m) = ranks.iter().find_map(|r| r.tests.as_ref()) {
+            let stage = stats.stages.tests.get_or_insert_with(Default::default);
+            stage.sandboxed = m.sandboxed;
+            stage.sandbox = m.sandbox.clone();
         }
-    }
-    let write = &mut stats.stages.write;
-    write
-        .shards
-        .entry(layout::REPOSITORIES.dir)
-        .or_default()
-        .extend(repositories);
-    write.band_rows = counts.band_rows;
-    write.same_id_skipped = counts.same_id_skipped + same_id;
-    for t in [layout::BANDS, layout::CLUSTERS] {
-        let files = shard_files(&t.path(out_dir), t.prefix)?;
-        if !files.is_empty() {
+        let write = &mut stats.stages.write;
+        crate::fault::point("tables streamed");
+        let total: usize = self.csn.iter().map(|(_, w)| w.rows()).sum();
+        for (split, w) in self.csn {
+            let rows = w.rows();
+            write.csn_bytes.insert(split.as_str(), w.data_bytes());
+            // With no rows at all, one empty train shard still carries the schema.
+            let files = w.finish(total == 0 && split == Split::Train)?;
+            write.csn_rows.insert(split.as_str(), rows);
             write
                 .shards
-                .entry(t.dir)
+                .entry("csn")
                 .or_default()
                 .extend(file_names(&files));
         }
+        write.yabloco_rows = self.yabloco.rows();
+        write.callgraph_nodes = self.nodes.rows();
+        // Each table always has at least one shard, so its schema is there to read. Shards
+        // are listed by table folder.
+        let y = file_names(&self.yabloco.finish(true)?);
+        write
+            .shards
+            .entry(layout::YABLOCO.dir)
+            .or_default()
+            .extend(y);
+        let n = file_names(&self.nodes.finish(true)?);
+        write.shards.entry(layout::NODES.dir).or_default().extend(n);
+        write
+            .shards
+            .entry(layout::EDGES.dir)
+            .or_default()
+            .extend(self.edges.1);
+        write.callgraph_edges = self.edges.0;
+        if let Some((rows, files)) = self.dropped {
+            write.dropped_rows = rows;
+            write
+                .shards
+                .entry(layout::DROPPED.dir)
+                .or_default()
+                .extend(files);
+        }
+        if let Some((rows, files)) = self.tests {
+            write.tests_rows = rows;
+            write
+                .shards
+                .entry(layout::TESTS.dir)
+                .or_default()
+                .extend(files);
+            if let Some(t) = &mut stats.stages.tests {
+                t.rows = rows as u64;
+            }
+        }
+        stats.stages.write.same_id_skipped = self.same_id;
+        Ok(self.kept)
     }
+}
+
+/// The run-wide stages summed from the ranks: completion (whose tables are written here),
+/// repository-level completion and decontamination.
+fn sum_stages(
+    out_dir: &Path,
+    ranks: &[RankMarker],
+    shards: ShardOptions,
+    stats: &mut Stats,
+) -> Result<(), Error> {
     let settings = ranks.iter().find_map(|r| r.completion.clone());
     stats.stages.completion = super::completion::finalize(
         out_dir,
@@ -388,23 +479,7 @@ pub fn run(out_dir: &Path, shards: ShardOptions) -> Result<Summary, Error> {
     }
     let settings = ranks.iter().find_map(|r| r.decontamination.as_ref());
     stats.stages.decontamination = super::decontam::finalize(settings, &stats.repositories);
-    restate_csn_rows(&mut stats, &kept);
-    if let Some(s) = side {
-        s.apply_funnel(&mut stats.stages.filter.funnel);
-        stats.stages.side = Some(s.stage);
-    }
-    if dedup {
-        stats.stages.dedup = Some(dedup_stage(out_dir, &clusters)?);
-    }
-
-    stats.stages.write.busy_seconds = counts.busy_seconds + t.elapsed().as_secs_f64();
-    stats.codemine_version = env!("CARGO_PKG_VERSION");
-    stats.peak_rss_bytes = crate::stats::peak_rss_bytes();
-    Ok(Summary {
-        stats,
-        failures,
-        resumed: 0,
-    })
+    Ok(())
 }
 
 /// The repositories table: every mined repository (not failed, not listed twice) with its
