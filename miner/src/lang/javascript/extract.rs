@@ -377,224 +377,239 @@ pub(crate) fn file_item(node: Node, scope: &dyn Fn() -> String, src: &str, info:
     match node.kind_str() {
         "import_statement" => import_statement(node, src, info),
         "export_statement" => export_statement(node, src, info),
-        "variable_declarator" => {
-            let (Some(name), Some(value)) = (
-                node.field("name"),
-                node.field("value"),
-            ) else {
-                return;
-            };
-            // `var app = exports = module.exports = {}`: the variable is the default export.
-            if value.kind_str() == "assignment_expression" && name.kind_str() == "identifier" {
-                let mut v = value;
-                while v.kind_str() == "assignment_expression" {
-                    if v.field("left")
-                        .is_some_and(|l| squash(text(l, src)) == "module.exports")
-                    {
-                        info.imports.push(Import {
-                            name: Some(text(name, src).to_string()),
-                            alias: Some("default".into()),
-                            reexport: true,
-                            ..Default::default()
-                        });
-                        return;
-                    }
-                    match v.field("right") {
-                        Some(r) => v = r,
-                        None => return,
-                    }
-                }
-            }
-            // `require('x').a`.
-            let (call, member) = match value.kind_str() {
-                "member_expression" => match (
-                    value.field("object"),
-                    value.field("property"),
-                ) {
-                    (Some(o), Some(p)) => (o, Some(text(p, src).to_string())),
-                    _ => return,
-                },
-                _ => (value, None),
-            };
-            let Some(module) = require_of(call, src) else {
-                // `var debug = require('debug')('x')`: what a package's export returns is
-                // the package's.
-                if let Some(m) = (value.kind_str() == "call_expression")
-                    .then(|| value.field("function"))
-                    .flatten()
-                    .and_then(|f| require_of(f, src))
-                    .filter(|m| !m.starts_with('.'))
-                {
-                    if name.kind_str() == "identifier" {
-                        info.imports.push(Import {
-                            module: m.to_string(),
-                            alias: Some(text(name, src).to_string()),
-                            wildcard: true,
-                            ..Default::default()
-                        });
-                    }
-                }
-                return;
-            };
-            match name.kind_str() {
-                "identifier" => info.imports.push(Import {
-                    module: module.to_string(),
-                    wildcard: member.is_none(),
-                    name: member,
-                    alias: Some(text(name, src).to_string()),
-                    ..Default::default()
-                }),
-                "object_pattern" if member.is_none() => {
-                    for p in named(name) {
-                        let (imported, local) = match p.kind_str() {
-                            "shorthand_property_identifier_pattern" => {
-                                (text(p, src).to_string(), text(p, src).to_string())
-                            }
-                            "pair_pattern" => {
-                                match (
-                                    p.field("key"),
-                                    p.field("value"),
-                                ) {
-                                    (Some(k), Some(v)) if v.kind_str() == "identifier" => {
-                                        (key_name(k, src), text(v, src).to_string())
-                                    }
-                                    _ => continue,
-                                }
-                            }
-                            _ => continue,
-                        };
-                        info.imports.push(Import {
-                            module: module.to_string(),
-                            name: Some(imported),
-                            alias: Some(local),
-                            ..Default::default()
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        "assignment_expression" => {
-            let (Some(left), Some(mut right)) = (
-                node.field("left"),
-                node.field("right"),
-            ) else {
-                return;
-            };
-            if is_module_exports(left, src) {
-                // `exports = module.exports = x`: the innermost value.
-                while right.kind_str() == "assignment_expression" {
-                    match right.field("right") {
-                        Some(r) => right = r,
-                        None => return,
-                    }
-                }
-                if right.kind_str() == "identifier" {
-                    info.imports.push(Import {
-                        name: Some(text(right, src).to_string()),
-                        alias: Some("default".into()),
-                        reexport: true,
-                        ..Default::default()
-                    });
-                } else if right.kind_str() == "object" {
-                    // `module.exports = { a, b: c }`.
-                    for p in named(right) {
-                        let (alias, value) = match p.kind_str() {
-                            "shorthand_property_identifier" => (text(p, src).to_string(), p),
-                            "pair" => match (
-                                p.field("key"),
-                                p.field("value"),
-                            ) {
-                                (Some(k), Some(v)) if v.kind_str() == "identifier" => {
-                                    (key_name(k, src), v)
-                                }
-                                _ => continue,
-                            },
-                            _ => continue,
-                        };
-                        info.imports.push(Import {
-                            name: Some(text(value, src).to_string()),
-                            alias: Some(alias),
-                            reexport: true,
-                            ..Default::default()
-                        });
-                    }
-                } else if let Some(m) = require_of(right, src) {
-                    info.imports.push(Import {
-                        module: m.to_string(),
-                        wildcard: true,
-                        reexport: true,
-                        ..Default::default()
-                    });
-                }
-            } else if left.kind_str() == "member_expression" && right.kind_str() == "assignment_expression"
-            {
-                // `res.set = res.header = function header() {}`: the function is named
-                // `res.header`, and `res.set` is another name of it.
-                let mut inner = right;
-                while let Some(r) = inner
-                    .field("right")
-                    .filter(|r| r.kind_str() == "assignment_expression")
-                {
-                    inner = r;
-                }
-                let bound = inner.field("right").is_some_and(|r| {
-                    matches!(
-                        r.kind_str(),
-                        "function_expression" | "generator_function" | "arrow_function"
-                    )
-                });
-                if let (true, Some(target)) = (bound, inner.field("left")) {
-                    info.imports.push(Import {
-                        name: Some(squash(text(target, src))),
-                        alias: Some(squash(text(left, src))),
-                        reexport: true,
-                        ..Default::default()
-                    });
-                }
-            } else if left.kind_str() == "member_expression" && right.kind_str() == "identifier" {
-                // `exports.a = b`, `module.exports.a = b`.
-                let (Some(o), Some(p)) = (
-                    left.field("object"),
-                    left.field("property"),
-                ) else {
-                    return;
-                };
-                if is_module_exports(o, src) {
-                    info.imports.push(Import {
-                        name: Some(text(right, src).to_string()),
-                        alias: Some(text(p, src).to_string()),
-                        reexport: true,
-                        ..Default::default()
-                    });
-                }
-            }
-        }
+        "variable_declarator" => variable_declarator(node, src, info),
+        "assignment_expression" => assignment_expression(node, src, info),
         "class_declaration" | "abstract_class_declaration" | "class" => {
-            // A class without a name takes its binding's; `Node::parent` searches from the
-            // root, so it is asked only then.
-            let name = match node.field("name") {
-                Some(n) => Some(text(n, src).to_string()),
-                None => class_name(node, node.parent(), src),
-            };
-            let Some(name) = name else {
-                return;
-            };
-            let mut class = ClassInfo {
-                name: crate::extract::qualify(&scope(), ".", &name),
-                lines: crate::extract::lines_of(node),
-                ..Default::default()
-            };
-            if let Some(h) = named(node).find(|c| c.kind_str() == "class_heritage") {
-                heritage(h, src, &mut class.bases);
-            }
-            if let Some(body) = node.field("body") {
-                class_fields(body, src, &mut class.fields);
-            }
-            info.classes.push(class);
+            class_item(node, scope, src, info)
         }
         _ => {}
     }
+}
+
+/// A variable declarator of [`file_item`]: a default export through an assignment chain
+/// (`var app = exports = module.exports = {}`) or a binding of `require` (`require('x').a`,
+/// `require('debug')('x')`).
+fn variable_declarator(node: Node, src: &str, info: &mut FileInfo) {
+    let (Some(name), Some(value)) = (
+        node.field("name"),
+        node.field("value"),
+    ) else {
+        return;
+    };
+    // `var app = exports = module.exports = {}`: the variable is the default export.
+    if value.kind_str() == "assignment_expression" && name.kind_str() == "identifier" {
+        let mut v = value;
+        while v.kind_str() == "assignment_expression" {
+            if v.field("left")
+                .is_some_and(|l| squash(text(l, src)) == "module.exports")
+            {
+                info.imports.push(Import {
+                    name: Some(text(name, src).to_string()),
+                    alias: Some("default".into()),
+                    reexport: true,
+                    ..Default::default()
+                });
+                return;
+            }
+            match v.field("right") {
+                Some(r) => v = r,
+                None => return,
+            }
+        }
+    }
+    // `require('x').a`.
+    let (call, member) = match value.kind_str() {
+        "member_expression" => match (
+            value.field("object"),
+            value.field("property"),
+        ) {
+            (Some(o), Some(p)) => (o, Some(text(p, src).to_string())),
+            _ => return,
+        },
+        _ => (value, None),
+    };
+    let Some(module) = require_of(call, src) else {
+        // `var debug = require('debug')('x')`: what a package's export returns is
+        // the package's.
+        if let Some(m) = (value.kind_str() == "call_expression")
+            .then(|| value.field("function"))
+            .flatten()
+            .and_then(|f| require_of(f, src))
+            .filter(|m| !m.starts_with('.'))
+        {
+            if name.kind_str() == "identifier" {
+                info.imports.push(Import {
+                    module: m.to_string(),
+                    alias: Some(text(name, src).to_string()),
+                    wildcard: true,
+                    ..Default::default()
+                });
+            }
+        }
+        return;
+    };
+    match name.kind_str() {
+        "identifier" => info.imports.push(Import {
+            module: module.to_string(),
+            wildcard: member.is_none(),
+            name: member,
+            alias: Some(text(name, src).to_string()),
+            ..Default::default()
+        }),
+        "object_pattern" if member.is_none() => {
+            for p in named(name) {
+                let (imported, local) = match p.kind_str() {
+                    "shorthand_property_identifier_pattern" => {
+                        (text(p, src).to_string(), text(p, src).to_string())
+                    }
+                    "pair_pattern" => {
+                        match (
+                            p.field("key"),
+                            p.field("value"),
+                        ) {
+                            (Some(k), Some(v)) if v.kind_str() == "identifier" => {
+                                (key_name(k, src), text(v, src).to_string())
+                            }
+                            _ => continue,
+                        }
+                    }
+                    _ => continue,
+                };
+                info.imports.push(Import {
+                    module: module.to_string(),
+                    name: Some(imported),
+                    alias: Some(local),
+                    ..Default::default()
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An assignment of [`file_item`]: exports (`module.exports = x`, `{ a, b: c }`,
+/// `exports.a = b`) and the other names of a function assigned in a chain
+/// (`res.set = res.header = function header() {}`).
+fn assignment_expression(node: Node, src: &str, info: &mut FileInfo) {
+    let (Some(left), Some(mut right)) = (
+        node.field("left"),
+        node.field("right"),
+    ) else {
+        return;
+    };
+    if is_module_exports(left, src) {
+        // `exports = module.exports = x`: the innermost value.
+        while right.kind_str() == "assignment_expression" {
+            match right.field("right") {
+                Some(r) => right = r,
+                None => return,
+            }
+        }
+        if right.kind_str() == "identifier" {
+            info.imports.push(Import {
+                name: Some(text(right, src).to_string()),
+                alias: Some("default".into()),
+                reexport: true,
+                ..Default::default()
+            });
+        } else if right.kind_str() == "object" {
+            // `module.exports = { a, b: c }`.
+            for p in named(right) {
+                let (alias, value) = match p.kind_str() {
+                    "shorthand_property_identifier" => (text(p, src).to_string(), p),
+                    "pair" => match (
+                        p.field("key"),
+                        p.field("value"),
+                    ) {
+                        (Some(k), Some(v)) if v.kind_str() == "identifier" => {
+                            (key_name(k, src), v)
+                        }
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                info.imports.push(Import {
+                    name: Some(text(value, src).to_string()),
+                    alias: Some(alias),
+                    reexport: true,
+                    ..Default::default()
+                });
+            }
+        } else if let Some(m) = require_of(right, src) {
+            info.imports.push(Import {
+                module: m.to_string(),
+                wildcard: true,
+                reexport: true,
+                ..Default::default()
+            });
+        }
+    } else if left.kind_str() == "member_expression" && right.kind_str() == "assignment_expression"
+    {
+        // `res.set = res.header = function header() {}`: the function is named
+        // `res.header`, and `res.set` is another name of it.
+        let mut inner = right;
+        while let Some(r) = inner
+            .field("right")
+            .filter(|r| r.kind_str() == "assignment_expression")
+        {
+            inner = r;
+        }
+        let bound = inner.field("right").is_some_and(|r| {
+            matches!(
+                r.kind_str(),
+                "function_expression" | "generator_function" | "arrow_function"
+            )
+        });
+        if let (true, Some(target)) = (bound, inner.field("left")) {
+            info.imports.push(Import {
+                name: Some(squash(text(target, src))),
+                alias: Some(squash(text(left, src))),
+                reexport: true,
+                ..Default::default()
+            });
+        }
+    } else if left.kind_str() == "member_expression" && right.kind_str() == "identifier" {
+        // `exports.a = b`, `module.exports.a = b`.
+        let (Some(o), Some(p)) = (
+            left.field("object"),
+            left.field("property"),
+        ) else {
+            return;
+        };
+        if is_module_exports(o, src) {
+            info.imports.push(Import {
+                name: Some(text(right, src).to_string()),
+                alias: Some(text(p, src).to_string()),
+                reexport: true,
+                ..Default::default()
+            });
+        }
+    }
+}
+
+/// A class of [`file_item`], with its bases and fields, named by its binding when anonymous.
+fn class_item(node: Node, scope: &dyn Fn() -> String, src: &str, info: &mut FileInfo) {
+    // A class without a name takes its binding's; `Node::parent` searches from the
+    // root, so it is asked only then.
+    let name = match node.field("name") {
+        Some(n) => Some(text(n, src).to_string()),
+        None => class_name(node, node.parent(), src),
+    };
+    let Some(name) = name else {
+        return;
+    };
+    let mut class = ClassInfo {
+        name: crate::extract::qualify(&scope(), ".", &name),
+        lines: crate::extract::lines_of(node),
+        ..Default::default()
+    };
+    if let Some(h) = named(node).find(|c| c.kind_str() == "class_heritage") {
+        heritage(h, src, &mut class.bases);
+    }
+    if let Some(body) = node.field("body") {
+        class_fields(body, src, &mut class.fields);
+    }
+    info.classes.push(class);
 }
 
 fn import_statement(node: Node, src: &str, info: &mut FileInfo) {
