@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::repo::failure;
 use crate::callgraph;
 use crate::source::{self, RepoSpec};
-use crate::stats::steps::RepoTests;
+use crate::stats::steps::{RepoTests, TestCounts};
 use crate::stats::{Failure, RepoStats};
 use crate::Error;
 
@@ -147,8 +147,14 @@ pub(super) fn step(
                 Ok(run) => {
                     s.status = "ran".into();
                     let st = &run.stats;
-                    (s.tests_run, s.passed, s.failed) = (st.tests_run, st.passed, st.failed);
-                    (s.errors, s.timeouts, s.skipped) = (st.errors, st.timeouts, st.skipped);
+                    s.counts = TestCounts {
+                        tests_run: st.tests_run,
+                        passed: st.passed,
+                        failed: st.failed,
+                        errors: st.errors,
+                        timeouts: st.timeouts,
+                        skipped: st.skipped,
+                    };
                     s.seconds = st.seconds;
                     if let Some(cov) = &run.coverage {
                         attach(cov, graph, s.reports_win, &mut s);

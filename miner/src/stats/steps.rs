@@ -189,6 +189,29 @@ pub struct SideStage {
 
 // The test run (`pipeline::tests_step`, `mine --run-tests`).
 
+/// Tests by outcome, of one repository's run or of the whole run (flattened into both).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct TestCounts {
+    /// Tests that ran (passed, failed, errors and timeouts; not skipped ones).
+    pub tests_run: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub timeouts: u64,
+    pub skipped: u64,
+}
+
+impl TestCounts {
+    fn add(&mut self, o: &TestCounts) {
+        self.tests_run += o.tests_run;
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.errors += o.errors;
+        self.timeouts += o.timeouts;
+        self.skipped += o.skipped;
+    }
+}
+
 /// One repository's test run, in its stats and chunk marker.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RepoTests {
@@ -197,13 +220,8 @@ pub struct RepoTests {
     pub status: String,
     /// `python`, `javascript` or `c`, once a plan was made.
     pub language: Option<String>,
-    /// Tests that ran (passed, failed, errors and timeouts; not skipped ones).
-    pub tests_run: u64,
-    pub passed: u64,
-    pub failed: u64,
-    pub errors: u64,
-    pub timeouts: u64,
-    pub skipped: u64,
+    #[serde(flatten)]
+    pub counts: TestCounts,
     /// The suite's wall time (tests and coverage reporting).
     pub seconds: f64,
     /// The environment's setup time (when it was made by this run or an earlier one).
@@ -232,12 +250,8 @@ pub struct TestsStage {
     pub repositories_run: u64,
     pub setup_failed: u64,
     pub run_failed: u64,
-    pub tests_run: u64,
-    pub passed: u64,
-    pub failed: u64,
-    pub errors: u64,
-    pub timeouts: u64,
-    pub skipped: u64,
+    #[serde(flatten)]
+    pub counts: TestCounts,
     pub seconds: f64,
     pub setup_seconds: f64,
     pub functions_covered: u64,
@@ -254,12 +268,7 @@ impl TestsStage {
             "setup_failed" => self.setup_failed += 1,
             _ => self.run_failed += 1,
         }
-        self.tests_run += r.tests_run;
-        self.passed += r.passed;
-        self.failed += r.failed;
-        self.errors += r.errors;
-        self.timeouts += r.timeouts;
-        self.skipped += r.skipped;
+        self.counts.add(&r.counts);
         self.seconds += r.seconds;
         self.setup_seconds += r.setup_seconds;
         self.functions_covered += r.functions_covered;
