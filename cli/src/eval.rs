@@ -74,6 +74,32 @@ pub struct EvalArgs {
     /// List the metrics and exit.
     #[arg(long, exclusive = true)]
     list_metrics: bool,
+    /// Score by execution (docs/eval.md, "Execution"): each sample in place of its function,
+    /// the function's covering tests run in the sandbox; DATA is an output of `mine
+    /// --run-tests`, --predictions JSON lines with `samples` (or `prediction`).
+    #[arg(long, requires = "predictions")]
+    execute: bool,
+    /// With --execute: the k of pass@k, comma-separated.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_value = "1,5,10",
+          requires = "execute", value_parser = clap::value_parser!(u64).range(1..))]
+    k: Vec<u64>,
+    /// With --execute: the clone cache of the mining run, whose test-envs/ holds the
+    /// prepared environments (as `mine --cache`).
+    #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE", requires = "execute")]
+    cache: Option<PathBuf>,
+    /// With --execute: the Python the mining run made virtualenvs with (as `mine
+    /// --tests-python`) [default: /usr/bin/python3].
+    #[arg(long, value_name = "PATH", requires = "execute")]
+    tests_python: Option<PathBuf>,
+    /// With --execute: each test's time limit in seconds [default: the environment's, 120
+    /// unless its recipe says otherwise].
+    #[arg(long, value_name = "SECONDS", requires = "execute",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+    /// With --execute: write one JSON line per sample here (id, sample, outcome, seconds,
+    /// failing tests, reason, log tail).
+    #[arg(long, value_name = "FILE", requires = "execute")]
+    per_sample: Option<PathBuf>,
 }
 
 fn parse_weights(s: &str) -> Result<codemine_eval::codebleu::Weights, String> {
@@ -120,6 +146,9 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    if args.execute {
+        return run_execute(&args);
+    }
     let opts = codemine_eval::EvalOptions {
         data: args.data,
         task: args.task,
@@ -154,6 +183,97 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         );
     } else {
         print!("{}", codemine_eval::report::table(&ev));
+    }
+    Ok(())
+}
+
+/// `eval --execute`: every sample of every prediction through `codemine-passk`, then pass@k.
+fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::collections::HashMap;
+    use std::io::Write;
+
+    let [out] = &args.data[..] else {
+        anyhow::bail!(
+            "--execute scores one output folder of `mine --run-tests`; {} given",
+            args.data.len()
+        );
+    };
+    let Some(pred_path) = &args.predictions else {
+        anyhow::bail!("--execute needs --predictions");
+    };
+    let tasks = codemine_passk::tasks::read(out)?;
+    let predictions = codemine_passk::predictions::read(pred_path)?;
+    let unknown: Vec<&str> = predictions
+        .iter()
+        .filter(|p| !tasks.contains_key(&p.id))
+        .map(|p| p.id.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        let shown: Vec<&str> = unknown.iter().take(5).copied().collect();
+        anyhow::bail!(
+            "{}: {} ids are no function with covering tests in {} (for example {})",
+            pred_path.display(),
+            unknown.len(),
+            out.display(),
+            shown.join(", ")
+        );
+    }
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(crate::mine::default_cache);
+    let envs = std::path::absolute(cache.join(miner::pipeline::tests_step::ENVS))?;
+    let sandbox = codemine_sandbox::Sandbox::new(codemine_sandbox::SandboxConfig::default())
+        .context("--execute runs tests in the sandbox")?;
+    let mut options = codemine_testrun::RunnerOptions::default();
+    if let Some(p) = &args.tests_python {
+        options.python = p.clone();
+    }
+    let runner = codemine_testrun::TestRunner::new(std::sync::Arc::new(sandbox), envs, options)?;
+    let exec = codemine_passk::Executor::new(&runner, args.timeout);
+    let mut envs: HashMap<(String, String), codemine_passk::Environment> = HashMap::new();
+    let mut results = Vec::new();
+    let total: usize = predictions.iter().map(|p| p.samples.len()).sum();
+    for p in &predictions {
+        let task = &tasks[&p.id];
+        let env = envs
+            .entry((task.repository.clone(), task.commit.clone()))
+            .or_insert_with(|| exec.environment(task));
+        for (i, sample) in p.samples.iter().enumerate() {
+            let r = exec.run(task, env, i, sample);
+            miner::escape::log(&format!(
+                "codemine: [{}/{total}] {} sample {i}: {}",
+                results.len() + 1,
+                r.id,
+                r.outcome
+            ));
+            results.push(r);
+        }
+    }
+    if let Some(path) = &args.per_sample {
+        // Complete or absent: written next to its place, then renamed.
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".partial");
+        let tmp = PathBuf::from(tmp);
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,
+        );
+        for r in &results {
+            serde_json::to_writer(&mut w, r)?;
+            w.write_all(b"\n")?;
+        }
+        w.into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let report = codemine_passk::score::report(&results, &args.k);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", codemine_passk::score::table(&report));
     }
     Ok(())
 }

@@ -17,8 +17,9 @@ use std::process::Output;
 use harness::{assert_success, codemine, failures, shard_rows, stats, RepoBuilder};
 use serde_json::Value;
 
-/// The clone cache of these tests: prepared environments live in its `test-envs/`.
-fn cache() -> PathBuf {
+/// The clone cache of these tests (and of passk's): prepared environments live in its
+/// `test-envs/`.
+pub(crate) fn cache() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests-cache")
 }
 
@@ -90,7 +91,7 @@ def test_wrong():
     assert square(2) == 5
 "#;
 
-fn python_repo(dir: &Path) {
+pub(crate) fn python_repo(dir: &Path) {
     let mut r = RepoBuilder::init(dir);
     r.write("pyproject.toml", PYPROJECT)
         .write("geometry/__init__.py", "")
