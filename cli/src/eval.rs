@@ -87,6 +87,10 @@ pub struct EvalArgs {
     /// prepared environments (as `mine --cache`).
     #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE", requires = "execute")]
     cache: Option<PathBuf>,
+    /// With --execute: the manifest of the mining run, for its repositories' test recipes
+    /// (`tests`), which are part of their environments' keys. Repeatable.
+    #[arg(long, value_name = "FILE", requires = "execute")]
+    manifest: Vec<PathBuf>,
     /// With --execute: the Python the mining run made virtualenvs with (as `mine
     /// --tests-python`) [default: /usr/bin/python3].
     #[arg(long, value_name = "PATH", requires = "execute")]
@@ -232,6 +236,14 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
     }
     let runner = codemine_testrun::TestRunner::new(std::sync::Arc::new(sandbox), envs, options)?;
     let exec = codemine_passk::Executor::new(&runner, args.timeout);
+    let mut recipes: HashMap<String, codemine_testrun::Recipe> = HashMap::new();
+    for m in &args.manifest {
+        for spec in miner::source::read_manifest(m)? {
+            if let Some(r) = spec.tests.clone() {
+                recipes.insert(spec.repo_name(), r);
+            }
+        }
+    }
     let mut envs: HashMap<(String, String), codemine_passk::Environment> = HashMap::new();
     let mut results = Vec::new();
     let total: usize = predictions.iter().map(|p| p.samples.len()).sum();
@@ -239,7 +251,7 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
         let task = &tasks[&p.id];
         let env = envs
             .entry((task.repository.clone(), task.commit.clone()))
-            .or_insert_with(|| exec.environment(task));
+            .or_insert_with(|| exec.environment(task, recipes.get(&task.repository)));
         for (i, sample) in p.samples.iter().enumerate() {
             let r = exec.run(task, env, i, sample);
             miner::escape::log(&format!(

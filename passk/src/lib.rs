@@ -23,7 +23,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use codemine_testrun::{Prepared, Rewrite, TestOutcome, TestRunner};
+use codemine_testrun::{Prepared, Recipe, Rewrite, TestOutcome, TestRunner};
 use serde::Serialize;
 
 pub use score::{pass_at_k, Report};
@@ -135,11 +135,12 @@ impl<'a> Executor<'a> {
     }
 
     /// The environment `mine --run-tests` prepared for the task's repository and commit
-    /// (detected layout, no manifest recipe: see docs/eval.md).
-    pub fn environment(&self, task: &Task) -> Environment {
+    /// with `recipe` (the manifest's `tests`, None for a detected layout): the recipe is
+    /// part of the environment's cache key.
+    pub fn environment(&self, task: &Task, recipe: Option<&Recipe>) -> Environment {
         match self
             .runner
-            .find_prepared(&task.repository, &task.commit, None)
+            .find_prepared(&task.repository, &task.commit, recipe)
         {
             Ok(Some(mut p)) => {
                 if let Some(t) = self.per_test_timeout {
@@ -152,7 +153,7 @@ impl<'a> Executor<'a> {
                 Environment::Ready(Box::new(p))
             }
             Ok(None) => Environment::Missing(format!(
-                "no prepared test environment for {} at {} in the cache (mine it with --run-tests and the same --cache)",
+                "no prepared test environment for {} at {} in the cache (mine it with --run-tests and the same --cache; a manifest recipe needs the same --manifest)",
                 task.repository, task.commit
             )),
             Err(e) => Environment::Missing(format!(

@@ -9,10 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use harness::{assert_success, codemine, shard_rows};
+use harness::{assert_success, codemine, shard_rows, RepoBuilder};
 use serde_json::{json, Value};
 
-use crate::run_tests::{cache, python_repo};
+use crate::run_tests::{cache, python_repo, CALC_C, MAKEFILE, TEST_ADD_C, TEST_MUL_C};
 
 fn t(name: &str) -> String {
     format!("tests/test_shapes.py::{name}")
@@ -199,4 +199,141 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("0123456789ABCDEF"), "{err}");
+}
+
+/// A C project whose tests a manifest recipe lists and runs, rebuilding what changed, so a
+/// sample in `src/calc.c` is compiled into the test binaries. Samples are whole functions.
+/// No network: the setup is `make`.
+#[test]
+fn c_samples_through_a_recipe_that_rebuilds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("calc-passk");
+    let mut r = RepoBuilder::init(&repo);
+    r.write("src/calc.c", CALC_C)
+        .write("tests/test_add.c", TEST_ADD_C)
+        .write("tests/test_mul.c", TEST_MUL_C)
+        .write("Makefile", MAKEFILE);
+    r.commit("calc");
+    let manifest = tmp.path().join("repos.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[repos]]\nurl = {:?}\n\n[repos.tests]\nlanguage = \"c\"\nsetup = [\"make CC='cc --coverage -O0'\"]\nlist = \"printf 'test_add\\\\ntest_mul\\\\n'\"\ntest = \"make -s {{tests}} >&2 && ./{{tests}}\"\n",
+            repo.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let m = manifest.to_str().unwrap();
+    let mined = codemine(
+        &[
+            "mine",
+            "--manifest",
+            m,
+            "--out",
+            out.to_str().unwrap(),
+            "--run-tests",
+            "--no-dedup",
+        ],
+        &cache(),
+    );
+    assert_success(&mined);
+    let add = shard_rows(&out.join("yabloco"))
+        .into_iter()
+        .find(|r| r["meta"]["fname"] == "add")
+        .expect("a YABLoCo row for add");
+    assert_eq!(
+        add["meta"]["covering_tests"],
+        json!(["test_add", "test_mul"])
+    );
+    let id = add["meta"]["original_id"].as_str().unwrap().to_string();
+    let gold = add["outputs"].as_str().unwrap();
+    let samples = [
+        gold,
+        // The stub: every call is wrong.
+        "int add(int a, int b) {\n    return 0;\n}",
+        // Wrong only when a is 0: add(2, 3) is still 5, mul(3, 4) starts from add(0, 3).
+        "int add(int a, int b) {\n    return a == 0 ? b + 1 : a + b;\n}",
+        // Never ends.
+        "int add(int a, int b) {\n    for (;;) {}\n}",
+        // Does not compile: C has no syntax check yet, the build in the test command fails.
+        "int add(int a, int b) {\n    return a + ;\n}",
+    ];
+    let preds = tmp.path().join("predictions.jsonl");
+    std::fs::write(
+        &preds,
+        format!("{}\n", json!({"id": id, "samples": samples})),
+    )
+    .unwrap();
+    let per_sample = tmp.path().join("samples.jsonl");
+    let args = [
+        "eval",
+        out.to_str().unwrap(),
+        "--execute",
+        "-p",
+        preds.to_str().unwrap(),
+        "--timeout",
+        "2",
+        "--per-sample",
+        per_sample.to_str().unwrap(),
+        "--json",
+    ];
+    // Without the manifest, the environment (keyed by its recipe) is not found: every
+    // sample is an error that says why.
+    let o = codemine(&args, &cache());
+    assert_success(&o);
+    let rows: Vec<Value> = std::fs::read_to_string(&per_sample)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.iter().all(|r| r["outcome"] == "error"), "{rows:#?}");
+    assert!(
+        rows[0]["reason"].as_str().unwrap().contains("--manifest"),
+        "{}",
+        rows[0]
+    );
+
+    let mut with_manifest = args.to_vec();
+    with_manifest.extend(["--manifest", m]);
+    let o = codemine(&with_manifest, &cache());
+    assert_success(&o);
+    let rows: Vec<Value> = std::fs::read_to_string(&per_sample)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let got: Vec<(&str, Vec<&str>)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["outcome"].as_str().unwrap(),
+                r["failing_tests"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("pass", vec![]),
+            ("fail", vec!["test_add", "test_mul"]),
+            ("fail", vec!["test_mul"]),
+            ("timeout", vec!["test_add", "test_mul"]),
+            ("fail", vec!["test_add", "test_mul"]),
+        ],
+        "{rows:#?}"
+    );
+    // n = 5, c = 1: pass@1 = 1/5, pass@5 = 1.
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &report["by_language"]["c"]["pass_at"];
+    assert!(
+        (p["pass@1"].as_f64().unwrap() - 0.2).abs() < 1e-12,
+        "{report}"
+    );
+    assert_eq!(p["pass@5"], 1.0);
 }

@@ -361,7 +361,7 @@ fn python_suite_gives_covering_tests_and_a_broken_setup_stops_only_its_repositor
     assert_eq!(s["repositories"][0]["tests"]["environment_reused"], true);
 }
 
-const CALC_C: &str = "\
+pub(crate) const CALC_C: &str = "\
 int add(int a, int b) {
     return a + b;
 }
@@ -375,11 +375,11 @@ int unused(int x) {
     return x * 42;
 }
 ";
-const TEST_ADD_C: &str =
+pub(crate) const TEST_ADD_C: &str =
     "int add(int a, int b);\nint main(void) {\n    return add(2, 3) == 5 ? 0 : 1;\n}\n";
-const TEST_MUL_C: &str =
+pub(crate) const TEST_MUL_C: &str =
     "int mul(int a, int b);\nint main(void) {\n    return mul(3, 4) == 12 ? 0 : 1;\n}\n";
-const MAKEFILE: &str = "\
+pub(crate) const MAKEFILE: &str = "\
 TESTS = test_add test_mul
 all: $(TESTS)
 test_%: tests/test_%.c src/calc.c
