@@ -84,8 +84,9 @@ pub struct EvalArgs {
           requires = "execute", value_parser = clap::value_parser!(u64).range(1..))]
     k: Vec<u64>,
     /// With --execute: the clone cache of the mining run, whose test-envs/ holds the
-    /// prepared environments (as `mine --cache`).
-    #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE", requires = "execute")]
+    /// prepared environments (as `mine --cache`; unused without --execute, so that
+    /// CODEMINE_CACHE set for `mine` does not stand in the way).
+    #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE")]
     cache: Option<PathBuf>,
     /// With --execute: the manifest of the mining run, for its repositories' test recipes
     /// (`tests`), which are part of their environments' keys. Repeatable.
