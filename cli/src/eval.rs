@@ -101,6 +101,15 @@ pub struct EvalArgs {
     #[arg(long, value_name = "SECONDS", requires = "execute",
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout: Option<u64>,
+    /// With --execute: check each task first, as EvoCodeBench does: the original function
+    /// must pass its covering tests and a stub (`raise NotImplementedError`; C:
+    /// `__builtin_trap()`) must not; the report and --per-sample mark the tasks that fail
+    /// either.
+    #[arg(long, requires = "execute")]
+    validate: bool,
+    /// With --validate: leave the tasks that are not valid out of the scores.
+    #[arg(long, requires = "validate")]
+    valid_only: bool,
     /// With --execute: write one JSON line per sample here (id, sample, outcome, seconds,
     /// failing tests, reason, log tail).
     #[arg(long, value_name = "FILE", requires = "execute")]
@@ -248,13 +257,27 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
     let mut envs: HashMap<(String, String), codemine_passk::Environment> = HashMap::new();
     let mut results = Vec::new();
     let total: usize = predictions.iter().map(|p| p.samples.len()).sum();
+    let mut validation = Vec::new();
     for p in &predictions {
         let task = &tasks[&p.id];
         let env = envs
             .entry((task.repository.clone(), task.commit.clone()))
             .or_insert_with(|| exec.environment(task, recipes.get(&task.repository)));
+        let mut valid = None;
+        if args.validate {
+            let v = exec.validate(task, env);
+            miner::escape::log(&format!(
+                "codemine: {} original: {}, stub: {}",
+                v.id,
+                v.gold,
+                v.stub.map_or("-", |o| o.as_str())
+            ));
+            valid = v.valid;
+            validation.push(v);
+        }
         for (i, sample) in p.samples.iter().enumerate() {
-            let r = exec.run(task, env, i, sample);
+            let mut r = exec.run(task, env, i, sample);
+            r.task_valid = valid;
             miner::escape::log(&format!(
                 "codemine: [{}/{total}] {} sample {i}: {}",
                 results.len() + 1,
@@ -282,7 +305,18 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
             .with_context(|| format!("writing {}", tmp.display()))?;
         std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
     }
-    let report = codemine_passk::score::report(&results, &args.k);
+    let scored: Vec<codemine_passk::SampleResult> = if args.valid_only {
+        results
+            .iter()
+            .filter(|r| r.task_valid == Some(true))
+            .cloned()
+            .collect()
+    } else {
+        results
+    };
+    let mut report = codemine_passk::score::report(&scored, &args.k);
+    report.validation = validation;
+    report.valid_only = args.valid_only;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -109,6 +109,9 @@ pub struct SampleResult {
     /// Why, in short, when the sample did not pass; then the log's tail.
     pub reason: Option<String>,
     pub log_tail: String,
+    /// With `--validate`: whether the task is valid ([`Validation`]); None otherwise or
+    /// when no verdict is possible.
+    pub task_valid: Option<bool>,
 }
 
 /// Runs samples of tasks with a [`TestRunner`] whose cache holds the environments the
@@ -165,6 +168,35 @@ impl<'a> Executor<'a> {
 
     /// Runs one sample of `task` in `env`.
     pub fn run(&self, task: &Task, env: &Environment, index: usize, sample: &str) -> SampleResult {
+        self.run_what(task, env, index, Sample::Text(sample))
+    }
+
+    /// Whether the task can tell right from wrong, as EvoCodeBench checks it: the original
+    /// function must pass its covering tests and a stub must not (Python: a body of
+    /// `raise NotImplementedError`; C and C++: the signature with `__builtin_trap();` as the
+    /// body; other languages have no stub yet, so no verdict).
+    pub fn validate(&self, task: &Task, env: &Environment) -> Validation {
+        let gold = self.run_what(task, env, 0, Sample::Original);
+        let stub = self.run_what(task, env, 0, Sample::Stub);
+        let stub_known = stub.reason.as_deref() != Some(NO_STUB);
+        Validation {
+            id: task.id.clone(),
+            gold: gold.outcome,
+            stub: stub_known.then_some(stub.outcome),
+            valid: stub_known
+                .then_some(gold.outcome == Outcome::Pass && stub.outcome != Outcome::Pass),
+            gold_failing_tests: gold.failing_tests,
+            reason: gold.reason.or(stub.reason),
+        }
+    }
+
+    fn run_what(
+        &self,
+        task: &Task,
+        env: &Environment,
+        index: usize,
+        sample: Sample<'_>,
+    ) -> SampleResult {
         let start = Instant::now();
         let mut r = SampleResult {
             id: task.id.clone(),
@@ -176,13 +208,14 @@ impl<'a> Executor<'a> {
             failing_tests: Vec::new(),
             reason: None,
             log_tail: String::new(),
+            task_valid: None,
         };
         self.run_into(task, env, sample, &mut r);
         r.seconds = start.elapsed().as_secs_f64();
         r
     }
 
-    fn run_into(&self, task: &Task, env: &Environment, sample: &str, r: &mut SampleResult) {
+    fn run_into(&self, task: &Task, env: &Environment, sample: Sample<'_>, r: &mut SampleResult) {
         let prepared = match env {
             Environment::Ready(p) => p,
             Environment::Missing(why) => {
@@ -210,13 +243,36 @@ impl<'a> Executor<'a> {
                 return;
             }
         };
-        let content = match splice::splice(
-            &original,
-            &task.language,
-            task.start_line,
-            task.end_line,
-            sample,
-        ) {
+        let keep = matches!(sample, Sample::Original);
+        let stub;
+        let sample = match sample {
+            Sample::Text(t) => t,
+            Sample::Original => original.as_str(),
+            Sample::Stub => {
+                match splice::stub(&original, &task.language, task.start_line, task.end_line) {
+                    Some(s) => {
+                        stub = s;
+                        stub.as_str()
+                    }
+                    None => {
+                        r.reason = Some(NO_STUB.into());
+                        return;
+                    }
+                }
+            }
+        };
+        let spliced = if keep {
+            Ok(original.clone())
+        } else {
+            splice::splice(
+                &original,
+                &task.language,
+                task.start_line,
+                task.end_line,
+                sample,
+            )
+        };
+        let content = match spliced {
             Ok(c) => c,
             Err(e) => {
                 r.reason = Some(format!("{}: {e}", task.path));
@@ -281,6 +337,35 @@ impl<'a> Executor<'a> {
             Outcome::Error
         };
     }
+}
+
+/// What a run puts in place of the function.
+#[derive(Clone, Copy)]
+enum Sample<'a> {
+    /// A generated sample: a body or a whole function.
+    Text(&'a str),
+    /// The function as mined (the file unchanged).
+    Original,
+    /// A body that can pass no test of the function's behaviour.
+    Stub,
+}
+
+/// The reason of a stub run in a language with no stub.
+const NO_STUB: &str = "no stub for this language";
+
+/// A task's validity (`--validate`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Validation {
+    pub id: String,
+    /// The original function's outcome: it must be `pass`.
+    pub gold: Outcome,
+    /// The stub's outcome: it must not be `pass` (None: no stub for the language).
+    pub stub: Option<Outcome>,
+    /// Both hold (None: no stub, so no verdict).
+    pub valid: Option<bool>,
+    /// The covering tests the original fails.
+    pub gold_failing_tests: Vec<String>,
+    pub reason: Option<String>,
 }
 
 /// The last `max` bytes of `s` (at a character boundary).

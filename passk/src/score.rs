@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::{Outcome, SampleResult};
+use crate::{Outcome, SampleResult, Validation};
 
 /// The probability that at least one of `k` samples drawn without replacement from `n`, of
 /// which `c` pass, passes: `1 - C(n-c, k) / C(n, k)`, computed as the product
@@ -48,6 +48,11 @@ pub struct Report {
     pub overall: Group,
     pub by_language: BTreeMap<String, Group>,
     pub by_repository: BTreeMap<String, Group>,
+    /// With `--validate`: each task's verdict, and whether the scores leave out the tasks
+    /// that are not valid (`--valid-only`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub validation: Vec<Validation>,
+    pub valid_only: bool,
 }
 
 /// One task's counts.
@@ -99,6 +104,8 @@ pub fn report(results: &[SampleResult], ks: &[u64]) -> Report {
             .into_iter()
             .map(|(k, a)| (k, a.finish()))
             .collect(),
+        validation: Vec::new(),
+        valid_only: false,
     }
 }
 
@@ -185,6 +192,22 @@ pub fn table(r: &Report) -> String {
         .map(|(o, n)| format!("{o} {n}"))
         .collect();
     out.push_str(&format!("samples by outcome: {}\n", outcomes.join(", ")));
+    if !r.validation.is_empty() {
+        let count = |f: &dyn Fn(&Validation) -> bool| r.validation.iter().filter(|v| f(v)).count();
+        out.push_str(&format!(
+            "tasks valid: {} of {} (original failed: {}, stub passed: {}, no stub: {}){}\n",
+            count(&|v| v.valid == Some(true)),
+            r.validation.len(),
+            count(&|v| v.gold != Outcome::Pass),
+            count(&|v| v.stub == Some(Outcome::Pass)),
+            count(&|v| v.stub.is_none()),
+            if r.valid_only {
+                "; scores over the valid ones only"
+            } else {
+                ""
+            }
+        ));
+    }
     out
 }
 
@@ -225,6 +248,7 @@ mod tests {
             failing_tests: vec![],
             reason: None,
             log_tail: String::new(),
+            task_valid: None,
         }
     }
 

@@ -181,6 +181,61 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
         overall["pass_at"]
     );
 
+    // --validate: the original must pass and a stub must not. square's original fails
+    // test_wrong, so square is not valid; --valid-only scores rectangle and Circle.area:
+    // pass@1 = (1/5 + 1) / 2.
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&preds, text).unwrap();
+    let mut validate = args.to_vec();
+    validate.extend(["--validate", "--valid-only"]);
+    let o = codemine(&validate, &cache());
+    assert_success(&o);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let verdicts: BTreeMap<String, (Value, Value, Value)> = report["validation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["id"].as_str().unwrap().to_string(),
+                (v["gold"].clone(), v["stub"].clone(), v["valid"].clone()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        BTreeMap::from([
+            (id("rectangle"), (json!("pass"), json!("fail"), json!(true))),
+            (
+                id("Circle.area"),
+                (json!("pass"), json!("fail"), json!(true))
+            ),
+            (id("square"), (json!("fail"), json!("fail"), json!(false))),
+        ])
+    );
+    let overall = &report["overall"];
+    assert_eq!(report["valid_only"], true);
+    assert_eq!(overall["tasks"], 2);
+    assert!(
+        close(&overall["pass_at"]["pass@1"], (0.2 + 1.0) / 2.0),
+        "{report}"
+    );
+    let marked: Vec<(String, Value)> = std::fs::read_to_string(&per_sample)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().to_string(),
+                s["task_valid"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(marked.len(), 8);
+    for (sid, valid) in marked {
+        assert_eq!(valid, json!(sid != id("square")), "{sid}");
+    }
+
     // The table names every k; an id the output does not know is refused by name.
     std::fs::write(&preds, format!("{}\n", lines[1])).unwrap();
     let table = codemine(&args[..args.len() - 3], &cache());
@@ -336,4 +391,21 @@ fn c_samples_through_a_recipe_that_rebuilds() {
         "{report}"
     );
     assert_eq!(p["pass@5"], 1.0);
+
+    // The C stub (`__builtin_trap()`) fails both tests; the original passes.
+    std::fs::write(
+        &preds,
+        format!("{}\n", json!({"id": id, "prediction": gold})),
+    )
+    .unwrap();
+    with_manifest.push("--validate");
+    let o = codemine(&with_manifest, &cache());
+    assert_success(&o);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = &report["validation"][0];
+    assert_eq!(
+        (&v["gold"], &v["stub"], &v["valid"]),
+        (&json!("pass"), &json!("fail"), &json!(true)),
+        "{report}"
+    );
 }
