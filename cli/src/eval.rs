@@ -110,6 +110,11 @@ pub struct EvalArgs {
     /// With --validate: leave the tasks that are not valid out of the scores.
     #[arg(long, requires = "validate")]
     valid_only: bool,
+    /// With --execute: run this many samples at once (each in its own sandbox); the
+    /// results do not depend on it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1, requires = "execute",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: u64,
     /// With --execute: write one JSON line per sample here (id, sample, outcome, seconds,
     /// failing tests, reason, log tail).
     #[arg(long, value_name = "FILE", requires = "execute")]
@@ -255,37 +260,87 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
         }
     }
     let mut envs: HashMap<(String, String), codemine_passk::Environment> = HashMap::new();
-    let mut results = Vec::new();
-    let total: usize = predictions.iter().map(|p| p.samples.len()).sum();
-    let mut validation = Vec::new();
+    // Environments first (one lookup per repository and commit), then every job (a task's
+    // validation, a sample) on `-j` workers; results are put back in job order, so they do
+    // not depend on -j.
+    let mut keys = Vec::with_capacity(predictions.len());
     for p in &predictions {
         let task = &tasks[&p.id];
-        let env = envs
-            .entry((task.repository.clone(), task.commit.clone()))
+        let key = (task.repository.clone(), task.commit.clone());
+        envs.entry(key.clone())
             .or_insert_with(|| exec.environment(task, recipes.get(&task.repository)));
-        let mut valid = None;
+        keys.push(key);
+    }
+    // (prediction, None for its validation or Some(sample index))
+    let mut jobs: Vec<(usize, Option<usize>)> = Vec::new();
+    for (k, p) in predictions.iter().enumerate() {
         if args.validate {
-            let v = exec.validate(task, env);
-            miner::escape::log(&format!(
-                "codemine: {} original: {}, stub: {}",
-                v.id,
-                v.gold,
-                v.stub.map_or("-", |o| o.as_str())
-            ));
-            valid = v.valid;
-            validation.push(v);
+            jobs.push((k, None));
         }
-        for (i, sample) in p.samples.iter().enumerate() {
-            let mut r = exec.run(task, env, i, sample);
-            r.task_valid = valid;
-            miner::escape::log(&format!(
-                "codemine: [{}/{total}] {} sample {i}: {}",
-                results.len() + 1,
-                r.id,
-                r.outcome
-            ));
-            results.push(r);
+        jobs.extend((0..p.samples.len()).map(|i| (k, Some(i))));
+    }
+    enum Done {
+        Validation(codemine_passk::Validation),
+        Sample(codemine_passk::SampleResult),
+    }
+    let slots: Vec<std::sync::Mutex<Option<Done>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let total = jobs.len();
+    let workers = usize::try_from(args.jobs)
+        .unwrap_or(1)
+        .clamp(1, total.max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(k, sample)) = jobs.get(j) else {
+                    break;
+                };
+                let p = &predictions[k];
+                let task = &tasks[&p.id];
+                let env = &envs[&keys[k]];
+                let (done, line) = match sample {
+                    None => {
+                        let v = exec.validate(task, env);
+                        let line = format!(
+                            "{} original: {}, stub: {}",
+                            v.id,
+                            v.gold,
+                            v.stub.map_or("-", |o| o.as_str())
+                        );
+                        (Done::Validation(v), line)
+                    }
+                    Some(i) => {
+                        let r = exec.run(task, env, i, &p.samples[i]);
+                        let line = format!("{} sample {i}: {}", r.id, r.outcome);
+                        (Done::Sample(r), line)
+                    }
+                };
+                let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                miner::escape::log(&format!("codemine: [{n}/{total}] {line}"));
+                if let Ok(mut slot) = slots[j].lock() {
+                    *slot = Some(done);
+                }
+            });
         }
+    });
+    let mut validation = Vec::new();
+    let mut results = Vec::new();
+    let mut valid: HashMap<String, Option<bool>> = HashMap::new();
+    for slot in slots {
+        match slot.into_inner().ok().flatten() {
+            Some(Done::Validation(v)) => {
+                valid.insert(v.id.clone(), v.valid);
+                validation.push(v);
+            }
+            Some(Done::Sample(r)) => results.push(r),
+            None => anyhow::bail!("a worker stopped before its job was done"),
+        }
+    }
+    for r in &mut results {
+        r.task_valid = valid.get(&r.id).copied().flatten();
     }
     if let Some(path) = &args.per_sample {
         // Complete or absent: written next to its place, then renamed.

@@ -92,7 +92,10 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
         per_sample.to_str().unwrap(),
         "--json",
     ];
-    let o = codemine(&args, &cache());
+    // Two workers here, one below: the same results.
+    let mut parallel = args.to_vec();
+    parallel.extend(["-j", "2"]);
+    let o = codemine(&parallel, &cache());
     assert_success(&o);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
 
@@ -220,10 +223,26 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
         close(&overall["pass_at"]["pass@1"], (0.2 + 1.0) / 2.0),
         "{report}"
     );
-    let marked: Vec<(String, Value)> = std::fs::read_to_string(&per_sample)
+    let again: Vec<Value> = std::fs::read_to_string(&per_sample)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect();
+    let key = |s: &Value| {
+        (
+            s["id"].clone(),
+            s["sample"].clone(),
+            s["outcome"].clone(),
+            s["failing_tests"].clone(),
+        )
+    };
+    assert_eq!(
+        again.iter().map(key).collect::<Vec<_>>(),
+        samples.iter().map(key).collect::<Vec<_>>(),
+        "-j 1 and -j 2 differ"
+    );
+    let marked: Vec<(String, Value)> = again
+        .iter()
         .map(|s| {
             (
                 s["id"].as_str().unwrap().to_string(),
