@@ -74,6 +74,51 @@ pub struct EvalArgs {
     /// List the metrics and exit.
     #[arg(long, exclusive = true)]
     list_metrics: bool,
+    /// Score by execution (docs/eval.md, "Execution"): each sample in place of its function,
+    /// the function's covering tests run in the sandbox; DATA is an output of `mine
+    /// --run-tests`, --predictions JSON lines with `samples` (or `prediction`).
+    #[arg(long, requires = "predictions")]
+    execute: bool,
+    /// With --execute: the k of pass@k, comma-separated.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_value = "1,5,10",
+          requires = "execute", value_parser = clap::value_parser!(u64).range(1..))]
+    k: Vec<u64>,
+    /// With --execute: the clone cache of the mining run, whose test-envs/ holds the
+    /// prepared environments (as `mine --cache`; unused without --execute, so that
+    /// CODEMINE_CACHE set for `mine` does not stand in the way).
+    #[arg(long, value_name = "DIR", env = "CODEMINE_CACHE")]
+    cache: Option<PathBuf>,
+    /// With --execute: the manifest of the mining run, for its repositories' test recipes
+    /// (`tests`), which are part of their environments' keys. Repeatable.
+    #[arg(long, value_name = "FILE", requires = "execute")]
+    manifest: Vec<PathBuf>,
+    /// With --execute: the Python the mining run made virtualenvs with (as `mine
+    /// --tests-python`) [default: /usr/bin/python3].
+    #[arg(long, value_name = "PATH", requires = "execute")]
+    tests_python: Option<PathBuf>,
+    /// With --execute: each test's time limit in seconds [default: the environment's, 120
+    /// unless its recipe says otherwise].
+    #[arg(long, value_name = "SECONDS", requires = "execute",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+    /// With --execute: check each task first, as EvoCodeBench does: the original function
+    /// must pass its covering tests and a stub (`raise NotImplementedError`; C:
+    /// `__builtin_trap()`) must not; the report and --per-sample mark the tasks that fail
+    /// either.
+    #[arg(long, requires = "execute")]
+    validate: bool,
+    /// With --validate: leave the tasks that are not valid out of the scores.
+    #[arg(long, requires = "validate")]
+    valid_only: bool,
+    /// With --execute: run this many samples at once (each in its own sandbox); the
+    /// results do not depend on it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1, requires = "execute",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: u64,
+    /// With --execute: write one JSON line per sample here (id, sample, outcome, seconds,
+    /// failing tests, reason, log tail).
+    #[arg(long, value_name = "FILE", requires = "execute")]
+    per_sample: Option<PathBuf>,
 }
 
 fn parse_weights(s: &str) -> Result<codemine_eval::codebleu::Weights, String> {
@@ -120,6 +165,9 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    if args.execute {
+        return run_execute(&args);
+    }
     let opts = codemine_eval::EvalOptions {
         data: args.data,
         task: args.task,
@@ -154,6 +202,180 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
         );
     } else {
         print!("{}", codemine_eval::report::table(&ev));
+    }
+    Ok(())
+}
+
+/// `eval --execute`: every sample of every prediction through `codemine-passk`, then pass@k.
+fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::collections::HashMap;
+    use std::io::Write;
+
+    let [out] = &args.data[..] else {
+        anyhow::bail!(
+            "--execute scores one output folder of `mine --run-tests`; {} given",
+            args.data.len()
+        );
+    };
+    let Some(pred_path) = &args.predictions else {
+        anyhow::bail!("--execute needs --predictions");
+    };
+    let tasks = codemine_passk::tasks::read(out)?;
+    let predictions = codemine_passk::predictions::read(pred_path)?;
+    let unknown: Vec<&str> = predictions
+        .iter()
+        .filter(|p| !tasks.contains_key(&p.id))
+        .map(|p| p.id.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        let shown: Vec<&str> = unknown.iter().take(5).copied().collect();
+        anyhow::bail!(
+            "{}: {} ids are no function with covering tests in {} (for example {})",
+            pred_path.display(),
+            unknown.len(),
+            out.display(),
+            shown.join(", ")
+        );
+    }
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(crate::mine::default_cache);
+    let envs = std::path::absolute(cache.join(miner::pipeline::tests_step::ENVS))?;
+    let sandbox = codemine_sandbox::Sandbox::new(codemine_sandbox::SandboxConfig::default())
+        .context("--execute runs tests in the sandbox")?;
+    let mut options = codemine_testrun::RunnerOptions::default();
+    if let Some(p) = &args.tests_python {
+        options.python = p.clone();
+    }
+    let runner = codemine_testrun::TestRunner::new(std::sync::Arc::new(sandbox), envs, options)?;
+    let exec = codemine_passk::Executor::new(&runner, args.timeout);
+    let mut recipes: HashMap<String, codemine_testrun::Recipe> = HashMap::new();
+    for m in &args.manifest {
+        for spec in miner::source::read_manifest(m)? {
+            if let Some(r) = spec.tests.clone() {
+                recipes.insert(spec.repo_name(), r);
+            }
+        }
+    }
+    let mut envs: HashMap<(String, String), codemine_passk::Environment> = HashMap::new();
+    // Environments first (one lookup per repository and commit), then every job (a task's
+    // validation, a sample) on `-j` workers; results are put back in job order, so they do
+    // not depend on -j.
+    let mut keys = Vec::with_capacity(predictions.len());
+    for p in &predictions {
+        let task = &tasks[&p.id];
+        let key = (task.repository.clone(), task.commit.clone());
+        envs.entry(key.clone())
+            .or_insert_with(|| exec.environment(task, recipes.get(&task.repository)));
+        keys.push(key);
+    }
+    // (prediction, None for its validation or Some(sample index))
+    let mut jobs: Vec<(usize, Option<usize>)> = Vec::new();
+    for (k, p) in predictions.iter().enumerate() {
+        if args.validate {
+            jobs.push((k, None));
+        }
+        jobs.extend((0..p.samples.len()).map(|i| (k, Some(i))));
+    }
+    enum Done {
+        Validation(codemine_passk::Validation),
+        Sample(codemine_passk::SampleResult),
+    }
+    let slots: Vec<std::sync::Mutex<Option<Done>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let total = jobs.len();
+    let workers = usize::try_from(args.jobs)
+        .unwrap_or(1)
+        .clamp(1, total.max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(k, sample)) = jobs.get(j) else {
+                    break;
+                };
+                let p = &predictions[k];
+                let task = &tasks[&p.id];
+                let env = &envs[&keys[k]];
+                let (done, line) = match sample {
+                    None => {
+                        let v = exec.validate(task, env);
+                        let line = format!(
+                            "{} original: {}, stub: {}",
+                            v.id,
+                            v.gold,
+                            v.stub.map_or("-", |o| o.as_str())
+                        );
+                        (Done::Validation(v), line)
+                    }
+                    Some(i) => {
+                        let r = exec.run(task, env, i, &p.samples[i]);
+                        let line = format!("{} sample {i}: {}", r.id, r.outcome);
+                        (Done::Sample(r), line)
+                    }
+                };
+                let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                miner::escape::log(&format!("codemine: [{n}/{total}] {line}"));
+                if let Ok(mut slot) = slots[j].lock() {
+                    *slot = Some(done);
+                }
+            });
+        }
+    });
+    let mut validation = Vec::new();
+    let mut results = Vec::new();
+    let mut valid: HashMap<String, Option<bool>> = HashMap::new();
+    for slot in slots {
+        match slot.into_inner().ok().flatten() {
+            Some(Done::Validation(v)) => {
+                valid.insert(v.id.clone(), v.valid);
+                validation.push(v);
+            }
+            Some(Done::Sample(r)) => results.push(r),
+            None => anyhow::bail!("a worker stopped before its job was done"),
+        }
+    }
+    for r in &mut results {
+        r.task_valid = valid.get(&r.id).copied().flatten();
+    }
+    if let Some(path) = &args.per_sample {
+        // Complete or absent: written next to its place, then renamed.
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".partial");
+        let tmp = PathBuf::from(tmp);
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,
+        );
+        for r in &results {
+            serde_json::to_writer(&mut w, r)?;
+            w.write_all(b"\n")?;
+        }
+        w.into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let scored: Vec<codemine_passk::SampleResult> = if args.valid_only {
+        results
+            .iter()
+            .filter(|r| r.task_valid == Some(true))
+            .cloned()
+            .collect()
+    } else {
+        results
+    };
+    let mut report = codemine_passk::score::report(&scored, &args.k);
+    report.validation = validation;
+    report.valid_only = args.valid_only;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", codemine_passk::score::table(&report));
     }
     Ok(())
 }

@@ -202,7 +202,7 @@ fn parse_split(s: &str) -> Result<SplitRatios, String> {
     }
 }
 
-fn default_cache() -> PathBuf {
+pub(crate) fn default_cache() -> PathBuf {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))

@@ -889,6 +889,71 @@ impl TestRunner {
     }
 }
 
+impl TestRunner {
+    /// Whether the rewritten files still parse, checked inside the sandbox on a copy with
+    /// `rewrites` in place (pass@k: a generated body with a syntax error is told apart from
+    /// one that fails its tests). Python: each rewritten `.py` file is compiled with the
+    /// environment's Python (`compile()`, nothing is imported or run, no `.pyc` written);
+    /// returns the compiler's message when one does not. Other languages and other files:
+    /// `None` (their build, in the test run, tells).
+    pub fn check_syntax(
+        &self,
+        prepared: &Prepared,
+        rewrites: &[Rewrite],
+    ) -> Result<Option<String>, Error> {
+        if prepared.plan.language != Language::Python {
+            return Ok(None);
+        }
+        let files: Vec<String> = rewrites
+            .iter()
+            .filter(|r| r.path.ends_with(".py"))
+            .filter_map(|r| tree::checked_relative(&r.path))
+            .map(|p| format!("{REPO}/{}", p.display()))
+            .collect();
+        if files.is_empty() {
+            return Ok(None);
+        }
+        let ws = Workspace::new(self, prepared, rewrites)?;
+        let quoted: Vec<String> = files.iter().map(|f| recipe::shell_quote(f)).collect();
+        let script = format!(
+            "{} -c {} {}",
+            recipe::VENV_PYTHON,
+            recipe::shell_quote(SYNTAX_CHECK),
+            quoted.join(" ")
+        );
+        let r = ws.sh("syntax check", &script, &[], Duration::from_secs(120))?;
+        match r.outcome {
+            Outcome::Exited { code: 0 } => Ok(None),
+            Outcome::Exited {
+                code: SYNTAX_ERROR_EXIT,
+            } => {
+                let mut m = r.stdout.text();
+                if m.trim().is_empty() {
+                    m = r.stderr.text();
+                }
+                Ok(Some(m.trim().to_string()))
+            }
+            o => Err(Error::Suite {
+                reason: format!("the syntax check did not finish ({o})"),
+                log_tail: ws.log_tail(),
+            }),
+        }
+    }
+}
+
+/// The exit code of [`SYNTAX_CHECK`] when a file does not compile.
+const SYNTAX_ERROR_EXIT: i32 = 3;
+/// Compiles each file named on the command line; prints the first error and exits 3.
+const SYNTAX_CHECK: &str = "import sys
+for f in sys.argv[1:]:
+    try:
+        with open(f, 'rb') as h:
+            compile(h.read(), f, 'exec', dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        print('%s: %s: %s' % (f, type(e).__name__, e))
+        sys.exit(3)
+";
+
 /// The installation prefix of `python` when it lies outside the sandbox's system folders
 /// (pyenv, a custom build): bound read-only so that virtualenvs made from it work inside.
 fn python_prefix(python: &Path) -> Option<PathBuf> {

@@ -23,6 +23,7 @@ mod lang_php;
 mod lang_ruby;
 mod licenses;
 mod locks;
+mod passk;
 mod python_flow;
 mod repo_completion;
 mod report;

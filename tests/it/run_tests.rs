@@ -17,8 +17,9 @@ use std::process::Output;
 use harness::{assert_success, codemine, failures, shard_rows, stats, RepoBuilder};
 use serde_json::Value;
 
-/// The clone cache of these tests: prepared environments live in its `test-envs/`.
-fn cache() -> PathBuf {
+/// The clone cache of these tests (and of passk's): prepared environments live in its
+/// `test-envs/`.
+pub(crate) fn cache() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests-cache")
 }
 
@@ -90,7 +91,7 @@ def test_wrong():
     assert square(2) == 5
 "#;
 
-fn python_repo(dir: &Path) {
+pub(crate) fn python_repo(dir: &Path) {
     let mut r = RepoBuilder::init(dir);
     r.write("pyproject.toml", PYPROJECT)
         .write("geometry/__init__.py", "")
@@ -360,7 +361,7 @@ fn python_suite_gives_covering_tests_and_a_broken_setup_stops_only_its_repositor
     assert_eq!(s["repositories"][0]["tests"]["environment_reused"], true);
 }
 
-const CALC_C: &str = "\
+pub(crate) const CALC_C: &str = "\
 int add(int a, int b) {
     return a + b;
 }
@@ -374,11 +375,11 @@ int unused(int x) {
     return x * 42;
 }
 ";
-const TEST_ADD_C: &str =
+pub(crate) const TEST_ADD_C: &str =
     "int add(int a, int b);\nint main(void) {\n    return add(2, 3) == 5 ? 0 : 1;\n}\n";
-const TEST_MUL_C: &str =
+pub(crate) const TEST_MUL_C: &str =
     "int mul(int a, int b);\nint main(void) {\n    return mul(3, 4) == 12 ? 0 : 1;\n}\n";
-const MAKEFILE: &str = "\
+pub(crate) const MAKEFILE: &str = "\
 TESTS = test_add test_mul
 all: $(TESTS)
 test_%: tests/test_%.c src/calc.c

@@ -1,0 +1,287 @@
+//! A sample in place of its function: the file's text with the function's lines (its
+//! span in the nodes table, 1-based and inclusive) rewritten.
+//!
+//! A sample is either a whole function or a body (docs/eval.md):
+//! - Python: a sample whose first line (after removing the common indentation) starts with
+//!   `def `, `async def ` or `@` is a whole function and replaces the span; anything else
+//!   is a body and replaces the original's body (from the line where tree-sitter-python
+//!   puts the `body` of the function starting in the span; the docstring is part of the
+//!   body), keeping the original's decorators and signature. Either is re-indented to the
+//!   original's indentation, so samples may come indented or not.
+//! - Other languages: a sample is a whole function and replaces the span.
+
+use tree_sitter::{Node, Parser};
+
+/// Why a sample could not be put in place (the sample's outcome is then `error`).
+#[derive(Debug, thiserror::Error)]
+pub enum SpliceError {
+    #[error("the function's lines {start}-{end} are not in the file ({lines} lines)")]
+    Span { start: i64, end: i64, lines: usize },
+    #[error("no Python function starts at line {0} of the file")]
+    NoFunction(i64),
+    #[error("the file could not be parsed")]
+    Parse,
+}
+
+/// `original` with `sample` in place of the function at lines `start..=end`.
+pub fn splice(
+    original: &str,
+    language: &str,
+    start: i64,
+    end: i64,
+    sample: &str,
+) -> Result<String, SpliceError> {
+    let lines: Vec<&str> = original.split_inclusive('\n').collect();
+    let bad = || SpliceError::Span {
+        start,
+        end,
+        lines: lines.len(),
+    };
+    let (Ok(s), Ok(e)) = (usize::try_from(start), usize::try_from(end)) else {
+        return Err(bad());
+    };
+    if s == 0 || e < s || e > lines.len() {
+        return Err(bad());
+    }
+    let (s, e) = (s - 1, e - 1);
+    let newline = if original.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let head: String = lines[..s].concat();
+    let mut tail: String = lines[e + 1..].concat();
+    let last = lines[e];
+    // The function's last line ends the file without a newline: so does the sample.
+    let ends_with_newline = last.ends_with('\n');
+    let python = language.eq_ignore_ascii_case("python");
+    let replaced = if python && !is_whole_python_function(sample) {
+        python_body(original, &lines, s, e, sample, newline)?
+    } else {
+        let indent = indentation(lines[s]);
+        reindent(sample, indent, newline)
+    };
+    let mut out = head;
+    out.push_str(&replaced);
+    if !ends_with_newline {
+        while out.ends_with('\n') || out.ends_with('\r') {
+            out.pop();
+        }
+    }
+    out.push_str(&std::mem::take(&mut tail));
+    Ok(out)
+}
+
+/// A stub in place of the function at lines `start..=end` (as a sample for [`splice`]):
+/// Python, a body that raises `NotImplementedError`; C and C++, the function's text up to its
+/// first `{` with `__builtin_trap();` as the body (GCC and Clang; no header needed). None for
+/// other languages and spans outside the file.
+pub fn stub(original: &str, language: &str, start: i64, end: i64) -> Option<String> {
+    match language.to_ascii_lowercase().as_str() {
+        "python" => Some("raise NotImplementedError".into()),
+        "c" | "cpp" | "c++" => {
+            let s = usize::try_from(start).ok()?.checked_sub(1)?;
+            let e = usize::try_from(end).ok()?;
+            let lines: Vec<&str> = original.split_inclusive('\n').collect();
+            let text = lines.get(s..e)?.concat();
+            let brace = text.find('{')?;
+            Some(format!("{}{{\n    __builtin_trap();\n}}", &text[..brace]))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a Python sample is a whole function (a `def`, `async def` or a decorator first).
+pub fn is_whole_python_function(sample: &str) -> bool {
+    let first = sample
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    first.starts_with("def ") || first.starts_with("async def ") || first.starts_with('@')
+}
+
+/// The original's lines up to its body, then the sample as the body.
+fn python_body(
+    original: &str,
+    lines: &[&str],
+    s: usize,
+    e: usize,
+    sample: &str,
+    newline: &str,
+) -> Result<String, SpliceError> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .map_err(|_| SpliceError::Parse)?;
+    let tree = parser.parse(original, None).ok_or(SpliceError::Parse)?;
+    let def = find_function(tree.root_node(), s, e).ok_or(SpliceError::NoFunction(s as i64 + 1))?;
+    let body = def
+        .child_by_field_name("body")
+        .ok_or(SpliceError::NoFunction(s as i64 + 1))?;
+    let row = body.start_position().row;
+    let mut out = String::new();
+    let header_indent = indentation(lines[def.start_position().row.min(lines.len() - 1)]);
+    if row > def.start_position().row && row <= e {
+        // The body on lines of its own: keep every line before it.
+        out.push_str(&lines[s..row].concat());
+        let indent = indentation(lines[row]).to_string();
+        out.push_str(&reindent(sample, &indent, newline));
+    } else {
+        // `def f(x): return x`: the header up to the body, then the body on new lines.
+        let line_start: usize = lines[..row].iter().map(|l| l.len()).sum();
+        let from = lines[..s].iter().map(|l| l.len()).sum::<usize>();
+        let cut = body.start_byte().max(line_start).max(from);
+        out.push_str(original[from..cut].trim_end());
+        out.push_str(newline);
+        let indent = format!("{header_indent}    ");
+        out.push_str(&reindent(sample, &indent, newline));
+    }
+    Ok(out)
+}
+
+/// The outermost function definition that ends at row `e` and starts at or after row `s`
+/// (a decorated function's span may start at its decorators), found with a cursor walk
+/// (no recursion).
+fn find_function(root: Node<'_>, s: usize, e: usize) -> Option<Node<'_>> {
+    let mut cursor = root.walk();
+    loop {
+        let n = cursor.node();
+        let (ns, ne) = (n.start_position().row, n.end_position().row);
+        if n.kind() == "function_definition" && ns >= s && ne == e {
+            return Some(n);
+        }
+        // Descend only into nodes that overlap the span.
+        let overlaps = ns <= e && ne >= s;
+        if overlaps && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
+/// The leading spaces and tabs of a line.
+fn indentation(line: &str) -> &str {
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// `sample` with its common indentation removed and `indent` put before every non-blank
+/// line; every line ends with `newline`.
+fn reindent(sample: &str, indent: &str, newline: &str) -> String {
+    let lines: Vec<&str> = sample.lines().collect();
+    // Leading and trailing blank lines are not part of the code.
+    let first = lines.iter().position(|l| !l.trim().is_empty());
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
+    let (Some(first), Some(last)) = (first, last) else {
+        return format!("{indent}pass{newline}");
+    };
+    let lines = &lines[first..=last];
+    let common = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indentation(l))
+        .reduce(|a, b| {
+            let n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            &a[..n]
+        })
+        .unwrap_or("");
+    let mut out = String::new();
+    for l in lines {
+        if !l.trim().is_empty() {
+            out.push_str(indent);
+            out.push_str(l.strip_prefix(common).unwrap_or(l).trim_end_matches('\r'));
+        }
+        out.push_str(newline);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "import os\n\n\n@deco\ndef f(x,\n      y):\n    \"\"\"Doc.\"\"\"\n    return x + y\n\n\nclass C:\n    def m(self): return 1\n\n    def n(self):\n        return 2\n";
+
+    #[test]
+    fn a_body_replaces_the_body_and_keeps_decorators_and_signature() {
+        // f spans its decorator (line 4) to line 8.
+        let got = splice(FILE, "python", 4, 8, "return x * y").unwrap();
+        assert_eq!(
+            got,
+            "import os\n\n\n@deco\ndef f(x,\n      y):\n    return x * y\n\n\nclass C:\n    def m(self): return 1\n\n    def n(self):\n        return 2\n"
+        );
+        // Indented bodies are re-indented to the method's.
+        let got = splice(
+            FILE,
+            "python",
+            14,
+            15,
+            "    a = 3\n    if a:\n        return a\n",
+        )
+        .unwrap();
+        assert!(
+            got.ends_with("    def n(self):\n        a = 3\n        if a:\n            return a\n"),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn a_one_line_function_gets_its_body_on_new_lines() {
+        let got = splice(FILE, "python", 12, 12, "return 5").unwrap();
+        assert!(
+            got.contains("    def m(self):\n        return 5\n\n    def n"),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn a_whole_function_replaces_the_span() {
+        let got = splice(FILE, "python", 14, 15, "def n(self):\n    return 7").unwrap();
+        assert!(
+            got.ends_with("    def n(self):\n        return 7\n"),
+            "{got}"
+        );
+        assert!(is_whole_python_function("\n  @x\n  def f(): pass"));
+        assert!(!is_whole_python_function("return definitely"));
+        // C: always a whole function.
+        let c = "int a(void) {\n  return 1;\n}\nint b;\n";
+        assert_eq!(
+            splice(c, "c", 1, 3, "int a(void) { return 2; }").unwrap(),
+            "int a(void) { return 2; }\nint b;\n"
+        );
+    }
+
+    #[test]
+    fn stubs_per_language() {
+        assert_eq!(
+            stub(FILE, "python", 4, 8).unwrap(),
+            "raise NotImplementedError"
+        );
+        let c = "static int\nadd(int a, int b)\n{\n  return a + b;\n}\n";
+        assert_eq!(
+            stub(c, "c", 1, 5).unwrap(),
+            "static int\nadd(int a, int b)\n{\n    __builtin_trap();\n}"
+        );
+        assert_eq!(stub(c, "java", 1, 5), None);
+        assert_eq!(stub(c, "c", 4, 9), None);
+    }
+
+    #[test]
+    fn a_span_outside_the_file_is_an_error() {
+        assert!(matches!(
+            splice(FILE, "python", 14, 99, "pass"),
+            Err(SpliceError::Span { .. })
+        ));
+        assert!(matches!(
+            splice(FILE, "python", 2, 2, "pass"),
+            Err(SpliceError::NoFunction(2))
+        ));
+    }
+}

@@ -1,0 +1,185 @@
+//! The functions of a codemine output that execution can score: call-graph nodes with
+//! `covering_tests` (filled by `mine --run-tests`), each with its repository's commit from
+//! the `repositories` table. A task's id is the YABLoCo rows' `meta.original_id`: the
+//! node's id as 16 hexadecimal digits.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+
+use crate::Error;
+
+/// One function to score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    /// `meta.original_id` of the YABLoCo row (upper-case hex of the node id).
+    pub id: String,
+    pub repository: String,
+    /// The commit the repository was mined (and its environment prepared) at.
+    pub commit: String,
+    /// Lower case: `python`, `c`, ...
+    pub language: String,
+    /// Repository-relative path of the function's file.
+    pub path: String,
+    /// 1-based, inclusive.
+    pub start_line: i64,
+    pub end_line: i64,
+    pub covering_tests: Vec<String>,
+}
+
+/// The tasks of output folder `out`, by upper-case id: the nodes whose `covering_tests`
+/// list is not empty.
+pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
+    let commits = commits(&out.join("repositories"))?;
+    let dir = out.join("callgraph").join("nodes");
+    let mut tasks = HashMap::new();
+    for file in parquet_files(&dir)? {
+        let cols = [
+            "id",
+            "repository",
+            "path",
+            "language",
+            "start_line",
+            "end_line",
+            "covering_tests",
+        ];
+        for batch in batches(&file, &cols)? {
+            let col = |name: &str| -> Result<&ArrayRef, Error> {
+                batch.column_by_name(name).ok_or_else(|| Error::Data {
+                    path: file.clone(),
+                    reason: format!("no column `{name}`"),
+                })
+            };
+            let bad = |name: &str| Error::Data {
+                path: file.clone(),
+                reason: format!("column `{name}` is not of codemine's type"),
+            };
+            let id = col("id")?
+                .as_primitive_opt::<UInt64Type>()
+                .ok_or_else(|| bad("id"))?;
+            let repo = col("repository")?
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("repository"))?;
+            let path = col("path")?
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("path"))?;
+            let lang = col("language")?
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("language"))?;
+            let start = col("start_line")?
+                .as_primitive_opt::<Int64Type>()
+                .ok_or_else(|| bad("start_line"))?;
+            let end = col("end_line")?
+                .as_primitive_opt::<Int64Type>()
+                .ok_or_else(|| bad("end_line"))?;
+            let tests = col("covering_tests")?
+                .as_list_opt::<i32>()
+                .ok_or_else(|| bad("covering_tests"))?;
+            for i in 0..batch.num_rows() {
+                if tests.is_null(i) || repo.is_null(i) || path.is_null(i) {
+                    continue;
+                }
+                let list = tests.value(i);
+                let Some(list) = list.as_string_opt::<i32>() else {
+                    return Err(bad("covering_tests"));
+                };
+                let covering: Vec<String> = list.iter().flatten().map(str::to_string).collect();
+                if covering.is_empty() {
+                    continue;
+                }
+                let repository = repo.value(i).to_string();
+                let Some(commit) = commits.get(&repository) else {
+                    continue;
+                };
+                let id = format!("{:016X}", id.value(i));
+                tasks.insert(
+                    id.clone(),
+                    Task {
+                        id,
+                        repository,
+                        commit: commit.clone(),
+                        language: lang.value(i).to_ascii_lowercase(),
+                        path: path.value(i).to_string(),
+                        start_line: start.value(i),
+                        end_line: end.value(i),
+                        covering_tests: covering,
+                    },
+                );
+            }
+        }
+    }
+    if tasks.is_empty() {
+        return Err(Error::Data {
+            path: dir,
+            reason: "no function has covering tests (mine with --run-tests)".into(),
+        });
+    }
+    Ok(tasks)
+}
+
+/// Repository name -> commit, from the `repositories` table (repositories without one, a
+/// plain folder's, are left out).
+fn commits(dir: &Path) -> Result<HashMap<String, String>, Error> {
+    let mut out = HashMap::new();
+    for file in parquet_files(dir)? {
+        for batch in batches(&file, &["repo", "sha"])? {
+            let (Some(repo), Some(sha)) = (
+                batch
+                    .column_by_name("repo")
+                    .and_then(|c| c.as_string_opt::<i32>()),
+                batch
+                    .column_by_name("sha")
+                    .and_then(|c| c.as_string_opt::<i32>()),
+            ) else {
+                return Err(Error::Data {
+                    path: file.clone(),
+                    reason: "no string columns `repo` and `sha`".into(),
+                });
+            };
+            for i in 0..batch.num_rows() {
+                if !repo.is_null(i) && !sha.is_null(i) {
+                    out.insert(repo.value(i).to_string(), sha.value(i).to_string());
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let rd = std::fs::read_dir(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        what: "listing",
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet") && p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn batches(file: &Path, columns: &[&str]) -> Result<Vec<RecordBatch>, Error> {
+    let f = File::open(file).map_err(|source| Error::Io {
+        path: file.to_path_buf(),
+        what: "opening",
+        source,
+    })?;
+    let b = ParquetRecordBatchReaderBuilder::try_new(f)?;
+    let schema = b.parquet_schema();
+    let mask = ProjectionMask::columns(schema, columns.iter().copied());
+    let reader = b.with_projection(mask).build()?;
+    let mut out = Vec::new();
+    for batch in reader {
+        out.push(batch?);
+    }
+    Ok(out)
+}
