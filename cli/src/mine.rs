@@ -253,7 +253,7 @@ pub fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
-    opts.tests = args.tests.options(&opts.source.cache_dir)?;
+    opts.tests = args.tests.options(&opts.source.cache_dir, args.offline)?;
     let config = args
         .filter
         .to_config()

@@ -526,3 +526,67 @@ fn no_sandbox_is_refused_before_mining() {
     assert_eq!(res.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&res.stderr).contains("--run-tests"));
 }
+
+/// `--offline` reaches no network, so no test environment is made: a repository without one
+/// prepared by an earlier run gets a setup failure saying so (and is mined all the same);
+/// with one, the offline run reuses it.
+#[test]
+fn offline_runs_only_reuse_environments_prepared_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("geometry");
+    python_repo(&repo);
+    let r = format!("{}=geometry", repo.display());
+    let fresh = tmp.path().join("out-fresh");
+    let res = codemine(
+        &[
+            "mine",
+            "--repo",
+            &r,
+            "--out",
+            fresh.to_str().unwrap(),
+            "--run-tests",
+            "--offline",
+        ],
+        &tmp.path().join("empty-cache"),
+    );
+    assert_success(&res);
+    let f = failures(&fresh);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["kind"], "tests_setup_failed");
+    let reason = f[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("--offline") && reason.contains("run once without --offline"),
+        "{reason}"
+    );
+    let nodes = nodes_of(&fresh, "geometry");
+    assert!(!nodes.is_empty());
+    assert!(nodes.values().all(|n| n["covering_tests"].is_null()));
+
+    // Prepared once with the network, then reused offline: the same covering tests.
+    let online = tmp.path().join("out-online");
+    let offline = tmp.path().join("out-offline");
+    for (out, extra) in [(&online, None), (&offline, Some("--offline"))] {
+        let mut args = vec![
+            "mine",
+            "--repo",
+            &r,
+            "--out",
+            out.to_str().unwrap(),
+            "--run-tests",
+        ];
+        args.extend(extra);
+        mine(&args);
+    }
+    let covering = |out: &Path| -> BTreeMap<String, Value> {
+        nodes_of(out, "geometry")
+            .into_iter()
+            .map(|(k, n)| (k, n["covering_tests"].clone()))
+            .collect()
+    };
+    let a = covering(&online);
+    assert!(a
+        .values()
+        .any(|c| c.as_array().is_some_and(|c| !c.is_empty())));
+    assert_eq!(a, covering(&offline));
+    assert!(failures(&offline).is_empty(), "{:?}", failures(&offline));
+}

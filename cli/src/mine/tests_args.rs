@@ -34,7 +34,12 @@ pub struct TestsArgs {
 impl TestsArgs {
     /// The runner, made before any mining (a machine that cannot sandbox is a usage error);
     /// `None` without `--run-tests`. Environments live under the clone cache `cache`.
-    pub fn options(&self, cache: &Path) -> Result<Option<TestsOptions>, miner::Error> {
+    /// With `offline`, only environments prepared by earlier runs are used.
+    pub fn options(
+        &self,
+        cache: &Path,
+        offline: bool,
+    ) -> Result<Option<TestsOptions>, miner::Error> {
         if !self.run_tests {
             return Ok(None);
         }
@@ -42,6 +47,7 @@ impl TestsArgs {
             no_sandbox: self.no_sandbox,
             python: self.tests_python.clone(),
             retry_failed: self.retry_test_setup,
+            offline,
         };
         TestsOptions::new(cache, settings).map(Some)
     }

@@ -42,6 +42,9 @@ pub struct TestsSettings {
     pub python: Option<PathBuf>,
     /// Retry setups that failed in an earlier run (otherwise their failure is reused).
     pub retry_failed: bool,
+    /// `--offline`: no network at all, so only environments prepared by an earlier run are
+    /// used (a setup would reach the package index).
+    pub offline: bool,
 }
 
 /// The runner of a run's test suites, shared by the workers.
@@ -188,10 +191,19 @@ fn prepare(
 ) -> Result<Prepared, codemine_testrun::Error> {
     let recipe = spec.tests.as_ref();
     let runner = &opts.runner;
+    let offline = |commit: &str| {
+        codemine_testrun::Error::Request(format!(
+            "--offline: no environment prepared for {name} at {commit} in the cache, and \
+             making one needs the package index: run once without --offline"
+        ))
+    };
     match (snap.git_dir(), snap.sha.as_deref()) {
         (Some(git_dir), Some(sha)) => {
             if let Some(p) = runner.find_prepared(name, sha, recipe)? {
                 return Ok(p);
+            }
+            if opts.settings.offline {
+                return Err(offline(sha));
             }
             let checkout = Checkout::new(&opts.checkouts)?;
             checkout_commit(git_dir, sha, &checkout.0).map_err(|e| {
@@ -212,6 +224,12 @@ fn prepare(
                 ));
             };
             let commit = folder_fingerprint(&dir);
+            if opts.settings.offline {
+                return match runner.find_prepared(name, &commit, recipe)? {
+                    Some(p) => Ok(p),
+                    None => Err(offline(&commit)),
+                };
+            }
             let repo = RepoSource {
                 name,
                 commit: &commit,
