@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use codemine_filters::decontam::{BenchItem, DecontamParams, Index, MatchKind};
 use miner::benchmark::match_tokens;
-use miner::lang::Lang;
+use miner::lang::{Lang, Registry};
 
 /// xorshift64: the same streams on every machine.
 struct Gen(u64);

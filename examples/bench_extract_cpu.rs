@@ -22,7 +22,7 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use miner::csn::{self, RepoContext, SplitRatios};
 use miner::extract::Extractor;
-use miner::lang::Lang;
+use miner::lang::{Lang, Registry};
 
 fn cpu() -> u64 {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").expect("schedstat");

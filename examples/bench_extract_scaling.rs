@@ -29,7 +29,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use miner::extract::Extractor;
-use miner::lang::Lang;
+use miner::lang::{Lang, Registry};
 
 /// A file of `n` methods of one class (top-level functions in C and Go), each documented.
 fn methods(lang: Lang, n: usize) -> String {

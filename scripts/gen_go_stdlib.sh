@@ -1,5 +1,5 @@
 #!/bin/sh
-# Generates miner/src/lang/go/data/{go_std_packages,go_builtins}.txt.
+# Generates languages/src/go/data/{go_std_packages,go_builtins}.txt.
 #
 # usage: scripts/gen_go_stdlib.sh GOROOT MANIFEST_GO [TOOLS_COMMIT]
 #   GOROOT       a Go installation (Debian: /usr/lib/go-1.19 from golang-1.19-go)
@@ -16,7 +16,7 @@
 set -eu
 GOROOT=$1
 MANIFEST=$2
-OUT=$(dirname "$0")/../miner/src/lang/go/data
+OUT=$(dirname "$0")/../languages/src/go/data
 VERSION=$("$GOROOT/bin/go" version | awk '{print $3}')
 TOOLS_REV=${3:-unknown commit}
 

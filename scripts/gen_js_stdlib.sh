@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates the JavaScript/TypeScript standard-library lists of codemine
-# (miner/src/lang/javascript/data/):
+# (languages/src/javascript/data/):
 #   node_builtin_modules.txt  Node.js's require('module').builtinModules (the running node)
 #   js_globals.txt            the union of the `builtin` (ECMAScript), `browser` (DOM),
 #                             `worker`, `node` and `commonjs` sets of the npm package
@@ -8,7 +8,7 @@
 # Usage: scripts/gen_js_stdlib.sh   (needs node and npm; writes into the data folder)
 set -euo pipefail
 GLOBALS_VERSION=17.14.0
-out="$(cd "$(dirname "$0")/.." && pwd)/miner/src/lang/javascript/data"
+out="$(cd "$(dirname "$0")/.." && pwd)/languages/src/javascript/data"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 node_version="$(node --version)"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Generates miner/src/lang/php/data/php_{functions,classes}.txt: PHP's internal functions
+# Generates languages/src/php/data/php_{functions,classes}.txt: PHP's internal functions
 # and internal classes, interfaces, traits and enums, as the PHP CLI reports them
 # (get_defined_functions()['internal'], get_declared_classes(), get_declared_interfaces(),
 # get_declared_traits(), each kept when Reflection says isInternal()).
@@ -10,7 +10,7 @@
 # extensions. Names are lower case (PHP looks functions and classes up case-blind),
 # namespaced classes with their namespace (`random\randomizer`), one per line, sorted.
 set -eu
-out="$(dirname "$0")/../miner/src/lang/php/data"
+out="$(dirname "$0")/../languages/src/php/data"
 version="$(php -r 'echo PHP_VERSION;')"
 modules="$(php -m | grep -v '^\[' | grep -v '^$' | LC_ALL=C sort -u | tr '\n' ' ')"
 header() {

@@ -1,4 +1,4 @@
-# Writes miner/src/lang/ruby/data/*.txt: Ruby's core and standard library as the Ruby
+# Writes languages/src/ruby/data/*.txt: Ruby's core and standard library as the Ruby
 # resolver needs them, asked of the interpreter itself.
 #
 #   ruby_stdlib_libs.txt       every name `require` finds in the interpreter's own library
@@ -15,7 +15,7 @@ require "rbconfig"
 require "open3"
 
 abort "expected Ruby 3.1, got #{RUBY_VERSION}" unless RUBY_VERSION.start_with?("3.1.")
-out = File.expand_path("../miner/src/lang/ruby/data", __dir__)
+out = File.expand_path("../languages/src/ruby/data", __dir__)
 version = "Ruby #{RUBY_VERSION}p#{RUBY_PATCHLEVEL} (#{RUBY_PLATFORM}, Debian 12 ruby3.1 package)"
 
 def write(path, header, names)

@@ -4,6 +4,7 @@
 use clap::Args;
 
 use codemine_filters::dedup::DedupParams;
+use miner::lang::{Lang, Registry};
 
 use crate::help::heading;
 use crate::values::parse_size;
@@ -47,7 +48,7 @@ pub struct DecontamArgs {
 impl DecontamArgs {
     pub fn read_options(&self) -> Result<miner::benchmark::ReadOptions, miner::Error> {
         let language = match &self.decontaminate_language {
-            Some(l) => Some(miner::lang::Lang::from_name(l).ok_or_else(|| {
+            Some(l) => Some(Lang::from_name(l).ok_or_else(|| {
                 miner::Error::Usage(format!("--decontaminate-language: unknown language `{l}`"))
             })?),
             None => None,

@@ -8,7 +8,7 @@ use codemine_filters::rules::normalize_glob;
 use codemine_filters::{
     DateError, DateSpec, DateZone, FilterConfig, FilterError, Preset, ZoneError,
 };
-use miner::lang::Lang;
+use miner::lang::{Lang, Registry};
 
 // The filter flags of `codemine mine`; `to_config` turns them into a `FilterConfig`.
 // (A plain comment: clap would make a doc comment the `about` of the command that

@@ -8,7 +8,7 @@ use clap::Args;
 
 use miner::callgraph::check_template;
 use miner::csn::SplitRatios;
-use miner::lang::Lang;
+use miner::lang::{Lang, Registry};
 use miner::pipeline::{mine, HeaderMode, MineOptions};
 use miner::source::{parse_repo_arg, read_manifest, RepoSpec, SourceOptions};
 

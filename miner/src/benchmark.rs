@@ -46,7 +46,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value};
 
 use crate::extract::Extractor;
-use crate::lang::Lang;
+use crate::lang::{Lang, Registry};
 
 /// Why a benchmark file could not be read. Every error names the file.
 #[derive(Debug, thiserror::Error)]

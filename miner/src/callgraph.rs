@@ -683,6 +683,7 @@ impl SealedGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Registry;
 
     #[test]
     fn templates() {

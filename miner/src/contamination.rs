@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::benchmark::{check_function, code_tokens};
 use crate::escape::visible;
 use crate::extract::Extractor;
-use crate::lang::Lang;
+use crate::lang::{Lang, Registry};
 use crate::pipeline::decontam::Decontaminator;
 use crate::Error;
 

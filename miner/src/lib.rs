@@ -23,17 +23,19 @@ pub mod callgraph;
 pub mod contamination;
 pub mod csn;
 pub mod escape;
-pub mod extract;
 pub mod fault;
 pub mod inspect;
-pub mod lang;
 mod output;
 pub mod pipeline;
 pub mod repo_completion;
 pub mod report;
-pub mod resolve;
 pub mod source;
 pub mod stats;
+
+// The syntax core and the languages are crates of their own (docs/design.md, "Layout"),
+// under the paths the pipeline has always used.
+pub use codemine_lang as lang;
+pub use codemine_syntax::{extract, resolve};
 
 /// Errors that stop a whole run. Per-repository and per-file problems are not errors of
 /// the run: they go to failures.jsonl and the run goes on.

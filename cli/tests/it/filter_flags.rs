@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use codemine_cli::FilterArgs;
 use codemine_filters::{Filter, FilterConfig, Preset};
-use miner::lang::Lang;
+use miner::lang::{Lang, Registry};
 
 /// A tiny command line with the filter flags, as `codemine mine` flattens them.
 #[derive(Parser, Debug)]

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 use super::stage::{file_names, staged_files};
-use crate::lang::Lang;
+use crate::lang::{Lang, Registry};
 use crate::source::SourceFile;
 pub use crate::stats::steps::{CompletionStage, CpuSeconds, RepoCompletion, RepoCpu};
 use crate::Error;

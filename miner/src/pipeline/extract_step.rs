@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::repo::failure;
 use super::{MineOptions, Progress};
 use crate::extract::{Extractor, FileInfo, Function};
+use crate::lang::{Lang, Registry};
 use crate::resolve::SourceUnit;
 use crate::source::{self, ReadError, Reader, RepoError, SourceFile};
 use crate::stats::{Failure, LangCounts, RepoStats};
@@ -232,7 +233,7 @@ pub(super) fn read_project_files(snap: &source::Snapshot) -> Vec<(String, String
     };
     snap.license_files
         .iter()
-        .filter(|f| crate::lang::Lang::wants_project_file(&f.path))
+        .filter(|f| Lang::wants_project_file(&f.path))
         .filter_map(|f| {
             let bytes = reader.read_license(f, MAX_PROJECT_FILE_BYTES).ok()?;
             Some((f.path.clone(), String::from_utf8(bytes).ok()?))

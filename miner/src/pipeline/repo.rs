@@ -17,7 +17,7 @@ use super::{HeaderMode, MineOptions, Progress};
 use crate::callgraph::{self, NodeFacts, SealedGraph, YablocoShared};
 use crate::csn::{self, RepoContext};
 use crate::extract::{is_ambiguous_header, Function};
-use crate::lang::Lang;
+use crate::lang::{Lang, Registry};
 use crate::resolve::{self, SourceUnit};
 use crate::source::{self, RepoError, RepoSpec, SourceFile};
 use crate::stats::{Failure, RepoStats};

@@ -9,7 +9,7 @@ use git2::{FetchOptions, ObjectType, Oid, RemoteCallbacks, Repository, Repositor
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::spec::{redact, url_credentials, Location, RepoSpec};
-use crate::lang::Lang;
+use crate::lang::{Lang, Registry};
 
 /// How repositories are fetched.
 #[derive(Debug, Clone)]
