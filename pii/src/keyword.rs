@@ -67,7 +67,8 @@ const VALUE: &str = r#"(?:"(?P<v1>[^"'`\n]*)"|'(?P<v2>[^"'`\n]*)'|`(?P<v3>[^"'`\
 
 pub struct Patterns {
     /// `name = "v"`, `name: "v"`, `name := "v"`, `name => "v"`, `name == "v"`,
-    /// `name[] = @"v"`, `name("v")`, `name.assign("v")`.
+    /// `name[] = @"v"`, `name("v")`, `name.assign("v")`, and with a type annotation,
+    /// `name: string = "v"` (codemine: TypeScript, Kotlin, Scala). Never across a line.
     assign: Regex,
     /// `"v" == name`.
     reverse: Regex,
@@ -79,7 +80,7 @@ pub struct Patterns {
     /// detect-secrets' AWS secret pattern, and an unquoted `secret_access_key = v`.
     aws_quoted: Regex,
     aws_bare: Regex,
-    /// `scheme://user:password@`.
+    /// `scheme://user:password@`; codemine lets the user be empty (`redis://:pw@host`).
     url: Regex,
 }
 
@@ -96,16 +97,16 @@ impl Patterns {
         let name = format!(r"(?P<name>\w*{KEYWORDS}\w*)");
         Patterns {
             assign: compile(&format!(
-                r#"(?i){name}(?:\[[0-9]*\])?[\]'"]{{0,2}}\s*(?:\.assign\(|\(|:=|===?|!==?|=>|=|:)\s*@?{VALUE}"#
+                r#"(?i){name}(?:\[[0-9]*\])?[\]'"]{{0,2}}(?:[ \t]*:[ \t]*[\w.<>\[\]]+)?[ \t]*(?:\.assign\(|\(|:=|===?|!==?|=>|=|:)[ \t]*@?{VALUE}"#
             )),
             reverse: compile(&format!(
-                r"(?i){VALUE}\s*(?:===?|!==?)\s*(?P<name>\w*{KEYWORDS})"
+                r"(?i){VALUE}[ \t]*(?:===?|!==?)[ \t]*(?P<name>\w*{KEYWORDS})"
             )),
             semicolon: compile(&format!(
-                r"(?i)(?P<name>{KEYWORDS}\w*)\S{{0,50}}?\s*{VALUE};"
+                r"(?i)(?P<name>{KEYWORDS}\w*)\S{{0,50}}?[ \t]*{VALUE};"
             )),
             connection: compile(
-                r#"(?im)(?:^|[;"'\s])(?P<name>password|pwd)\s*=\s*(?P<v1>[^;"'\s{][^;"'\n]*?)\s*(?:;|"|'|$)"#,
+                r#"(?im)(?:^|[;"'\s])(?P<name>password|pwd)[ \t]*=[ \t]*(?P<v1>[^;"'\s{][^;"'\n]*?)[ \t]*(?:;|"|'|$)"#,
             ),
             connection_keys: compile(
                 r"(?i)(?:server|data source|host|user id|uid|user|database|initial catalog|dsn|driver|provider|address)\s*=",
@@ -114,10 +115,10 @@ impl Patterns {
                 r#"(?i)aws.{0,20}?(?:key|pwd|pw|password|pass|token).{0,20}?['"](?P<v1>[0-9a-zA-Z/+]{40})['"]"#,
             ),
             aws_bare: compile(
-                r#"(?i)secret_?access_?key['"]?\s*[:=]\s*['"]?(?P<v1>[0-9a-zA-Z/+]{40})(?:[^0-9a-zA-Z/+=]|$)"#,
+                r#"(?im)secret_?access_?key['"]?[ \t]*[:=][ \t]*['"]?(?P<v1>[0-9a-zA-Z/+]{40})(?:[^0-9a-zA-Z/+=]|$)"#,
             ),
             url: compile(
-                r"(?i)[a-z][a-z0-9+.\-]*://(?P<user>[^:/?#\[\]@!$&'()*+,;=\s]+):(?P<v1>[^:/?#\[\]@!$&'()*+,;=\s]+)@",
+                r"(?i)[a-z][a-z0-9+.\-]*://(?P<user>[^:/?#\[\]@!$&'()*+,;=\s]*):(?P<v1>[^:/?#\[\]@!$&'()*+,;=\s]+)@",
             ),
         }
     }
@@ -306,6 +307,14 @@ mod tests {
             [(Kind::UrlPassword, "s3cr3tPw")]
         );
         assert!(find("https://user:${PASS}@host/").is_empty());
+        assert_eq!(
+            find("redis://:R3d1sPw@cache:6379"),
+            [(Kind::UrlPassword, "R3d1sPw")]
+        );
+        assert_eq!(
+            find(r#"const clientSecret: string = "Zx81Kp2Qm4Lr7Tn0Wq5e";"#),
+            [(Kind::Secret, "Zx81Kp2Qm4Lr7Tn0Wq5e")]
+        );
         assert_eq!(
             find(r#"cs = "Server=db1;Database=shop;User Id=app;Password=Pa55w0rdX;""#),
             [(Kind::ConnectionStringPassword, "Pa55w0rdX")]

@@ -354,10 +354,8 @@ fn slack_webhook(b: &[u8], at: usize, body: usize) -> Option<(usize, usize)> {
     }
     let mut i = body;
     for (n, lead) in [b'T', b'B', 0].into_iter().enumerate() {
-        if lead != 0 {
-            if !b.get(i).is_some_and(|c| c.eq_ignore_ascii_case(&lead)) {
-                return None;
-            }
+        if lead != 0 && !b.get(i).is_some_and(|c| c.eq_ignore_ascii_case(&lead)) {
+            return None;
         }
         let r = run_len(b, i, Class::Word, MAX_BODY);
         if r < 1 + usize::from(lead != 0) {
@@ -443,7 +441,14 @@ fn jwt_part_ok(part: &[u8], json: bool) -> bool {
     if trimmed.len() % 4 == 1 {
         return false;
     }
-    let Ok(decoded) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&trimmed) else {
+    // Python's `urlsafe_b64decode` ignores the unused bits of the last character.
+    const LENIENT: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let Ok(decoded) = LENIENT.decode(&trimmed) else {
         return false;
     };
     !json || serde_json::from_slice::<serde_json::Value>(&decoded).is_ok()
