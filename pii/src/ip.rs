@@ -1,7 +1,7 @@
 //! IP addresses, and which of them are personal data.
 //!
-//! A candidate is what [`CANDIDATE`] matches (four dotted decimal numbers, or hex groups
-//! with `::` or eight groups), standing alone: no word character or `.` before an IPv4
+//! A candidate is what [`CANDIDATE_V4`] matches (four dotted decimal numbers) or what
+//! [`v6_candidates`] finds (hex groups with `::` or eight groups), standing alone: no word character or `.` before an IPv4
 //! address, no word character or `:` around an IPv6 one, and no `.digit` after an IPv4 one
 //! (so `1.2.3.4.5` is a version, not an address). It must parse as an address (std's
 //! parsers: no leading zeros, as Python's `ipaddress` since 3.9.5).
@@ -33,12 +33,53 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-/// The candidate pattern (one regex pass over the text finds every candidate).
-pub const CANDIDATE: &str = concat!(
-    r"[0-9A-Fa-f:]*::[0-9A-Fa-f:.]*(?:%[0-9A-Za-z]+)?",
-    r"|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?:%[0-9A-Za-z]+)?",
-    r"|[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}",
-);
+/// The IPv4 candidate pattern (one regex pass over the text finds every candidate).
+pub const CANDIDATE_V4: &str = r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}";
+
+fn is_hex_or_colon(b: u8) -> bool {
+    b.is_ascii_hexdigit() || b == b':'
+}
+
+/// IPv6 candidates, from each `:` of the text (found with memchr): the run of hex digits
+/// and colons around it (at most 39 bytes each way), an embedded IPv4 tail and a `%zone`,
+/// kept when it has `::` or seven colons. Each byte is looked at a bounded number of times:
+/// the colons inside a candidate are skipped.
+pub fn v6_candidates(text: &str, out: &mut Vec<(usize, usize)>) {
+    let b = text.as_bytes();
+    let mut done = 0;
+    for c in memchr::memchr_iter(b':', b) {
+        if c < done {
+            continue;
+        }
+        let mut start = c;
+        while start > 0 && c - start < 39 && is_hex_or_colon(b[start - 1]) {
+            start -= 1;
+        }
+        let mut end = c + 1;
+        while end < b.len() && end - c < 45 && (is_hex_or_colon(b[end]) || b[end] == b'.') {
+            end += 1;
+        }
+        while end > c + 1 && b[end - 1] == b'.' {
+            end -= 1;
+        }
+        if b.get(end) == Some(&b'%') {
+            let zone = b[end + 1..]
+                .iter()
+                .take(16)
+                .take_while(|x| x.is_ascii_alphanumeric())
+                .count();
+            if zone > 0 {
+                end += 1 + zone;
+            }
+        }
+        done = end;
+        let cand = &b[start..end];
+        let colons = cand.iter().filter(|&&x| x == b':').count();
+        if cand.windows(2).any(|w| w == b"::") || colons == 7 {
+            out.push((start, end));
+        }
+    }
+}
 
 /// bigcode-dataset's `POPULAR_DNS_SERVERS` (pii/pii_redaction.py).
 const DNS_SERVERS: [[u8; 4]; 14] = [
@@ -186,11 +227,11 @@ mod tests {
     use super::*;
 
     fn personal(text: &str) -> bool {
-        let re = regex::Regex::new(CANDIDATE).unwrap();
-        let found = re
-            .find_iter(text)
-            .any(|m| is_personal(text, m.start(), m.end()));
-        found
+        let re = regex::Regex::new(CANDIDATE_V4).unwrap();
+        let mut cands: Vec<(usize, usize)> =
+            re.find_iter(text).map(|m| (m.start(), m.end())).collect();
+        v6_candidates(text, &mut cands);
+        cands.into_iter().any(|(s, e)| is_personal(text, s, e))
     }
 
     #[test]

@@ -25,41 +25,51 @@ const KEYWORDS: &str = concat!(
     r"|key[_-]?pass|password|passwd|pwd|secret|contraseña|contrasena|token)",
 );
 
-/// The literal triggers of this module's window (ASCII case-insensitive).
+/// The stems every keyword holds, written lowercase, UPPERCASE and Capitalized (the
+/// triggers are matched case-sensitively, which is several times faster than ASCII
+/// case-insensitive matching; `PassWord` is found by `Pass`, a name in other mixed
+/// cases, such as `pAsSwOrD`, is not).
+const STEMS: [&str; 7] = ["key", "pass", "pwd", "secret", "token", "aws", "contras"];
+
+/// The literal triggers of this module's window.
 pub fn triggers() -> Vec<String> {
-    let pairs = [
-        ("api", "key"),
-        ("auth", "key"),
-        ("service", "key"),
-        ("account", "key"),
-        ("db", "key"),
-        ("database", "key"),
-        ("priv", "key"),
-        ("private", "key"),
-        ("client", "key"),
-        ("access", "key"),
-        ("db", "pass"),
-        ("database", "pass"),
-        ("key", "pass"),
-    ];
-    let mut out: Vec<String> = pairs
+    STEMS
         .iter()
-        .flat_map(|(a, b)| ["", "_", "-"].map(|s| format!("{a}{s}{b}")))
-        .collect();
-    out.extend(
-        [
-            "password",
-            "passwd",
-            "pwd",
-            "secret",
-            "contraseña",
-            "contrasena",
-            "token",
-            "aws",
-        ]
-        .map(String::from),
-    );
-    out
+        .flat_map(|s| {
+            let cap = format!("{}{}", s[..1].to_ascii_uppercase(), &s[1..]);
+            [s.to_string(), s.to_ascii_uppercase(), cap]
+        })
+        .collect()
+}
+
+/// Whether a stem at `start..end` can be part of a keyword: `key` only after one of the
+/// stems `api`, `auth`, ... (and an optional `_` or `-`), `pass` only in `password`,
+/// `passwd` or after `db`, `database`, `key`. The rest always can.
+pub fn stem_may_match(text: &str, start: usize, end: usize) -> bool {
+    let b = text.as_bytes();
+    let stem = &b[start..end];
+    let before = |words: &[&str]| {
+        let mut i = start;
+        if i > 0 && matches!(b[i - 1], b'_' | b'-') {
+            i -= 1;
+        }
+        words
+            .iter()
+            .any(|w| i >= w.len() && b[i - w.len()..i].eq_ignore_ascii_case(w.as_bytes()))
+    };
+    if stem.eq_ignore_ascii_case(b"key") {
+        return before(&[
+            "api", "auth", "service", "account", "db", "database", "priv", "private", "client",
+            "access",
+        ]);
+    }
+    if stem.eq_ignore_ascii_case(b"pass") {
+        let after = &b[end..(end + 4).min(b.len())];
+        let word = after.len() >= 4 && after.eq_ignore_ascii_case(b"word");
+        let wd = after.len() >= 2 && after[..2].eq_ignore_ascii_case(b"wd");
+        return word || wd || before(&["db", "database", "key"]);
+    }
+    true
 }
 
 /// A quoted value: `"v"`, `'v'` or `` `v` `` (Rust's regex has no back-references).

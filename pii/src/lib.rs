@@ -15,9 +15,11 @@
 //! ```
 //!
 //! # How a text is scanned
-//! In one pass of two Aho-Corasick automata over the text (case-sensitive and
-//! case-insensitive literal triggers: `@`, `://`, `AKIA`, `ghp_`, `eyJ`, `PRIVATE KEY`,
-//! `password`, `secret`, ...) and one of a small regex for IP candidates. Only where a
+//! A few linear passes of fast searches find the triggers: one Aho-Corasick automaton of
+//! literal triggers (token prefixes such as `AKIA`, `ghp_`, `eyJ`, `PRIVATE KEY`, and the
+//! keyword stems `pass`, `secret`, `token`, `key`, ... in three cases), memchr for `@`
+//! and for the `:` of IPv6 candidates, memmem for `://`, and two small regexes with fast
+//! literal or DFA scans (Twilio's `AC`/`SK` keys, IPv4 candidates). Only where a
 //! trigger fires does a costly check run: a bounded scan after a token's prefix
 //! ([`tokens`]), a bounded scan around an `@` ([`email`]), or the keyword regexes over a
 //! window of at most the trigger's line, 256 bytes before and 1 KiB after it
@@ -95,8 +97,6 @@ pub enum PiiError {
 
 #[derive(Clone, Copy, Debug)]
 enum Trigger {
-    Email,
-    Url,
     Keyword,
     Token(usize),
 }
@@ -106,11 +106,11 @@ pub struct Detector {
     allow: config::Allow,
     skip: Vec<Kind>,
     max_text_bytes: usize,
-    sensitive: AhoCorasick,
-    sensitive_triggers: Vec<Trigger>,
-    insensitive: AhoCorasick,
-    insensitive_triggers: Vec<Trigger>,
-    ip: Regex,
+    triggers: AhoCorasick,
+    trigger_of: Vec<Trigger>,
+    url: memchr::memmem::Finder<'static>,
+    twilio: Regex,
+    ipv4: Regex,
     patterns: keyword::Patterns,
 }
 
@@ -130,42 +130,33 @@ struct Candidate {
     end: usize,
 }
 
-fn automaton(patterns: &[String], case_insensitive: bool) -> Result<AhoCorasick, ConfigError> {
-    AhoCorasickBuilder::new()
-        .match_kind(MatchKind::LeftmostLongest)
-        .ascii_case_insensitive(case_insensitive)
-        .build(patterns)
-        .map_err(|e| ConfigError::Internal(e.to_string()))
-}
-
 impl Detector {
     pub fn new(config: &PiiConfig) -> Result<Detector, ConfigError> {
         let allow = config::Allow::new(config)?;
-        let mut sens: Vec<(String, Trigger)> =
-            vec![("@".into(), Trigger::Email), ("://".into(), Trigger::Url)];
-        let mut insens: Vec<(String, Trigger)> = keyword::triggers()
-            .into_iter()
-            .map(|t| (t, Trigger::Keyword))
-            .collect();
-        for (i, rule) in tokens::RULES.iter().enumerate() {
-            let entry = (rule.trigger.to_string(), Trigger::Token(i));
-            if tokens::CASE_INSENSITIVE.contains(&rule.trigger) {
-                insens.push(entry);
-            } else {
-                sens.push(entry);
-            }
+        let mut patterns: Vec<String> = Vec::new();
+        let mut trigger_of = Vec::new();
+        for t in keyword::triggers() {
+            patterns.push(t);
+            trigger_of.push(Trigger::Keyword);
         }
-        let (sp, st): (Vec<String>, Vec<Trigger>) = sens.into_iter().unzip();
-        let (ip, it): (Vec<String>, Vec<Trigger>) = insens.into_iter().unzip();
+        for (i, rule) in tokens::RULES.iter().enumerate() {
+            patterns.push(rule.trigger.to_string());
+            trigger_of.push(Trigger::Token(i));
+        }
+        let internal = |e: &dyn std::fmt::Display| ConfigError::Internal(e.to_string());
+        let triggers = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&patterns)
+            .map_err(|e| internal(&e))?;
         Ok(Detector {
             allow,
             skip: config.skip_kinds.clone(),
             max_text_bytes: config.max_text_bytes,
-            sensitive: automaton(&sp, false)?,
-            sensitive_triggers: st,
-            insensitive: automaton(&ip, true)?,
-            insensitive_triggers: it,
-            ip: Regex::new(ip::CANDIDATE).map_err(|e| ConfigError::Internal(e.to_string()))?,
+            triggers,
+            trigger_of,
+            url: memchr::memmem::Finder::new(b"://").into_owned(),
+            twilio: Regex::new(tokens::TWILIO).map_err(|e| internal(&e))?,
+            ipv4: Regex::new(ip::CANDIDATE_V4).map_err(|e| internal(&e))?,
             patterns: keyword::Patterns::new(),
         })
     }
@@ -184,53 +175,26 @@ impl Detector {
     }
 
     fn candidates(&self, text: &str, cands: &mut Vec<Candidate>) {
+        let b = text.as_bytes();
+        // Literal triggers: token prefixes and keyword stems.
         let mut spans = Vec::new();
-        let mut email_floor = 0;
         let mut keyword_windows = Windows::default();
-        let mut url_windows = Windows::default();
-        let matches = self
-            .sensitive
-            .find_iter(text)
-            .map(|m| (m, self.sensitive_triggers[m.pattern().as_usize()]))
-            .chain(
-                self.insensitive
-                    .find_iter(text)
-                    .map(|m| (m, self.insensitive_triggers[m.pattern().as_usize()])),
-            );
-        for (m, trigger) in matches {
-            match trigger {
-                Trigger::Email => {
-                    if m.start() >= email_floor {
-                        if let Some((s, e)) = email::around(text, m.start(), email_floor) {
-                            cands.push(Candidate {
-                                kind: Kind::Email,
-                                start: s,
-                                end: e,
-                            });
-                            email_floor = e;
-                        }
+        for m in self.triggers.find_iter(text) {
+            match self.trigger_of[m.pattern().as_usize()] {
+                Trigger::Keyword => {
+                    if keyword::stem_may_match(text, m.start(), m.end()) {
+                        keyword_windows.push(
+                            text,
+                            m.start(),
+                            m.end(),
+                            KEYWORD_BEFORE,
+                            KEYWORD_AFTER,
+                            &mut |lo, hi| self.window(text, lo, hi, cands, false),
+                        );
                     }
                 }
-                Trigger::Url => url_windows.push(
-                    text,
-                    m.start(),
-                    m.end(),
-                    URL_BEFORE,
-                    URL_AFTER,
-                    &mut |lo, hi| self.window(text, lo, hi, cands, true),
-                ),
-                Trigger::Keyword => keyword_windows.push(
-                    text,
-                    m.start(),
-                    m.end(),
-                    KEYWORD_BEFORE,
-                    KEYWORD_AFTER,
-                    &mut |lo, hi| self.window(text, lo, hi, cands, false),
-                ),
                 Trigger::Token(i) => {
                     let rule = &tokens::RULES[i];
-                    // Case-sensitive triggers of the case-insensitive automaton are none;
-                    // the case-insensitive ones are checked as such by their shapes.
                     spans.clear();
                     tokens::check(rule, text, m.start(), &mut spans);
                     cands.extend(spans.iter().map(|&(start, end)| Candidate {
@@ -241,14 +205,49 @@ impl Detector {
                 }
             }
         }
-        url_windows.finish(&mut |lo, hi| self.window(text, lo, hi, cands, true));
         keyword_windows.finish(&mut |lo, hi| self.window(text, lo, hi, cands, false));
-        for m in self.ip.find_iter(text) {
-            if ip::is_personal(text, m.start(), m.end()) {
+        // Single-byte and two-byte triggers, each by the fastest search for it.
+        let mut url_windows = Windows::default();
+        for at in self.url.find_iter(b) {
+            url_windows.push(text, at, at + 3, URL_BEFORE, URL_AFTER, &mut |lo, hi| {
+                self.window(text, lo, hi, cands, true)
+            });
+        }
+        url_windows.finish(&mut |lo, hi| self.window(text, lo, hi, cands, true));
+        let mut email_floor = 0;
+        for at in memchr::memchr_iter(b'@', b) {
+            if at >= email_floor {
+                if let Some((start, end)) = email::around(text, at, email_floor) {
+                    cands.push(Candidate {
+                        kind: Kind::Email,
+                        start,
+                        end,
+                    });
+                    email_floor = end;
+                }
+            }
+        }
+        for m in self.twilio.find_iter(text) {
+            if tokens::twilio_alone(text, m.start(), m.end()) {
                 cands.push(Candidate {
-                    kind: Kind::IpAddress,
+                    kind: Kind::TwilioKey,
                     start: m.start(),
                     end: m.end(),
+                });
+            }
+        }
+        let mut ips: Vec<(usize, usize)> = self
+            .ipv4
+            .find_iter(text)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        ip::v6_candidates(text, &mut ips);
+        for (start, end) in ips {
+            if ip::is_personal(text, start, end) {
+                cands.push(Candidate {
+                    kind: Kind::IpAddress,
+                    start,
+                    end,
                 });
             }
         }
