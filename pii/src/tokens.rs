@@ -266,8 +266,9 @@ pub const TWILIO: &str = r"(?:AC|SK)[0-9a-z]{32}";
 /// Whether a Twilio match at `start..end` stands alone (no letter or digit around it).
 pub fn twilio_alone(text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
-    !(start > 0 && b[start - 1].is_ascii_alphanumeric())
-        && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+    let before = start > 0 && b[start - 1].is_ascii_alphanumeric();
+    let after = b.get(end).is_some_and(u8::is_ascii_alphanumeric);
+    !before && !after
 }
 
 fn run_len(b: &[u8], from: usize, class: Class, max: usize) -> usize {
