@@ -24,8 +24,9 @@
 //! - an IPv6 address outside `2000::/3` (the only global unicast block: the rest is reserved,
 //!   unique-local, link-local or multicast), which also keeps Python slices such as `a[1::2]`
 //!   out; and a compressed IPv6 address needs three groups (`2000::3` is a slice too);
-//! - a version: an address right after the word `version`, `ver`, `release`, `rev` or
-//!   `build` (and up to four of ` =:'"(`), such as `__version__ = "10.0.19041.1"`.
+//! - a version: an address right after the word `version`, `ver`, `release`, `rev`,
+//!   `build` or `v` (and up to four of ` =:'"(`), such as `__version__ = "10.0.19041.1"`
+//!   or RCS's `$Id: lapi.c,v 2.55.1.5 ...`.
 //!
 //! bigcode's own pattern takes its delimiters as part of the match, so it misses addresses
 //! inside parentheses, after `/` (`http://93.184.216.34/`) or right after another address;
@@ -119,7 +120,7 @@ const V4_NOT_PERSONAL: [([u8; 4], u8); 16] = [
     ([0, 0, 0, 0], 32),
 ];
 
-const VERSION_WORDS: [&str; 5] = ["version", "ver", "release", "rev", "build"];
+const VERSION_WORDS: [&str; 6] = ["version", "ver", "release", "rev", "build", "v"];
 
 fn in_block(addr: u32, first: [u8; 4], prefix: u8) -> bool {
     let mask = if prefix == 0 {
@@ -218,7 +219,9 @@ fn after_version_word(text: &str, start: usize) -> bool {
     // longer word that merely ends in it (`server`).
     VERSION_WORDS.iter().any(|v| {
         let capital = format!("{}{}", v[..1].to_ascii_uppercase(), &v[1..]);
-        lower == *v || lower.ends_with(&format!("_{v}")) || word.ends_with(&capital)
+        // `v` alone only (RCS's `file.c,v 2.55.1.5`): too many words end in v.
+        lower == *v
+            || (v.len() > 1 && (lower.ends_with(&format!("_{v}")) || word.ends_with(&capital)))
     })
 }
 
@@ -262,6 +265,8 @@ mod tests {
         assert!(personal("dns server at 4.3.2.1"));
         assert!(personal("server 93.184.216.34"));
         assert!(!personal("kernelVersion: 93.184.216.34"));
+        assert!(!personal("$Id: lapi.c,v 2.55.1.5 2008/07/04 roberto Exp $"));
+        assert!(personal("CSV 93.184.216.34"));
         assert!(personal("http://93.184.216.34/index"));
     }
 }
