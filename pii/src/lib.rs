@@ -491,6 +491,88 @@ mod tests {
         shareable::<Detector>();
     }
 
+    /// Random texts of tricky pieces: no panic, findings sorted, disjoint, on char
+    /// boundaries, and redaction leaves nothing to find that was found before.
+    #[test]
+    fn random_texts_hold_the_invariants() {
+        const PIECES: &[&str] = &[
+            "@",
+            ":",
+            "::",
+            ".",
+            "1",
+            "93",
+            "255",
+            "a",
+            "Z",
+            "é",
+            "中",
+            " ",
+            "\n",
+            "\\n",
+            "\"",
+            "'",
+            "=",
+            "_",
+            "-----BEGIN PRIVATE KEY-----",
+            "-----END PRIVATE KEY-----",
+            "QUJDRA",
+            "eyJ",
+            "eyJhbGciOiJub25lIn0",
+            "AKIA",
+            "ghp_",
+            "xoxb-",
+            "12-",
+            "://",
+            "user",
+            "password",
+            "api_key",
+            "token",
+            "secret",
+            "key",
+            "Pass",
+            "AccountKey=",
+            "sk_live_",
+            "AC",
+            "npm_",
+            "x.com",
+            "[",
+            "]",
+            "(",
+            ")",
+            ";",
+            "%",
+            "$",
+            "{",
+            "}",
+        ];
+        let d = Detector::new(&PiiConfig::default()).unwrap();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..(x % 200) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                text.push_str(PIECES[(x % PIECES.len() as u64) as usize]);
+            }
+            let found = d.scan(&text).unwrap();
+            for w in found.windows(2) {
+                assert!(w[0].end <= w[1].start, "{text:?}: {found:?}");
+            }
+            for f in &found {
+                assert!(
+                    f.start < f.end
+                        && text.is_char_boundary(f.start)
+                        && text.is_char_boundary(f.end)
+                );
+            }
+            let row = d.scan_row(&[&text, &text]).unwrap();
+            let out = row.redact(&[&text, &text]);
+            assert_eq!(out[0], out[1]);
+        }
+    }
+
     #[test]
     fn too_large() {
         let d = Detector::new(&PiiConfig {

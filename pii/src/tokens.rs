@@ -502,7 +502,10 @@ fn private_key(text: &str, at: usize, out: &mut Vec<(usize, usize)>) {
         .iter()
         .rposition(|&c| c == b'\n')
         .map_or(0, |p| p + 1);
-    let look = at.saturating_sub(40).max(line_start);
+    let mut look = at.saturating_sub(40).max(line_start);
+    while !text.is_char_boundary(look) {
+        look += 1;
+    }
     let Some(rel) = text.get(look..at).and_then(|s| s.rfind("BEGIN ")) else {
         return;
     };
@@ -534,10 +537,7 @@ fn private_key(text: &str, at: usize, out: &mut Vec<(usize, usize)>) {
             if body < MIN_KEY_BODY {
                 return;
             }
-            let close = b[i + 8..limit.min(i + 60)]
-                .windows(5)
-                .position(|w| w == b"-----")
-                .map_or(i + 8, |p| i + 8 + p + 5);
+            let close = end_marker_close(b, i);
             out.push((start, close));
             return;
         }
@@ -560,10 +560,7 @@ fn private_key(text: &str, at: usize, out: &mut Vec<(usize, usize)>) {
     let mut i = header_end;
     while i < limit && gap <= 64 {
         if b[i..].starts_with(b"-----END") {
-            let close = b[i + 8..limit.min(i + 60)]
-                .windows(5)
-                .position(|w| w == b"-----")
-                .map_or(i + 8, |p| i + 8 + p + 5);
+            let close = end_marker_close(b, i);
             pieces.push((i, close));
             break;
         }
@@ -593,6 +590,25 @@ fn private_key(text: &str, at: usize, out: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// The end of the `-----END ... -----` marker at `i`: after its closing dashes, or, when
+/// the text stops first, after the marker's words.
+fn end_marker_close(b: &[u8], i: usize) -> usize {
+    let hi = b.len().min(i + 60);
+    b[i + 8..hi]
+        .windows(5)
+        .position(|w| w == b"-----")
+        .map_or_else(
+            || {
+                i + 8
+                    + b[i + 8..hi]
+                        .iter()
+                        .take_while(|c| c.is_ascii_uppercase() || matches!(c, b' ' | b'-'))
+                        .count()
+            },
+            |p| i + 8 + p + 5,
+        )
+}
+
 fn putty(b: &[u8], at: usize) -> Option<usize> {
     let limit = (at + 16 * 1024).min(b.len());
     let mut i = at;
@@ -611,4 +627,32 @@ fn putty(b: &[u8], at: usize) -> Option<usize> {
         .position(|&c| matches!(c, b'\n' | b'"' | b'\'' | b'`'))
         .map_or(limit, |p| at + p);
     Some(eol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(text: &str) -> Vec<&str> {
+        let rule = RULES.iter().find(|r| r.trigger == "PRIVATE KEY").unwrap();
+        let mut out = Vec::new();
+        for (at, _) in text.match_indices("PRIVATE KEY") {
+            check(rule, text, at, &mut out);
+        }
+        out.into_iter().map(|(s, e)| &text[s..e]).collect()
+    }
+
+    #[test]
+    fn private_key_edges() {
+        let body = "QUJD".repeat(20);
+        let block = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----");
+        assert_eq!(spans(&block), [block.as_str()]);
+        // Cut right inside the end marker, and multibyte text before the marker.
+        let cut = &block[..block.len() - 3];
+        assert_eq!(spans(cut), [cut]);
+        let wide = format!("ключ ключ ключ: {block}");
+        assert_eq!(spans(&wide), [block.as_str()]);
+        // A marker alone is a mention.
+        assert!(spans("if l.startswith(\"-----BEGIN RSA PRIVATE KEY-----\"):").is_empty());
+    }
 }
