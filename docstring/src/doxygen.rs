@@ -15,7 +15,7 @@
 //! ```
 
 use crate::model::{DocstringParams, Other, Param, Raise, Returns, Style};
-use crate::tags::{self, delimited, word, Opener};
+use crate::tags::{self, delimited, param_name, word, Opener};
 
 pub(crate) fn parse(text: &str) -> DocstringParams {
     let t = tags::split(text, Opener::AtOrBackslash);
@@ -29,6 +29,7 @@ pub(crate) fn parse(text: &str) -> DocstringParams {
                     None => b.body.as_str(),
                 };
                 let (names, desc) = word(body);
+                let names = param_name(names);
                 let mut any = false;
                 for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     any = true;

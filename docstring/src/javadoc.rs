@@ -14,7 +14,7 @@
 //! ```
 
 use crate::model::{DocstringParams, Other, Param, Raise, Returns, Style};
-use crate::tags::{self, delimited, word, Opener};
+use crate::tags::{self, delimited, param_name, word, Opener};
 
 pub(crate) fn parse(text: &str) -> DocstringParams {
     let t = tags::split(text, Opener::At);
@@ -23,6 +23,7 @@ pub(crate) fn parse(text: &str) -> DocstringParams {
         match b.tag {
             "param" => {
                 let (name, desc) = word(&b.body);
+                let name = param_name(name);
                 if name.is_empty() {
                     out.others.push(other(b.tag, &b.body));
                 } else {

@@ -17,7 +17,7 @@
 //! ```
 
 use crate::model::{DocstringParams, Other, Param, Raise, Returns, Style};
-use crate::tags::{self, delimited, drop_separator, word, Opener};
+use crate::tags::{self, delimited, drop_separator, param_name, word, Opener};
 
 pub(crate) fn parse(text: &str) -> DocstringParams {
     let t = tags::split(text, Opener::At);
@@ -79,7 +79,8 @@ fn param(body: &str) -> Option<Param> {
         let name = inner.split_once('=').map_or(inner, |(n, _)| n).trim();
         (name, desc)
     } else {
-        word(rest)
+        let (name, desc) = word(rest);
+        (param_name(name), desc)
     };
     if name.is_empty() {
         return None;

@@ -85,7 +85,7 @@ fn param(body: &str) -> Option<Param> {
     if !is_variable(var) {
         return None;
     }
-    let name = var
+    let name = tags::param_name(var)
         .trim_start_matches('&')
         .trim_start_matches("...")
         .trim_start_matches('$');

@@ -188,6 +188,12 @@ pub(crate) fn type_token(s: &str) -> (&str, &str) {
     (s, "")
 }
 
+/// A parameter name as a tag writes it, without the colon some authors put after it
+/// (`@param name: description`).
+pub(crate) fn param_name(s: &str) -> &str {
+    s.strip_suffix(':').unwrap_or(s)
+}
+
 /// `s` without one leading separator between a name and its description (`- desc`,
 /// `: desc`, `— desc`), as JSDoc and rustdoc lists write them.
 pub(crate) fn drop_separator(s: &str) -> &str {

@@ -15,7 +15,7 @@
 //! ```
 
 use crate::model::{DocstringParams, Other, Param, Raise, Returns, Style};
-use crate::tags::{self, delimited, word, Opener};
+use crate::tags::{self, delimited, param_name, word, Opener};
 
 pub(crate) fn parse(text: &str) -> DocstringParams {
     let t = tags::split(text, Opener::AtOrDirective);
@@ -74,6 +74,7 @@ fn param(body: &str) -> Option<Param> {
         let (t, desc) = types(rest);
         (t, name, desc)
     };
+    let name = param_name(name);
     if name.is_empty() {
         return None;
     }
