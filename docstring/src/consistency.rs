@@ -28,6 +28,8 @@
 //! assert_eq!(check.outliers, ["c"]);
 //! ```
 
+use std::collections::HashSet;
+
 use crate::model::DocstringParams;
 
 /// What differs between the documented parameters and the signature's.
@@ -99,15 +101,18 @@ pub fn check_params<S: AsRef<str>>(parsed: &DocstringParams, signature: &[S]) ->
             }
         }
     }
+    let documented_set: HashSet<&str> = documented.iter().copied().collect();
+    let sig_set: HashSet<&str> = sig.iter().map(|(n, _)| *n).collect();
     let mut check = ParamCheck::default();
     for &(name, variadic) in &sig {
-        if !variadic && !RECEIVERS.contains(&name) && !documented.contains(&name) {
+        if !variadic && !RECEIVERS.contains(&name) && !documented_set.contains(name) {
             check.missing.push(name.to_string());
         }
     }
+    let mut seen = HashSet::new();
     for &name in &documented {
-        let known = sig.iter().any(|(n, _)| *n == name) || RECEIVERS.contains(&name);
-        if !known && !check.outliers.iter().any(|o| o == name) {
+        let known = sig_set.contains(name) || RECEIVERS.contains(&name);
+        if !known && seen.insert(name) {
             check.outliers.push(name.to_string());
         }
     }

@@ -244,6 +244,10 @@ fn strip_id_prefix(s: &str) -> &str {
     }
 }
 
+/// How deep elements nest before further ones count as text only: doc comments nest a few
+/// levels, and the bound keeps a close tag's search for its open tag short.
+const MAX_DEPTH: usize = 32;
+
 /// The top-level elements of the comment; text outside them is ignored.
 fn elements(s: &str) -> Vec<Element<'_>> {
     let mut out: Vec<Element> = Vec::new();
@@ -278,7 +282,7 @@ fn elements(s: &str) -> Vec<Element<'_>> {
                     if let Some(x) = inline_target(name, &attrs) {
                         e.text.push_str(&x);
                     }
-                } else {
+                } else if stack.len() < MAX_DEPTH {
                     // An inline element with content: its text joins the top-level one's.
                     stack.push(name);
                 }

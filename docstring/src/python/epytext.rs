@@ -4,6 +4,7 @@
 //! its patterns found anywhere in it (param, attribute, raise, return, any other field);
 //! `@type`/`@rtype` and their description fields are merged by name.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -98,14 +99,13 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
     }
 
     // Types and descriptions by name, `return` for the return.
-    let mut infos: Vec<Info> = Vec::new();
+    let mut infos = Infos::default();
     for f in &stream {
         if !matches!(f.base, Base::Param | Base::Attribute | Base::Return) {
             continue;
         }
         let name = f.args.first().map_or("return", String::as_str);
-        let i = info_index(&mut infos, name);
-        let info = &mut infos[i];
+        let info = infos.get(name);
         if f.key.contains("type") {
             info.type_name = Some(f.desc.clone());
         } else {
@@ -124,8 +124,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
         match f.base {
             Base::Param | Base::Attribute => {
                 let name = f.args.first().map_or("", String::as_str);
-                let i = info_index(&mut infos, name);
-                let info = &mut infos[i];
+                let info = infos.get(name);
                 if info.done {
                     continue;
                 }
@@ -147,8 +146,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
                 });
             }
             Base::Return => {
-                let i = info_index(&mut infos, "return");
-                let info = &mut infos[i];
+                let info = infos.get("return");
                 if info.done {
                     continue;
                 }
@@ -185,15 +183,19 @@ fn param_key(key: &str) -> String {
     }
 }
 
-fn info_index(infos: &mut Vec<Info>, name: &str) -> usize {
-    match infos.iter().position(|i| i.name == name) {
-        Some(i) => i,
-        None => {
-            infos.push(Info {
+/// The infos by name, in a map so that many fields stay linear.
+#[derive(Default)]
+struct Infos {
+    by_name: HashMap<String, Info>,
+}
+
+impl Infos {
+    fn get(&mut self, name: &str) -> &mut Info {
+        self.by_name
+            .entry(name.to_string())
+            .or_insert_with(|| Info {
                 name: name.to_string(),
                 ..Info::default()
-            });
-            infos.len() - 1
-        }
+            })
     }
 }

@@ -3,6 +3,8 @@
 //! them: the fields start at the first line that opens with `:`, each field runs to the
 //! next such line, `:type` and `:rtype` fill in the types of the parameters and the return.
 
+use std::collections::HashMap;
+
 use super::{chunks, line_starts_with, tidy_lines, Failed, Meta};
 use crate::text::{cleandoc, py_strip, py_words};
 
@@ -22,8 +24,9 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
     let text = cleandoc(text);
     let starts = line_starts_with(&text, ':');
     let mut metas = Vec::new();
-    let mut types: Vec<(String, String)> = Vec::new();
-    // `:rtype:` by return name; reST returns have none, so only the unnamed one is looked up.
+    let mut types: HashMap<String, String> = HashMap::new();
+    // `:rtype:` by return name, in the order first given (a dict); reST returns have no
+    // name, so only the unnamed one is looked up.
     let mut rtypes: Vec<(Option<String>, String)> = Vec::new();
     for chunk in chunks(&text, &starts) {
         let (args_chunk, desc_chunk) = chunk
@@ -33,7 +36,9 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
         let args: Vec<&str> = py_words(args_chunk).collect();
         let desc = tidy_lines(py_strip(desc_chunk));
         match args.as_slice() {
-            ["type", name] => set(&mut types, name.to_string(), desc),
+            ["type", name] => {
+                types.insert(name.to_string(), desc);
+            }
             ["rtype"] => set(&mut rtypes, None, desc),
             ["rtype", name] => set(&mut rtypes, Some(name.to_string()), desc),
             _ => metas.push(build(&args, desc)?),
@@ -44,7 +49,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
             Meta::Param {
                 name, type_name, ..
             } if type_name.is_none() => {
-                *type_name = get(&types, name);
+                *type_name = types.get(name.as_str()).cloned();
             }
             Meta::Returns { type_name, .. } if type_name.is_none() => {
                 *type_name = rtypes
@@ -67,16 +72,13 @@ pub(super) fn parse(text: &str) -> Result<Vec<Meta>, Failed> {
     Ok(metas)
 }
 
-/// A dict assignment: a key seen again keeps its place and takes the new value.
-fn set<K: PartialEq>(map: &mut Vec<(K, String)>, key: K, value: String) {
+/// A dict assignment: a key seen again keeps its place and takes the new value. The keys
+/// are `:rtype` names, which a docstring has one or two of.
+fn set(map: &mut Vec<(Option<String>, String)>, key: Option<String>, value: String) {
     match map.iter_mut().find(|(k, _)| *k == key) {
         Some(e) => e.1 = value,
         None => map.push((key, value)),
     }
-}
-
-fn get(map: &[(String, String)], key: &str) -> Option<String> {
-    map.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
 }
 
 /// `rest.py`'s `_build_meta`.
