@@ -79,7 +79,7 @@ const DIFFER: &[(Language, &str, &str)] = &[
     (
         Language::JavaScript,
         "@param name the name",
-        "a `@param` without `{type}`: its first word is taken for the type",
+        "a `@param` without `{type}`: its first word is taken for the type, the second for the name",
     ),
     (
         Language::Php,
