@@ -94,7 +94,7 @@ const DIFFER: &[(Language, &str, &str)] = &[
     (
         Language::Ruby,
         "@param name [String] the name\n@raise [IOError] on failure",
-        "YARD's `@raise` is not a raise",
+        "YARD's `@raise [E]` keeps `[E]` in the description",
     ),
     (
         Language::C,
@@ -105,6 +105,11 @@ const DIFFER: &[(Language, &str, &str)] = &[
         Language::C,
         "Counts.\n\\return the count",
         "Doxygen's `\\cmd` spelling is not read",
+    ),
+    (
+        Language::C,
+        "Opens.\n@param p the path\n@retval 0 on success",
+        "`@retval` makes its Javadoc parser reject the whole comment",
     ),
     (
         Language::Java,
