@@ -21,7 +21,7 @@ python3 scripts/module-cycles.py .
 if [ -n "$fast" ]; then
   cargo test --workspace --lib "$@"
   cargo test -p codemine-filters -p codemine-cli -p codemine-completion -p codemine-license \
-    -p codemine-schemas -p codemine-io --tests "$@"
+    -p codemine-schemas -p codemine-io -p codemine-docstring --tests "$@"
   cargo test -p codemine --test it "$@" -- cli:: extraction:: lang_ callgraph:: filters:: \
     inspect:: yabloco:: licenses:: coverage::
   exit 0
@@ -31,4 +31,9 @@ cargo test --workspace "$@"
 # given (a checkout or git directory of github.com/DeepSoftwareAnalytics/CodeSumEvaluation).
 if [ -n "${CODEMINE_CODESUM_DIR:-}" ]; then
   cargo test -p codemine-eval --test it codesum:: -- --ignored
+fi
+# The Vault's docstring parser (nmd-2000/docstring_parser) is not on a registry either: its
+# reference tests run when a clone is given.
+if [ -n "${CODEMINE_VAULT_DOCSTRING_DIR:-}" ]; then
+  cargo test -p codemine-docstring --test it vault_reference:: -- --ignored
 fi
