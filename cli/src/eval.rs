@@ -115,8 +115,9 @@ pub struct EvalArgs {
     #[arg(long, short = 'j', value_name = "N", default_value_t = 1, requires = "execute",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: u64,
-    /// With --execute: write one JSON line per sample here (id, sample, outcome, seconds,
-    /// failing tests, reason, log tail).
+    /// With --execute: write one row per sample here (id, sample, outcome, seconds, failing
+    /// tests, reason, log tail, ...): Parquet for *.parquet, JSON lines otherwise. A journal
+    /// next to it (FILE.journal) lets a killed run resume.
     #[arg(long, value_name = "FILE", requires = "execute")]
     per_sample: Option<PathBuf>,
 }
@@ -210,7 +211,6 @@ pub fn run_eval(args: EvalArgs) -> anyhow::Result<()> {
 fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
     use anyhow::Context;
     use std::collections::HashMap;
-    use std::io::Write;
 
     let [out] = &args.data[..] else {
         anyhow::bail!(
@@ -279,25 +279,62 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
         }
         jobs.extend((0..p.samples.len()).map(|i| (k, Some(i))));
     }
-    enum Done {
-        Validation(codemine_passk::Validation),
-        Sample(codemine_passk::SampleResult),
-    }
-    let slots: Vec<std::sync::Mutex<Option<Done>>> =
-        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let key = |&(k, sample): &(usize, Option<usize>)| codemine_passk::journal::JobKey {
+        id: predictions[k].id.clone(),
+        sample,
+    };
+    // With --per-sample, a journal next to it: a run killed part way resumes where it was.
+    let journal = match &args.per_sample {
+        Some(path) => {
+            let settings = format!(
+                "timeout={:?} validate={} python={:?} manifests={:?}",
+                args.timeout, args.validate, args.tests_python, args.manifest
+            );
+            let j = codemine_passk::journal::Journal::open(
+                &codemine_passk::journal::path_for(path),
+                &codemine_passk::journal::fingerprint(&predictions, &settings),
+            )?;
+            if !j.is_empty() {
+                miner::escape::log(&format!(
+                    "codemine: resuming: {} of {} jobs finished by an earlier run",
+                    j.len(),
+                    jobs.len()
+                ));
+            }
+            Some(j)
+        }
+        None => None,
+    };
+    use codemine_passk::journal::Finished;
+    let slots: Vec<std::sync::Mutex<Option<Finished>>> = jobs
+        .iter()
+        .map(|j| {
+            let earlier = journal.as_ref().and_then(|jr| jr.get(&key(j)).cloned());
+            std::sync::Mutex::new(earlier)
+        })
+        .collect();
+    let todo: Vec<usize> = (0..jobs.len())
+        .filter(|&j| slots[j].lock().map(|s| s.is_none()).unwrap_or(true))
+        .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(jobs.len() - todo.len());
     let total = jobs.len();
+    let journal_error: std::sync::Mutex<Option<codemine_passk::Error>> =
+        std::sync::Mutex::new(None);
     let workers = usize::try_from(args.jobs)
         .unwrap_or(1)
-        .clamp(1, total.max(1));
+        .clamp(1, todo.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
-                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(k, sample)) = jobs.get(j) else {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&j) = todo.get(n) else {
                     break;
                 };
+                if journal_error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                    break;
+                }
+                let (k, sample) = jobs[j];
                 let p = &predictions[k];
                 let task = &tasks[&p.id];
                 let env = &envs[&keys[k]];
@@ -310,14 +347,21 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
                             v.gold,
                             v.stub.map_or("-", |o| o.as_str())
                         );
-                        (Done::Validation(v), line)
+                        (Finished::Validation(v), line)
                     }
                     Some(i) => {
                         let r = exec.run(task, env, i, &p.samples[i]);
                         let line = format!("{} sample {i}: {}", r.id, r.outcome);
-                        (Done::Sample(r), line)
+                        (Finished::Sample(r), line)
                     }
                 };
+                if let Some(jr) = &journal {
+                    if let Err(e) = jr.record(&key(&jobs[j]), &done) {
+                        if let Ok(mut slot) = journal_error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                    }
+                }
                 let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 miner::escape::log(&format!("codemine: [{n}/{total}] {line}"));
                 if let Ok(mut slot) = slots[j].lock() {
@@ -326,16 +370,19 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
             });
         }
     });
+    if let Some(e) = journal_error.into_inner().ok().flatten() {
+        return Err(e.into());
+    }
     let mut validation = Vec::new();
     let mut results = Vec::new();
     let mut valid: HashMap<String, Option<bool>> = HashMap::new();
     for slot in slots {
         match slot.into_inner().ok().flatten() {
-            Some(Done::Validation(v)) => {
+            Some(Finished::Validation(v)) => {
                 valid.insert(v.id.clone(), v.valid);
                 validation.push(v);
             }
-            Some(Done::Sample(r)) => results.push(r),
+            Some(Finished::Sample(r)) => results.push(r),
             None => anyhow::bail!("a worker stopped before its job was done"),
         }
     }
@@ -343,22 +390,11 @@ fn run_execute(args: &EvalArgs) -> anyhow::Result<()> {
         r.task_valid = valid.get(&r.id).copied().flatten();
     }
     if let Some(path) = &args.per_sample {
-        // Complete or absent: written next to its place, then renamed.
-        let mut tmp = path.clone().into_os_string();
-        tmp.push(".partial");
-        let tmp = PathBuf::from(tmp);
-        let mut w = std::io::BufWriter::new(
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,
-        );
-        for r in &results {
-            serde_json::to_writer(&mut w, r)?;
-            w.write_all(b"\n")?;
-        }
-        w.into_inner()
-            .map_err(|e| e.into_error())
-            .and_then(|f| f.sync_all())
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+        codemine_passk::output::write(path, &results)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(j) = journal {
+        j.remove()?;
     }
     let scored: Vec<codemine_passk::SampleResult> = if args.valid_only {
         results

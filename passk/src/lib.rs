@@ -7,13 +7,18 @@
 //!   joined to the repositories' commits);
 //! - [`predictions`]: the samples per id (`samples` or `prediction`);
 //! - [`splice`]: a sample (a body or a whole function) in place of the function's lines;
-//! - [`score`]: pass@k per task and its means overall, by language and by repository;
+//! - [`score`]: pass@k and exact match per task and their means overall, by YABLoCo
+//!   category, by language and by repository;
+//! - [`output`]: the per-sample table, Parquet or JSON lines;
+//! - [`journal`]: the finished jobs of a run, so that a killed run resumes;
 //! - [`Executor`] (here): one sample's run and its [`Outcome`].
 //!
 //! Nothing of the repository runs on the host: the syntax check (Python's `compile()`) and
 //! the tests run in the sandbox (`codemine-testrun`). The host only reads Parquet, the
 //! function's file from the prepared environment, and the runner's reports.
 
+pub mod journal;
+pub mod output;
 pub mod predictions;
 pub mod score;
 pub mod splice;
@@ -24,7 +29,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use codemine_testrun::{Prepared, Recipe, Rewrite, TestOutcome, TestRunner};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use score::{pass_at_k, Report};
 pub use tasks::Task;
@@ -59,7 +64,7 @@ pub enum Error {
 }
 
 /// What one sample did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Every covering test passed.
@@ -93,8 +98,8 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// One sample's result (a line of `--per-sample`).
-#[derive(Debug, Clone, Serialize)]
+/// One sample's result (a row of `--per-sample`; [`output::SCHEMA`] has the same fields).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleResult {
     pub id: String,
     /// The sample's 0-based index in its prediction line.
@@ -112,6 +117,13 @@ pub struct SampleResult {
     /// With `--validate`: whether the task is valid ([`Validation`]); None otherwise or
     /// when no verdict is possible.
     pub task_valid: Option<bool>,
+    /// The function's YABLoCo category (`project`, `same_package`, `same_file`, `stdlib`,
+    /// `none`).
+    pub category: String,
+    /// YABLoCo's exact match of the sample with the original it replaces
+    /// ([`splice::exact_match`], [`splice::Spliced::reference`]); None when the original
+    /// could not be read or the sample not put in place.
+    pub exact_match: Option<bool>,
 }
 
 /// Runs samples of tasks with a [`TestRunner`] whose cache holds the environments the
@@ -148,10 +160,6 @@ impl<'a> Executor<'a> {
             Ok(Some(mut p)) => {
                 if let Some(t) = self.per_test_timeout {
                     p.plan.per_test_timeout = t;
-                    // The whole run of the covering tests: their count times the limit,
-                    // and a margin for the interpreter's start.
-                    let n = u64::try_from(task.covering_tests.len()).unwrap_or(u64::MAX);
-                    p.plan.test_timeout = t.saturating_mul(n).saturating_add(60);
                 }
                 Environment::Ready(Box::new(p))
             }
@@ -209,6 +217,8 @@ impl<'a> Executor<'a> {
             reason: None,
             log_tail: String::new(),
             task_valid: None,
+            category: task.category.clone(),
+            exact_match: None,
         };
         self.run_into(task, env, sample, &mut r);
         r.seconds = start.elapsed().as_secs_f64();
@@ -216,6 +226,14 @@ impl<'a> Executor<'a> {
     }
 
     fn run_into(&self, task: &Task, env: &Environment, sample: Sample<'_>, r: &mut SampleResult) {
+        if task.covering_tests.is_empty() {
+            r.reason = Some(format!(
+                "every covering test of the function failed in the mining run's own suite, \
+                 so none can tell a right sample from a wrong one ({})",
+                short_list(&task.failed_in_suite, 5)
+            ));
+            return;
+        }
         let prepared = match env {
             Environment::Ready(p) => p,
             Environment::Missing(why) => {
@@ -264,13 +282,17 @@ impl<'a> Executor<'a> {
         let spliced = if keep {
             Ok(original.clone())
         } else {
-            splice::splice(
+            splice::splice_parts(
                 &original,
                 &task.language,
                 task.start_line,
                 task.end_line,
                 sample,
             )
+            .map(|s| {
+                r.exact_match = Some(splice::exact_match(sample, &s.reference));
+                s.text
+            })
         };
         let content = match spliced {
             Ok(c) => c,
@@ -296,6 +318,19 @@ impl<'a> Executor<'a> {
                 return;
             }
         }
+        // The whole run's limit: the tests' count times the per-test limit, and a margin for
+        // the interpreter's start (an environment is shared by tasks of any size).
+        let limited;
+        let prepared = match self.per_test_timeout {
+            Some(t) => {
+                let mut p = Prepared::clone(prepared);
+                let n = u64::try_from(task.covering_tests.len()).unwrap_or(u64::MAX);
+                p.plan.test_timeout = t.saturating_mul(n).saturating_add(60);
+                limited = p;
+                &limited
+            }
+            None => &**prepared,
+        };
         let run = match self
             .runner
             .run_selected(prepared, &task.covering_tests, &rewrite)
@@ -354,7 +389,7 @@ enum Sample<'a> {
 const NO_STUB: &str = "no stub for this language";
 
 /// A task's validity (`--validate`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Validation {
     pub id: String,
     /// The original function's outcome: it must be `pass`.
@@ -375,4 +410,18 @@ fn short(s: &str, max: usize) -> String {
         cut += 1;
     }
     s[cut..].to_string()
+}
+
+/// The first `max` items of `items`, comma-separated, and how many more there are.
+fn short_list(items: &[String], max: usize) -> String {
+    let mut s = items
+        .iter()
+        .take(max)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        s.push_str(&format!(" and {} more", items.len() - max));
+    }
+    s
 }

@@ -1,6 +1,8 @@
 //! pass@k: the unbiased estimator of Chen et al. 2021 ("Evaluating Large Language Models
 //! Trained on Code", the HumanEval paper) per task, and its mean over tasks, overall, by
-//! language and by repository.
+//! YABLoCo category, by language and by repository; exact match alongside, as YABLoCo's
+//! `compute.py` reports it: per task the share of its samples that match, then the mean
+//! over tasks.
 
 use std::collections::BTreeMap;
 
@@ -39,6 +41,10 @@ pub struct Group {
     pub pass_at: BTreeMap<String, f64>,
     /// `pass@k` -> how many tasks that mean is over.
     pub pass_at_tasks: BTreeMap<String, u64>,
+    /// The mean over tasks of the share of a task's samples that match the original
+    /// exactly (YABLoCo's exact match); over the tasks with a sample that could be compared
+    /// (None when there is none).
+    pub exact_match: Option<f64>,
 }
 
 /// The scores of an execution run.
@@ -46,6 +52,9 @@ pub struct Group {
 pub struct Report {
     pub k: Vec<u64>,
     pub overall: Group,
+    /// By the functions' YABLoCo category (`project`, `same_package`, `same_file`,
+    /// `stdlib`, `none`).
+    pub by_category: BTreeMap<String, Group>,
     pub by_language: BTreeMap<String, Group>,
     pub by_repository: BTreeMap<String, Group>,
     /// With `--validate`: each task's verdict, and whether the scores leave out the tasks
@@ -57,11 +66,14 @@ pub struct Report {
 
 /// One task's counts.
 struct Counts<'a> {
+    category: &'a str,
     language: &'a str,
     repository: &'a str,
     n: u64,
     c: u64,
     outcomes: BTreeMap<&'static str, u64>,
+    /// Samples that match exactly, and samples compared.
+    exact: (u64, u64),
 }
 
 /// Scores the per-sample results (a task is an id; its n is its number of samples).
@@ -69,21 +81,32 @@ pub fn report(results: &[SampleResult], ks: &[u64]) -> Report {
     let mut tasks: BTreeMap<&str, Counts<'_>> = BTreeMap::new();
     for r in results {
         let t = tasks.entry(&r.id).or_insert_with(|| Counts {
+            category: &r.category,
             language: &r.language,
             repository: &r.repository,
             n: 0,
             c: 0,
             outcomes: BTreeMap::new(),
+            exact: (0, 0),
         });
+        if let Some(m) = r.exact_match {
+            t.exact.0 += u64::from(m);
+            t.exact.1 += 1;
+        }
         t.n += 1;
         t.c += u64::from(r.outcome == Outcome::Pass);
         *t.outcomes.entry(r.outcome.as_str()).or_default() += 1;
     }
     let mut acc = Acc::new(ks);
+    let mut by_category: BTreeMap<String, Acc> = BTreeMap::new();
     let mut by_language: BTreeMap<String, Acc> = BTreeMap::new();
     let mut by_repository: BTreeMap<String, Acc> = BTreeMap::new();
     for t in tasks.values() {
         acc.add(t);
+        by_category
+            .entry(t.category.to_string())
+            .or_insert_with(|| Acc::new(ks))
+            .add(t);
         by_language
             .entry(t.language.to_string())
             .or_insert_with(|| Acc::new(ks))
@@ -96,6 +119,10 @@ pub fn report(results: &[SampleResult], ks: &[u64]) -> Report {
     Report {
         k: ks.to_vec(),
         overall: acc.finish(),
+        by_category: by_category
+            .into_iter()
+            .map(|(k, a)| (k, a.finish()))
+            .collect(),
         by_language: by_language
             .into_iter()
             .map(|(k, a)| (k, a.finish()))
@@ -113,6 +140,8 @@ struct Acc {
     group: Group,
     ks: Vec<u64>,
     sums: Vec<(f64, u64)>,
+    /// The sum of the tasks' exact-match shares, and how many tasks.
+    exact: (f64, u64),
 }
 
 impl Acc {
@@ -121,6 +150,7 @@ impl Acc {
             group: Group::default(),
             ks: ks.to_vec(),
             sums: vec![(0.0, 0); ks.len()],
+            exact: (0.0, 0),
         }
     }
 
@@ -129,6 +159,10 @@ impl Acc {
         g.tasks += 1;
         g.samples += t.n;
         g.passed += t.c;
+        if t.exact.1 > 0 {
+            self.exact.0 += t.exact.0 as f64 / t.exact.1 as f64;
+            self.exact.1 += 1;
+        }
         for (o, n) in &t.outcomes {
             *g.outcomes.entry(o).or_default() += n;
         }
@@ -141,6 +175,9 @@ impl Acc {
     }
 
     fn finish(mut self) -> Group {
+        if self.exact.1 > 0 {
+            self.group.exact_match = Some(self.exact.0 / self.exact.1 as f64);
+        }
         for (k, (sum, n)) in self.ks.iter().zip(self.sums) {
             if n > 0 {
                 self.group
@@ -164,7 +201,7 @@ pub fn table(r: &Report) -> String {
     for h in &head {
         out.push_str(&format!(" {h:>8}"));
     }
-    out.push('\n');
+    out.push_str(&format!(" {:>8}\n", "exact"));
     let mut line = |name: &str, g: &Group| {
         out.push_str(&format!(
             "{name:<32} {:>6} {:>8} {:>7}",
@@ -176,9 +213,15 @@ pub fn table(r: &Report) -> String {
                 None => out.push_str(&format!(" {:>8}", "-")),
             }
         }
-        out.push('\n');
+        match g.exact_match {
+            Some(v) => out.push_str(&format!(" {v:>8.4}\n")),
+            None => out.push_str(&format!(" {:>8}\n", "-")),
+        }
     };
     line("overall", &r.overall);
+    for (k, g) in &r.by_category {
+        line(&format!("category={k}"), g);
+    }
     for (k, g) in &r.by_language {
         line(&format!("language={k}"), g);
     }
@@ -249,6 +292,8 @@ mod tests {
             reason: None,
             log_tail: String::new(),
             task_valid: None,
+            category: "project".into(),
+            exact_match: Some(outcome == Outcome::Pass),
         }
     }
 
@@ -269,5 +314,8 @@ mod tests {
         assert_eq!(r.by_repository["r2"].pass_at["pass@1"], 0.0);
         assert!(!r.by_repository["r2"].pass_at.contains_key("pass@2"));
         assert_eq!(r.overall.outcomes["timeout"], 1);
+        // Exact match: a 1/2, b 0/1, so (0.5 + 0) / 2.
+        assert_eq!(r.overall.exact_match, Some(0.25));
+        assert_eq!(r.by_category["project"].tasks, 2);
     }
 }

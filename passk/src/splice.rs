@@ -23,6 +23,17 @@ pub enum SpliceError {
     Parse,
 }
 
+/// A sample in place, and the text of the original it stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spliced {
+    /// The file with the sample in place.
+    pub text: String,
+    /// What exact match compares the sample with: for a whole function, the original's
+    /// lines `start..=end`; for a Python body, the original's body from its first statement
+    /// after the docstring (the docstring is the model's input, not its output).
+    pub reference: String,
+}
+
 /// `original` with `sample` in place of the function at lines `start..=end`.
 pub fn splice(
     original: &str,
@@ -31,6 +42,17 @@ pub fn splice(
     end: i64,
     sample: &str,
 ) -> Result<String, SpliceError> {
+    splice_parts(original, language, start, end, sample).map(|s| s.text)
+}
+
+/// [`splice`], with the original's text the sample stands for.
+pub fn splice_parts(
+    original: &str,
+    language: &str,
+    start: i64,
+    end: i64,
+    sample: &str,
+) -> Result<Spliced, SpliceError> {
     let lines: Vec<&str> = original.split_inclusive('\n').collect();
     let bad = || SpliceError::Span {
         start,
@@ -55,11 +77,11 @@ pub fn splice(
     // The function's last line ends the file without a newline: so does the sample.
     let ends_with_newline = last.ends_with('\n');
     let python = language.eq_ignore_ascii_case("python");
-    let replaced = if python && !is_whole_python_function(sample) {
+    let (replaced, reference) = if python && !is_whole_python_function(sample) {
         python_body(original, &lines, s, e, sample, newline)?
     } else {
         let indent = indentation(lines[s]);
-        reindent(sample, indent, newline)
+        (reindent(sample, indent, newline), lines[s..=e].concat())
     };
     let mut out = head;
     out.push_str(&replaced);
@@ -69,7 +91,10 @@ pub fn splice(
         }
     }
     out.push_str(&std::mem::take(&mut tail));
-    Ok(out)
+    Ok(Spliced {
+        text: out,
+        reference,
+    })
 }
 
 /// A stub in place of the function at lines `start..=end` (as a sample for [`splice`]):
@@ -101,7 +126,8 @@ pub fn is_whole_python_function(sample: &str) -> bool {
     first.starts_with("def ") || first.starts_with("async def ") || first.starts_with('@')
 }
 
-/// The original's lines up to its body, then the sample as the body.
+/// The original's lines up to its body, then the sample as the body; and the original's
+/// body after its docstring.
 fn python_body(
     original: &str,
     lines: &[&str],
@@ -109,7 +135,7 @@ fn python_body(
     e: usize,
     sample: &str,
     newline: &str,
-) -> Result<String, SpliceError> {
+) -> Result<(String, String), SpliceError> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -120,6 +146,7 @@ fn python_body(
         .child_by_field_name("body")
         .ok_or(SpliceError::NoFunction(s as i64 + 1))?;
     let row = body.start_position().row;
+    let reference = body_after_docstring(original, body);
     let mut out = String::new();
     let header_indent = indentation(lines[def.start_position().row.min(lines.len() - 1)]);
     if row > def.start_position().row && row <= e {
@@ -137,7 +164,36 @@ fn python_body(
         let indent = format!("{header_indent}    ");
         out.push_str(&reindent(sample, &indent, newline));
     }
-    Ok(out)
+    Ok((out, reference))
+}
+
+/// The text of a Python function's `body` from its first statement that is not the
+/// docstring (a string expression first in the body) to its end.
+fn body_after_docstring(original: &str, body: Node<'_>) -> String {
+    let mut cursor = body.walk();
+    let first = body.named_children(&mut cursor).find(|c| {
+        !(c.kind() == "expression_statement"
+            && c.named_child(0).is_some_and(|s| s.kind() == "string"))
+    });
+    match first {
+        Some(f) => original
+            .get(f.start_byte()..body.end_byte())
+            .unwrap_or_default()
+            .to_string(),
+        None => String::new(),
+    }
+}
+
+/// YABLoCo's exact match (`metrics.py` of yabloco-benchmark): the prediction is not empty
+/// and, with every run of non-word characters removed (Python's `re.sub(r'\W+', "", s)`),
+/// equals the reference. Word characters are Unicode letters, digits and `_`.
+pub fn exact_match(prediction: &str, reference: &str) -> bool {
+    let words = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    !prediction.is_empty() && words(prediction) == words(reference)
 }
 
 /// The outermost function definition that ends at row `e` and starts at or after row `s`
@@ -271,6 +327,25 @@ mod tests {
         );
         assert_eq!(stub(c, "java", 1, 5), None);
         assert_eq!(stub(c, "c", 4, 9), None);
+    }
+
+    #[test]
+    fn the_reference_of_exact_match_is_the_part_the_sample_replaces() {
+        // A body: f's body after its docstring.
+        let got = splice_parts(FILE, "python", 4, 8, "return x * y").unwrap();
+        assert_eq!(got.reference, "return x + y");
+        // A whole function: the span.
+        let got = splice_parts(FILE, "python", 14, 15, "def n(self):\n    return 7").unwrap();
+        assert_eq!(got.reference, "    def n(self):\n        return 2\n");
+        // A one-line function's body.
+        let got = splice_parts(FILE, "python", 12, 12, "return 5").unwrap();
+        assert_eq!(got.reference, "return 1");
+        // yabloco-benchmark's metrics.py: re.sub(r'\W+', "", ...) on both sides.
+        assert!(exact_match("return  x+y", "return x + y"));
+        assert!(exact_match("return x * y", "return x + y"));
+        assert!(!exact_match("return x - z", "return x + y"));
+        assert!(!exact_match("", ""));
+        assert!(exact_match("ä_1", "(ä _1)"));
     }
 
     #[test]

@@ -2,6 +2,11 @@
 //! `covering_tests` (filled by `mine --run-tests`), each with its repository's commit from
 //! the `repositories` table. A task's id is the YABLoCo rows' `meta.original_id`: the
 //! node's id as 16 hexadecimal digits.
+//!
+//! A task's tests are its covering tests that passed in the mining run's own suite (the
+//! `tests` table `mine --run-tests` writes): a test that fails on the original code cannot
+//! tell a right sample from a wrong one. The ones that did not pass there are kept aside
+//! ([`Task::failed_in_suite`]) to say why a task has no test left.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -30,13 +35,21 @@ pub struct Task {
     /// 1-based, inclusive.
     pub start_line: i64,
     pub end_line: i64,
+    /// YABLoCo's category of the function (the nodes' `category`: `project`,
+    /// `same_package`, `same_file`, `stdlib` or `none`).
+    pub category: String,
+    /// The covering tests that passed in the mining run's suite: the ones a sample runs.
     pub covering_tests: Vec<String>,
+    /// The covering tests that did not pass there (failed, error, timeout, skipped, or
+    /// absent from the `tests` table), in the nodes' order.
+    pub failed_in_suite: Vec<String>,
 }
 
 /// The tasks of output folder `out`, by upper-case id: the nodes whose `covering_tests`
 /// list is not empty.
 pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
     let commits = commits(&out.join("repositories"))?;
+    let passed = passed_tests(&out.join("tests"))?;
     let dir = out.join("callgraph").join("nodes");
     let mut tasks = HashMap::new();
     for file in parquet_files(&dir)? {
@@ -47,6 +60,7 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
             "language",
             "start_line",
             "end_line",
+            "category",
             "covering_tests",
         ];
         for batch in batches(&file, &cols)? {
@@ -78,6 +92,9 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
             let end = col("end_line")?
                 .as_primitive_opt::<Int64Type>()
                 .ok_or_else(|| bad("end_line"))?;
+            let category = col("category")?
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("category"))?;
             let tests = col("covering_tests")?
                 .as_list_opt::<i32>()
                 .ok_or_else(|| bad("covering_tests"))?;
@@ -97,6 +114,9 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
                 let Some(commit) = commits.get(&repository) else {
                     continue;
                 };
+                let ran = |t: &String| passed.contains(&(repository.as_str(), t.as_str()));
+                let (covering, failed): (Vec<String>, Vec<String>) =
+                    covering.into_iter().partition(ran);
                 let id = format!("{:016X}", id.value(i));
                 tasks.insert(
                     id.clone(),
@@ -108,7 +128,13 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
                         path: path.value(i).to_string(),
                         start_line: start.value(i),
                         end_line: end.value(i),
+                        category: if category.is_null(i) {
+                            String::new()
+                        } else {
+                            category.value(i).to_string()
+                        },
                         covering_tests: covering,
+                        failed_in_suite: failed,
                     },
                 );
             }
@@ -121,6 +147,61 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
         });
     }
     Ok(tasks)
+}
+
+/// The (repository, test id) pairs whose outcome was `passed` in the `tests` table of the
+/// mining run.
+fn passed_tests(dir: &Path) -> Result<PassedTests, Error> {
+    if !dir.is_dir() {
+        return Err(Error::Data {
+            path: dir.to_path_buf(),
+            reason: "no `tests` table: the output was not mined with --run-tests, or by a \
+                     codemine that did not write it"
+                .into(),
+        });
+    }
+    let mut out = PassedTests::default();
+    for file in parquet_files(dir)? {
+        for batch in batches(&file, &["repository", "test_id", "outcome"])? {
+            let col = |name: &str| {
+                batch
+                    .column_by_name(name)
+                    .and_then(|c| c.as_string_opt::<i32>())
+                    .ok_or_else(|| Error::Data {
+                        path: file.clone(),
+                        reason: format!("no string column `{name}`"),
+                    })
+            };
+            let (repo, test, outcome) = (col("repository")?, col("test_id")?, col("outcome")?);
+            for i in 0..batch.num_rows() {
+                if !repo.is_null(i)
+                    && !test.is_null(i)
+                    && !outcome.is_null(i)
+                    && outcome.value(i) == "passed"
+                {
+                    out.insert(repo.value(i), test.value(i));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A set of (repository, test id) looked up with borrowed strings.
+#[derive(Default)]
+struct PassedTests(HashMap<String, std::collections::HashSet<String>>);
+
+impl PassedTests {
+    fn insert(&mut self, repo: &str, test: &str) {
+        self.0
+            .entry(repo.to_string())
+            .or_default()
+            .insert(test.to_string());
+    }
+
+    fn contains(&self, (repo, test): &(&str, &str)) -> bool {
+        self.0.get(*repo).is_some_and(|s| s.contains(*test))
+    }
 }
 
 /// Repository name -> commit, from the `repositories` table (repositories without one, a

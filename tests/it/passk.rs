@@ -1,8 +1,10 @@
-//! `eval --execute` end to end (issue 32): the Python fixture of `run_tests` (geometry) is
-//! mined with `--run-tests`, then samples written here by hand are scored by running each
-//! function's covering tests in the sandbox: the gold function passes, a stub fails, a body
-//! wrong in one case fails exactly the covering test that checks that case, a syntax error
-//! is `syntax_error`, an endless loop `timeout`; pass@k equals values computed by hand.
+//! `eval --execute` end to end (issue 32): the Python fixture of `run_tests` (geometry), with
+//! one more function whose only test fails, is mined with `--run-tests`, then samples written
+//! here by hand are scored by running each function's covering tests in the sandbox: the gold
+//! function passes, a stub fails, a body wrong in one case fails exactly the covering test
+//! that checks that case, a syntax error is `syntax_error`, an endless loop `timeout`; a
+//! covering test that failed in the mining run's suite is not run, and a function whose
+//! covering tests all failed there is `error`; pass@k equals values computed by hand.
 //!
 //! Slow (not in `scripts/test.sh --fast`): it shares `run_tests`' cache, whose geometry
 //! environment is prepared once (pytest and coverage from PyPI, inside the sandbox).
@@ -12,7 +14,25 @@ use std::collections::BTreeMap;
 use harness::{assert_success, codemine, shard_rows, RepoBuilder};
 use serde_json::{json, Value};
 
-use crate::run_tests::{cache, python_repo, CALC_C, MAKEFILE, TEST_ADD_C, TEST_MUL_C};
+use crate::run_tests::{
+    cache, CALC_C, MAKEFILE, PYPROJECT, SHAPES_PY, TEST_ADD_C, TEST_MUL_C, TEST_SHAPES_PY,
+};
+
+/// geometry (run_tests' fixture) and `cube`, whose one covering test fails on the original.
+fn python_repo(dir: &std::path::Path) {
+    let mut r = RepoBuilder::init(dir);
+    r.write("pyproject.toml", PYPROJECT)
+        .write("geometry/__init__.py", "")
+        .write(
+            "geometry/shapes.py",
+            format!("{SHAPES_PY}\n\ndef cube(x):\n    \"\"\"Volume of a cube.\"\"\"\n    return x * x * x\n"),
+        )
+        .write(
+            "tests/test_shapes.py",
+            format!("{TEST_SHAPES_PY}\n\ndef test_cube_wrong():\n    from geometry.shapes import cube\n    assert cube(2) == 9\n"),
+        );
+    r.commit("geometry");
+}
 
 fn t(name: &str) -> String {
     format!("tests/test_shapes.py::{name}")
@@ -72,8 +92,11 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
         json!({"id": id("rectangle"), "samples": rectangle_samples}),
         // A body, indented as a model may write it, as the one prediction.
         json!({"id": id("Circle.area").to_lowercase(), "prediction": "        return 3 * square(self.r)\n"}),
-        // square's gold body fails: one of its covering tests, test_wrong, fails anyway.
-        json!({"id": id("square"), "samples": ["return x * x", "return x * x"]}),
+        // One of square's covering tests, test_wrong, fails in the mining run's suite
+        // anyway: it is not run, so the gold body passes.
+        json!({"id": id("square"), "samples": ["return x * x", "return x + x"]}),
+        // cube's one covering test fails anyway: nothing can score it.
+        json!({"id": id("cube"), "samples": ["return x ** 3"]}),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&preds, text).unwrap();
@@ -147,33 +170,43 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
         [t("test_rectangle"), t("test_rectangle_square")]
     );
     assert_eq!(outcomes("Circle.area"), ["pass"]);
-    assert_eq!(outcomes("square"), ["fail", "fail"]);
-    assert_eq!(failing("square", 0), [t("test_wrong")]);
+    // square(3) == 9 catches x + x (test_square); test_rectangle_square's square(2) does
+    // not, test_circle's square(1) does.
+    assert_eq!(outcomes("square"), ["pass", "fail"]);
+    assert!(failing("square", 0).is_empty());
+    assert_eq!(failing("square", 1), [t("test_circle"), t("test_square")]);
+    assert_eq!(outcomes("cube"), ["error"]);
+    let cube = &of("cube")[0];
+    let why = cube["reason"].as_str().unwrap();
+    assert!(
+        why.contains("failed in the mining run's own suite") && why.contains("test_cube_wrong"),
+        "{cube}"
+    );
     for s in &samples {
         assert_eq!(s["repository"], "geometry");
         assert_eq!(s["language"], "python");
         assert!(s["seconds"].as_f64().unwrap() > 0.0);
     }
 
-    // pass@k by hand: rectangle n=5, c=1; Circle.area n=1, c=1; square n=2, c=0.
-    // pass@1 = c/n: (1/5 + 1 + 0) / 3. pass@2: rectangle 1 - C(4,2)/C(5,2) = 1 - 6/10,
-    // square 0, over those two. pass@5: rectangle alone, 1 - C(4,5)/C(5,5) = 1. pass@10:
-    // no task has 10 samples.
+    // pass@k by hand: rectangle n=5, c=1; Circle.area n=1, c=1; square n=2, c=1; cube
+    // n=1, c=0. pass@1 = c/n: (1/5 + 1 + 1/2 + 0) / 4. pass@2: rectangle 1 - C(4,2)/C(5,2)
+    // = 1 - 6/10, square 1 - C(1,2)/C(2,2) = 1, over those two. pass@5: rectangle alone,
+    // 1 - C(4,5)/C(5,5) = 1. pass@10: no task has 10 samples.
     let overall = &report["overall"];
     let close = |v: &Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-12;
     assert!(
-        close(&overall["pass_at"]["pass@1"], (0.2 + 1.0) / 3.0),
+        close(&overall["pass_at"]["pass@1"], (0.2 + 1.0 + 0.5) / 4.0),
         "{report}"
     );
-    assert!(close(&overall["pass_at"]["pass@2"], 0.4 / 2.0), "{report}");
+    assert!(close(&overall["pass_at"]["pass@2"], 1.4 / 2.0), "{report}");
     assert!(close(&overall["pass_at"]["pass@5"], 1.0), "{report}");
     assert!(overall["pass_at"].get("pass@10").is_none(), "{report}");
     assert_eq!(overall["pass_at_tasks"]["pass@2"], 2);
-    assert_eq!(overall["tasks"], 3);
-    assert_eq!(overall["samples"], 8);
+    assert_eq!(overall["tasks"], 4);
+    assert_eq!(overall["samples"], 9);
     assert_eq!(
         overall["outcomes"],
-        json!({"pass": 2, "fail": 4, "syntax_error": 1, "timeout": 1})
+        json!({"pass": 3, "fail": 3, "syntax_error": 1, "timeout": 1, "error": 1})
     );
     assert_eq!(
         report["by_repository"]["geometry"]["pass_at"],
@@ -184,12 +217,116 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
         overall["pass_at"]
     );
 
-    // --validate: the original must pass and a stub must not. square's original fails
-    // test_wrong, so square is not valid; --valid-only scores rectangle and Circle.area:
-    // pass@1 = (1/5 + 1) / 2.
+    // Killed part way (SIGKILL, one worker), then run again: the rerun resumes from the
+    // journal next to its per-sample file, runs only what the killed run had not finished,
+    // and gives what the uninterrupted run gave.
+    let resumed = tmp.path().join("resumed.jsonl");
+    let journal = tmp.path().join("resumed.jsonl.journal");
+    let resumed_args: Vec<&str> = args
+        .iter()
+        .map(|a| {
+            if *a == per_sample.to_str().unwrap() {
+                resumed.to_str().unwrap()
+            } else {
+                a
+            }
+        })
+        .collect();
+    let mut child = std::process::Command::new(harness::binary())
+        .args(&resumed_args)
+        .args(["-j", "1"])
+        .env("CODEMINE_CACHE", cache())
+        .env("CI", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The journal's first line names the run; two more are two finished jobs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let lines = std::fs::read_to_string(&journal)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines >= 3 {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before two jobs were journaled"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no journal after 300 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!resumed.exists(), "a killed run left a per-sample file");
+    let journaled = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    assert!((2..9).contains(&journaled), "{journaled} jobs journaled");
+    let o = codemine(&resumed_args, &cache());
+    assert_success(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("resuming: {journaled} of 9 jobs")),
+        "{err}"
+    );
+    assert!(!journal.exists(), "the journal outlived its run");
+    let resumed_rows: Vec<Value> = std::fs::read_to_string(&resumed)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let same = |s: &Value| {
+        let mut s = s.clone();
+        let o = s.as_object_mut().unwrap();
+        // The time a run took and the tail of its log are the run's own.
+        o.remove("seconds");
+        o.remove("log_tail");
+        // pytest's reprs name objects by address, which differs between any two runs.
+        if let Some(r) = o
+            .get_mut("reason")
+            .and_then(|r| r.as_str().map(str::to_string))
+        {
+            let mut clean = String::new();
+            let mut rest = r.as_str();
+            while let Some(at) = rest.find("0x") {
+                clean.push_str(&rest[..at + 2]);
+                rest = rest[at + 2..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
+            }
+            clean.push_str(rest);
+            o.insert("reason".into(), Value::String(clean));
+        }
+        s
+    };
+    assert_eq!(
+        resumed_rows.iter().map(same).collect::<Vec<_>>(),
+        samples.iter().map(same).collect::<Vec<_>>(),
+        "the resumed run differs from the uninterrupted one"
+    );
+    let resumed_report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(resumed_report["overall"], report["overall"]);
+
+    // --validate: the original must pass and a stub must not. cube has no test left, so it
+    // is not valid; --valid-only scores rectangle, Circle.area and square:
+    // pass@1 = (1/5 + 1 + 1/2) / 3.
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&preds, text).unwrap();
-    let mut validate = args.to_vec();
+    // This time the per-sample table is Parquet, read back by pyarrow: the same fields.
+    let table_dir = tmp.path().join("per-sample");
+    std::fs::create_dir(&table_dir).unwrap();
+    let table = table_dir.join("samples.parquet");
+    let mut validate: Vec<&str> = args
+        .iter()
+        .map(|a| {
+            if *a == per_sample.to_str().unwrap() {
+                table.to_str().unwrap()
+            } else {
+                a
+            }
+        })
+        .collect();
     validate.extend(["--validate", "--valid-only"]);
     let o = codemine(&validate, &cache());
     assert_success(&o);
@@ -213,21 +350,56 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
                 id("Circle.area"),
                 (json!("pass"), json!("fail"), json!(true))
             ),
-            (id("square"), (json!("fail"), json!("fail"), json!(false))),
+            (id("square"), (json!("pass"), json!("fail"), json!(true))),
+            (id("cube"), (json!("error"), json!("error"), json!(false))),
         ])
     );
     let overall = &report["overall"];
     assert_eq!(report["valid_only"], true);
-    assert_eq!(overall["tasks"], 2);
+    assert_eq!(overall["tasks"], 3);
     assert!(
-        close(&overall["pass_at"]["pass@1"], (0.2 + 1.0) / 2.0),
+        close(&overall["pass_at"]["pass@1"], (0.2 + 1.0 + 0.5) / 3.0),
         "{report}"
     );
-    let again: Vec<Value> = std::fs::read_to_string(&per_sample)
+    let shards = harness::read_shards(&table_dir);
+    assert_eq!(shards.as_object().unwrap().len(), 1, "{shards}");
+    let names = |row: &Value| -> Vec<String> {
+        row.as_object().unwrap().keys().cloned().collect::<Vec<_>>()
+    };
+    let schema: Vec<String> = shards["samples.parquet"]["schema"]
+        .as_array()
         .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .iter()
+        .map(|f| f[0].as_str().unwrap().to_string())
         .collect();
+    // The JSON lines' fields, in their order (serde_json keeps it: preserve_order is off,
+    // so compare as sets and the Parquet order against the documented one).
+    let mut json_fields = names(&samples[0]);
+    json_fields.sort();
+    let mut parquet_fields = schema.clone();
+    parquet_fields.sort();
+    assert_eq!(parquet_fields, json_fields);
+    assert_eq!(
+        schema,
+        [
+            "id",
+            "sample",
+            "repository",
+            "language",
+            "outcome",
+            "seconds",
+            "failing_tests",
+            "reason",
+            "log_tail",
+            "task_valid",
+            "category",
+            "exact_match"
+        ]
+    );
+    let again: Vec<Value> = shards["samples.parquet"]["rows"]
+        .as_array()
+        .unwrap()
+        .clone();
     let key = |s: &Value| {
         (
             s["id"].clone(),
@@ -250,9 +422,9 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
             )
         })
         .collect();
-    assert_eq!(marked.len(), 8);
+    assert_eq!(marked.len(), 9);
     for (sid, valid) in marked {
-        assert_eq!(valid, json!(sid != id("square")), "{sid}");
+        assert_eq!(valid, json!(sid != id("cube")), "{sid}");
     }
 
     // The table names every k; an id the output does not know is refused by name.

@@ -23,7 +23,7 @@ pub(crate) fn cache() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests-cache")
 }
 
-const PYPROJECT: &str = "\
+pub(crate) const PYPROJECT: &str = "\
 [build-system]
 requires = [\"setuptools>=61\"]
 build-backend = \"setuptools.build_meta\"
@@ -36,7 +36,7 @@ version = \"0.1\"
 packages = [\"geometry\"]
 ";
 
-const SHAPES_PY: &str = r#""""Shapes."""
+pub(crate) const SHAPES_PY: &str = r#""""Shapes."""
 
 
 def square(x):
@@ -68,7 +68,7 @@ def unused(x):
     return -x
 "#;
 
-const TEST_SHAPES_PY: &str = r#"from geometry.shapes import Circle, rectangle, square
+pub(crate) const TEST_SHAPES_PY: &str = r#"from geometry.shapes import Circle, rectangle, square
 
 
 def test_square():
