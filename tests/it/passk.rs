@@ -34,6 +34,13 @@ fn python_repo(dir: &std::path::Path) {
     r.commit("geometry");
 }
 
+/// `args` with the argument `from` replaced by `to`.
+fn replace_arg<'a>(args: &[&'a str], from: &str, to: &'a str) -> Vec<&'a str> {
+    args.iter()
+        .map(|&a| if a == from { to } else { a })
+        .collect()
+}
+
 fn t(name: &str) -> String {
     format!("tests/test_shapes.py::{name}")
 }
@@ -222,16 +229,11 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
     // and gives what the uninterrupted run gave.
     let resumed = tmp.path().join("resumed.jsonl");
     let journal = tmp.path().join("resumed.jsonl.journal");
-    let resumed_args: Vec<&str> = args
-        .iter()
-        .map(|a| {
-            if *a == per_sample.to_str().unwrap() {
-                resumed.to_str().unwrap()
-            } else {
-                a
-            }
-        })
-        .collect();
+    let resumed_args = replace_arg(
+        &args,
+        per_sample.to_str().unwrap(),
+        resumed.to_str().unwrap(),
+    );
     let mut child = std::process::Command::new(harness::binary())
         .args(&resumed_args)
         .args(["-j", "1"])
@@ -317,16 +319,7 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
     let table_dir = tmp.path().join("per-sample");
     std::fs::create_dir(&table_dir).unwrap();
     let table = table_dir.join("samples.parquet");
-    let mut validate: Vec<&str> = args
-        .iter()
-        .map(|a| {
-            if *a == per_sample.to_str().unwrap() {
-                table.to_str().unwrap()
-            } else {
-                a
-            }
-        })
-        .collect();
+    let mut validate = replace_arg(&args, per_sample.to_str().unwrap(), table.to_str().unwrap());
     validate.extend(["--validate", "--valid-only"]);
     let o = codemine(&validate, &cache());
     assert_success(&o);
