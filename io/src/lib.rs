@@ -17,6 +17,10 @@
 //! println!("{} bytes", bytes.len());
 //! # Ok::<(), codemine_io::ReadError>(())
 //! ```
+//!
+//! And writing a file whole or not at all ([`atomic::write_atomic`]).
+
+pub mod atomic;
 
 use std::fs::{self, File};
 use std::io::Read;

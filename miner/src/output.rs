@@ -17,39 +17,16 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder.
+/// Writes `bytes` to `path` through a temporary file in the same folder
+/// ([`codemine_io::atomic::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    // The process id keeps writers of one file apart: the ranks of a sharded run all
-    // write `staging/dedup-params.json`, and a shared temporary name let one rank's rename
-    // take the file another was about to rename.
-    let tmp = tmp_name(path, &format!(".{}", std::process::id()));
-    {
-        let mut file = File::create(&tmp).map_err(io(&tmp))?;
-        file.write_all(bytes).map_err(io(&tmp))?;
-        // The bytes reach the disk before the name does: after a crash the file under
-        // its final name is whole or absent, never empty.
-        file.sync_all().map_err(io(&tmp))?;
-    }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    sync_dir(dir)?;
-    fs::rename(&tmp, path).map_err(io(path))?;
-    // And the rename itself is durable once this returns.
-    sync_dir(dir)
+    codemine_io::atomic::write_atomic(path, bytes).map_err(|e| Error::Io {
+        path: e.path,
+        source: e.source,
+    })
 }
 
-/// Flushes a folder's entries to disk (a created or renamed file's name lives there).
-fn sync_dir(dir: Option<&Path>) -> Result<(), Error> {
-    let dir = dir.unwrap_or(Path::new("."));
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
-}
-
-fn tmp_name(path: &Path, tag: &str) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}{tag}.tmp"))
-}
+use codemine_io::atomic::tmp_name;
 
 /// failures.jsonl, streamed as the run goes and renamed into place at the end.
 pub struct FailureLog {

@@ -2,9 +2,7 @@
 //! ends in `.parquet`, JSON lines otherwise, with the same fields in the same order. The file
 //! appears complete or not at all: it is written next to its place, synced, then renamed.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
 use arrow_array::builder::{
@@ -39,30 +37,19 @@ pub static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
 });
 
 /// Writes `results` to `path` (Parquet for `*.parquet`, JSON lines otherwise), complete or
-/// not at all.
+/// not at all ([`codemine_io::atomic::write_atomic`]; the table is small, so it is encoded
+/// in memory first).
 pub fn write(path: &Path, results: &[SampleResult]) -> Result<(), Error> {
-    let mut tmp = path.as_os_str().to_os_string();
-    tmp.push(".partial");
-    let tmp = PathBuf::from(tmp);
-    let io = |what: &'static str, p: &Path| {
-        let p = p.to_path_buf();
-        move |source| Error::Io {
-            path: p,
-            what,
-            source,
-        }
-    };
-    let file = File::create(&tmp).map_err(io("creating", &tmp))?;
-    let written = if is_parquet(path) {
-        write_parquet(file, results)
+    let bytes = if is_parquet(path) {
+        parquet_bytes(results)?
     } else {
-        write_jsonl(file, results).map_err(io("writing", &tmp))
+        jsonl_bytes(results)
     };
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, path).map_err(io("renaming into", path))
+    codemine_io::atomic::write_atomic(path, &bytes).map_err(|e| Error::Io {
+        path: e.path,
+        what: "writing",
+        source: e.source,
+    })
 }
 
 /// Whether `path` names a Parquet file.
@@ -70,29 +57,27 @@ pub fn is_parquet(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "parquet")
 }
 
-fn write_jsonl(file: File, results: &[SampleResult]) -> std::io::Result<()> {
-    let mut w = BufWriter::new(file);
+fn jsonl_bytes(results: &[SampleResult]) -> Vec<u8> {
+    let mut out = Vec::new();
     for r in results {
-        serde_json::to_writer(&mut w, r)?;
-        w.write_all(b"\n")?;
+        // A SampleResult is strings, numbers and lists: serde_json cannot fail on it.
+        if let Ok(line) = serde_json::to_vec(r) {
+            out.extend_from_slice(&line);
+        }
+        out.push(b'\n');
     }
-    w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    out
 }
 
-fn write_parquet(file: File, results: &[SampleResult]) -> Result<(), Error> {
+fn parquet_bytes(results: &[SampleResult]) -> Result<Vec<u8>, Error> {
     let batch = batch(results)?;
     let props = parquet::file::properties::WriterProperties::builder()
         .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
         .set_created_by(concat!("codemine ", env!("CARGO_PKG_VERSION")).to_string())
         .build();
-    let mut w = parquet::arrow::ArrowWriter::try_new(file, SCHEMA.clone(), Some(props))?;
+    let mut w = parquet::arrow::ArrowWriter::try_new(Vec::new(), SCHEMA.clone(), Some(props))?;
     w.write(&batch)?;
-    let file = w.into_inner()?;
-    file.sync_all().map_err(|source| Error::Io {
-        path: PathBuf::from("the per-sample table"),
-        what: "syncing",
-        source,
-    })
+    Ok(w.into_inner()?)
 }
 
 /// The results as one record batch of [`SCHEMA`].
