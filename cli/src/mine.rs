@@ -112,6 +112,12 @@ pub struct MineArgs {
     /// Also write every function a filter removed, with the rule, to DIR/dropped/.
     #[arg(help_heading = heading::OUTPUT, long)]
     explain: bool,
+    /// Scan every file for personal data and secrets (e-mail and IP addresses, keys,
+    /// tokens, passwords): `report` lists them in DIR/pii/, `redact` also replaces each with
+    /// a placeholder in everything written, `drop` removes the functions holding a secret
+    /// and redacts the rest. The TOML's `[pii]` table holds the allow list (docs/pii.md).
+    #[arg(help_heading = heading::FILTERING, long, value_name = "MODE", value_parser = ["report", "redact", "drop"])]
+    pii: Option<String>,
     /// Extra outputs (repeatable; TOML `emit`): `completion` writes CodeXGLUE's token-level
     /// and line-level code-completion sets of every Python and Java file to DIR/completion/;
     /// `repo-completion` writes repository-level completion examples with gold and
@@ -260,6 +266,7 @@ pub fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
         .map_err(|e| miner::Error::Usage(e.to_string()))?;
     let filter = codemine_filters::Filter::compile(&config, Lang::known())
         .map_err(|e| miner::Error::Usage(e.to_string()))?;
+    opts.pii = pii_options(args.pii.as_deref(), &config)?;
     opts.completion = completion_options(&args, &config)?;
     opts.repo_completion = repo_completion_options(&args, &config, filter.since())?;
     if filter.needs_last_commit() && args.no_history {
@@ -390,4 +397,28 @@ pub fn report(
         );
     }
     Ok(0)
+}
+
+/// `--pii MODE` with the config's `[pii]` table; a table without the flag is a usage error
+/// (it would otherwise be ignored silently).
+fn pii_options(
+    mode: Option<&str>,
+    config: &codemine_filters::FilterConfig,
+) -> Result<Option<miner::pipeline::pii::PiiOptions>, miner::Error> {
+    use miner::pipeline::pii::{PiiMode, PiiOptions};
+    let Some(mode) = mode else {
+        return match config.pii {
+            Some(_) => Err(miner::Error::Usage(
+                "the filter config has a [pii] table but no --pii MODE was given (report, redact or drop)"
+                    .into(),
+            )),
+            None => Ok(None),
+        };
+    };
+    let mode = PiiMode::parse(mode)
+        .ok_or_else(|| miner::Error::Usage(format!("--pii {mode}: not report, redact or drop")))?;
+    let table = config.pii.clone().unwrap_or_default();
+    PiiOptions::new(mode, table)
+        .map(Some)
+        .map_err(|e| miner::Error::Usage(format!("the filter config's [pii] table: {e}")))
 }

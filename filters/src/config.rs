@@ -109,6 +109,9 @@ pub struct FilterConfig {
     pub completion_cuts: Option<u64>,
     /// A `literals.json` replacing the shipped ones (`--completion-literals`).
     pub completion_literals: Option<PathBuf>,
+    /// The personal-data and secrets scan's settings (allow list, kinds skipped); the
+    /// miner reads them (see `codemine mine --pii`).
+    pub pii: Option<codemine_pii::PiiConfig>,
 }
 
 impl FilterConfig {
@@ -188,6 +191,7 @@ impl FilterConfig {
             completion_seed: overrides.completion_seed.or(self.completion_seed),
             completion_cuts: overrides.completion_cuts.or(self.completion_cuts),
             completion_literals: overrides.completion_literals.or(self.completion_literals),
+            pii: overrides.pii.or(self.pii),
         }
     }
 }

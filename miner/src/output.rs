@@ -123,6 +123,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         "repositories" => mined,
         "dropped" => write.dropped_rows,
         "tests" => write.tests_rows,
+        "pii" => write.pii_rows,
         "dedup_bands" => write.band_rows,
         "dedup_clusters" => stats
             .stages

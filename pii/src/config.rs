@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::kind::{Category, Kind};
 
@@ -34,7 +34,7 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// What the `[pii]` table of a filter config holds. Every field has a default, so an
 /// empty table (or none) is the built-in behaviour.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PiiConfig {
     /// Values never reported, compared exactly with the finding's text.

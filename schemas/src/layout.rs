@@ -32,6 +32,8 @@ pub const REPOSITORIES: TableDir = table("repositories", "repositories", "data",
 pub const DROPPED: TableDir = table("dropped", "dropped", "dropped", false);
 /// Written by `mine --run-tests`: one row per test run.
 pub const TESTS: TableDir = table("tests", "tests", "tests", false);
+/// Written by `mine --pii`: one row per finding of personal data or a secret.
+pub const PII: TableDir = table("pii", "pii", "pii", false);
 /// Written per rank and mining chunk: `bands-rRRRRR-cCCCCC-NNNNN-of-NNNNN.parquet`.
 pub const BANDS: TableDir = table("dedup_bands", "dedup/bands", "bands", false);
 pub const CLUSTERS: TableDir = table("dedup_clusters", "dedup/clusters", "clusters", false);
@@ -46,7 +48,7 @@ pub const COMPLETION_SNAPSHOT: TableDir = table(
 );
 
 /// Every table, in the order the dataset card lists its configs.
-pub const TABLES: [TableDir; 13] = [
+pub const TABLES: [TableDir; 14] = [
     CSN,
     YABLOCO,
     NODES,
@@ -60,6 +62,7 @@ pub const TABLES: [TableDir; 13] = [
     COMPLETION_REPO,
     COMPLETION_SNAPSHOT,
     TESTS,
+    PII,
 ];
 
 /// The folders that group several tables (each in a sub-folder of its own).

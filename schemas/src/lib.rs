@@ -23,6 +23,7 @@ pub mod dedup;
 pub mod dropped;
 pub mod intern;
 pub mod layout;
+pub mod pii;
 pub mod repo_completion;
 pub mod repositories;
 mod shard;

@@ -25,6 +25,8 @@ pub(super) struct Extracted {
     pub completion: Option<Vec<super::completion::FileOutcome>>,
     /// With `--emit repo-completion`: per unit, its file's text.
     pub texts: Vec<Option<String>>,
+    /// Per unit: its file's findings of personal data and secrets (`--pii`; else empty).
+    pub pii: Vec<Vec<super::pii::Located>>,
 }
 
 /// The extract step: reads and parses every file in parallel (and makes its completion
@@ -50,6 +52,7 @@ pub(super) fn extract_files(
         f64,
         Option<super::completion::FileOutcome>,
         Option<String>,
+        (Vec<super::pii::Located>, Option<f64>),
     );
     let keep_text = opts.repo_completion.is_some();
     let parsed: Vec<Done> = snap
@@ -60,10 +63,26 @@ pub(super) fn extract_files(
             |(reader, ex), file| {
                 let t = Instant::now();
                 let text = read_text(reader, file, opts.max_file_bytes);
+                // Scanned (and redacted) before the parse: every text written from the
+                // file has the placeholders.
+                let (text, original, mut found, pii_secs) = match (text, &opts.pii) {
+                    (Ok(text), Some(p)) => match super::pii::scan_file(p, text) {
+                        Ok(s) => (Ok(s.text), s.original, s.found, Some(s.seconds)),
+                        Err(reason) => (Err(("pii_too_large", reason)), None, Vec::new(), None),
+                    },
+                    (text, _) => (text, None, Vec::new(), None),
+                };
                 let r = match &text {
-                    Ok(text) => parse_text(ex, file, text, licenses),
+                    // The license from the file as written: its notice is not a secret.
+                    Ok(text) => parse_text(ex, file, text, original.as_deref(), licenses),
                     Err(e) => Err(e.clone()),
                 };
+                if let Ok(p) = &r {
+                    if let Ok(text) = &text {
+                        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+                        super::pii::attribute(&mut found, &p.functions, file.lang, body);
+                    }
+                }
                 let secs = t.elapsed().as_secs_f64();
                 let completion = opts.completion.as_ref().and_then(|c| {
                     let text = text.as_deref().map_err(|(kind, _)| *kind);
@@ -75,7 +94,7 @@ pub(super) fn extract_files(
                 } else {
                     None
                 };
-                (r, secs, completion, text)
+                (r, secs, completion, text, (found, pii_secs))
             },
         )
         .collect();
@@ -86,10 +105,25 @@ pub(super) fn extract_files(
         blobs: Vec::new(),
         completion: opts.completion.as_ref().map(|_| Vec::new()),
         texts: Vec::new(),
+        pii: Vec::new(),
     };
+    if opts.pii.is_some() {
+        stats.pii = Some(Default::default());
+    }
     let mut busy = 0.0;
-    for (file, (result, secs, completion, text)) in snap.files.iter().zip(parsed) {
+    for (file, (result, secs, completion, text, (found, pii_secs))) in snap.files.iter().zip(parsed)
+    {
         busy += secs;
+        if let (Some(p), Some(s)) = (&mut stats.pii, pii_secs) {
+            p.files_scanned += 1;
+            p.seconds += s;
+            if result.is_ok() {
+                for x in &found {
+                    *p.findings.entry(x.kind.name().to_string()).or_default() += 1;
+                    p.in_functions += u64::from(x.function.is_some());
+                }
+            }
+        }
         if let (Some(all), Some(c)) = (&mut out.completion, completion) {
             all.push(c);
         }
@@ -129,6 +163,9 @@ pub(super) fn extract_files(
                     out.texts.push(text);
                 }
                 out.unit_licenses.push(p.license.map(std::sync::Arc::from));
+                if opts.pii.is_some() {
+                    out.pii.push(found);
+                }
                 out.units.push(SourceUnit {
                     path: file.path.clone(),
                     lang: file.lang,
@@ -201,8 +238,12 @@ fn parse_text(
     ex: &mut Extractor,
     file: &SourceFile,
     text: &str,
+    license_text: Option<&str>,
     licenses: &codemine_license::Licenses,
 ) -> FileResult {
+    let license_text = license_text.unwrap_or(text);
+    let license_text = license_text.strip_prefix('\u{feff}').unwrap_or(license_text);
+    let license = super::licenses::for_file(licenses, &file.path, license_text);
     let size = text.len() as u64;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = ex
@@ -214,7 +255,7 @@ fn parse_text(
         .code_nodes(&mut out.functions, &out.info, text);
     Ok(Parsed {
         extra,
-        license: super::licenses::for_file(licenses, &file.path, text),
+        license,
         bytes: size,
         functions: out.functions,
         info: out.info,

@@ -32,6 +32,7 @@ use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::layout::{self, TableDir};
 use codemine_schemas::repositories::{RepositoriesTable, RepositoryRow};
 use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
+use codemine_schemas::pii::PiiTable;
 use codemine_schemas::tests::TestsTable;
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{clear_shards, shard_files, ShardOptions, ShardWriter, Split, Table};
@@ -217,6 +218,7 @@ fn prepare(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
         layout::DROPPED,
         layout::REPOSITORIES,
         layout::TESTS,
+        layout::PII,
     ] {
         clear_shards(&t.path(out_dir))?;
     }
@@ -273,6 +275,7 @@ struct Streamed {
     edges: (usize, Vec<String>),
     dropped: Option<(usize, Vec<String>)>,
     tests: Option<(usize, Vec<String>)>,
+    pii: Option<(usize, Vec<String>)>,
     /// Rows per (repository, commit, language), to restate the per-repository counts.
     kept: HashMap<(String, String, String), usize>,
     /// YABLoCo rows skipped because a function of the same id was written before.
@@ -369,6 +372,16 @@ fn stream_tables(
         )?),
         false => None,
     };
+    let pii = match ranks.iter().any(|r| r.pii.is_some()) {
+        true => Some(copy::<PiiTable>(
+            out_dir,
+            "pii",
+            layout::PII,
+            shards,
+            Vec::new(),
+        )?),
+        false => None,
+    };
     Ok(Streamed {
         csn,
         yabloco,
@@ -376,6 +389,7 @@ fn stream_tables(
         edges,
         dropped,
         tests,
+        pii,
         kept,
         same_id,
     })
@@ -393,6 +407,11 @@ impl Streamed {
             let stage = stats.stages.tests.get_or_insert_with(Default::default);
             stage.sandboxed = m.sandboxed;
             stage.sandbox = m.sandbox.clone();
+        }
+        if let Some(m) = ranks.iter().find_map(|r| r.pii.as_ref()) {
+            let stage = stats.stages.pii.get_or_insert_with(Default::default);
+            stage.mode = m.mode.as_str().to_string();
+            stage.config = m.config.clone();
         }
         let write = &mut stats.stages.write;
         crate::fault::point("tables streamed");
@@ -444,6 +463,18 @@ impl Streamed {
                 .extend(files);
             if let Some(t) = &mut stats.stages.tests {
                 t.rows = rows as u64;
+            }
+        }
+        if let Some((rows, files)) = self.pii {
+            let write = &mut stats.stages.write;
+            write.pii_rows = rows;
+            write
+                .shards
+                .entry(layout::PII.dir)
+                .or_default()
+                .extend(files);
+            if let Some(p) = &mut stats.stages.pii {
+                p.rows = rows as u64;
             }
         }
         stats.stages.write.same_id_skipped = self.same_id;

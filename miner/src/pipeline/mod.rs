@@ -22,6 +22,7 @@ mod extract_step;
 mod finalize;
 pub mod licenses;
 pub mod lock;
+pub mod pii;
 mod repo;
 pub mod repo_completion;
 pub mod side;
@@ -91,6 +92,8 @@ pub struct MineOptions {
     pub callgraph_compat: callgraph::CallgraphCompat,
     /// Run each repository's test suite in the sandbox (`--run-tests`); `None` runs none.
     pub tests: Option<tests_step::TestsOptions>,
+    /// Scan every file for personal data and secrets (`--pii`); `None` scans nothing.
+    pub pii: Option<pii::PiiOptions>,
 }
 
 /// The language of `.h` headers.
@@ -135,6 +138,7 @@ impl MineOptions {
             csn_names: Default::default(),
             callgraph_compat: Default::default(),
             tests: None,
+            pii: None,
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct RepoOutput {
     pub repo_completion: Option<super::repo_completion::RepoRows>,
     /// Its `tests` rows, with `--run-tests`.
     pub tests: Vec<codemine_schemas::tests::TestRow>,
+    /// Its `pii` rows, with `--pii`.
+    pub pii: Vec<codemine_schemas::pii::PiiRow>,
 }
 
 /// A repository's rows as the writer takes them: the call graph's nodes and edges are
@@ -162,6 +164,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         blobs,
         completion,
         texts,
+        pii,
     } = extract_files(
         &snap,
         opts,
@@ -229,7 +232,12 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         stats: &mut stats,
         failures: &mut failures,
         tests: &mut tests,
+        pii: &pii,
     });
+    let pii = match &opts.pii {
+        Some(p) => super::pii::rows(&name, p.mode, &units, &pii, |k| graph.nodes[k].id),
+        None => Vec::new(),
+    };
     let t = Instant::now();
     let repo_completion = match (&opts.repo_completion, &line_uses) {
         (Some(o), Some(uses)) => Some(repo_completion_step(
@@ -288,6 +296,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         completion,
         repo_completion,
         tests,
+        pii,
     }
 }
 
@@ -537,5 +546,6 @@ fn failed_with(mut stats: RepoStats, failure: Failure) -> RepoOutput {
         completion: None,
         repo_completion: None,
         tests: Vec::new(),
+        pii: Vec::new(),
     }
 }

@@ -27,6 +27,7 @@ use codemine_schemas::csn::CsnTable;
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::layout;
+use codemine_schemas::pii::PiiTable;
 use codemine_schemas::repo_completion::{RepoTable, SnapshotTable};
 use codemine_schemas::staged::{read_yabloco_ids, Keyed};
 use codemine_schemas::tests::TestsTable;
@@ -78,6 +79,9 @@ pub struct ChunkCounts {
     /// Rows of the `tests` table (`--run-tests`).
     #[serde(default)]
     pub tests: usize,
+    /// Rows of the `pii` table (`--pii`).
+    #[serde(default)]
+    pub pii: usize,
 }
 
 /// A chunk's completion marker.
@@ -113,6 +117,16 @@ pub struct RankMarker {
     /// `--run-tests`'s settings and the sandbox it ran in, when it was asked for.
     #[serde(default)]
     pub tests: Option<TestsMarker>,
+    /// `--pii`'s mode and `[pii]` table, when it was asked for.
+    #[serde(default)]
+    pub pii: Option<PiiSettings>,
+}
+
+/// What the rank marker records of `--pii`.
+#[derive(Serialize, Deserialize, Clone)]
+pub struct PiiSettings {
+    pub mode: super::pii::PiiMode,
+    pub config: serde_json::Value,
 }
 
 /// What the rank marker records of `--run-tests`.
@@ -225,10 +239,17 @@ pub fn run(
     if opts.decontam.is_some() {
         filter_rules.push(super::decontam::RULE);
     }
+    let pii_drops = opts
+        .pii
+        .as_ref()
+        .is_some_and(|p| p.mode == super::pii::PiiMode::Drop);
+    if pii_drops {
+        filter_rules.push(super::pii::RULE);
+    }
     let rank_marker = RankMarker {
         rank,
         world_size: world,
-        filter_active: filter.is_some() || opts.decontam.is_some(),
+        filter_active: filter.is_some() || opts.decontam.is_some() || pii_drops,
         filter_settings: filter.map(Filter::describe).unwrap_or_default(),
         filter_rules,
         dedup: opts.dedup.is_some(),
@@ -250,6 +271,10 @@ pub fn run(
             settings: t.settings.clone(),
             sandboxed: t.sandboxed,
             sandbox: t.sandbox_info.clone(),
+        }),
+        pii: opts.pii.as_ref().map(|p| PiiSettings {
+            mode: p.mode,
+            config: serde_json::to_value(&p.config).unwrap_or_default(),
         }),
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
@@ -335,6 +360,10 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         Some(t) => format!("{text}\ntests {:?}", t.settings),
         None => text,
     };
+    let text = match &opts.pii {
+        Some(p) => format!("{text}\npii {:?} {:?}", p.mode, p.config),
+        None => text,
+    };
     format!(
         "{{\"fingerprint\": \"{:032x}\"}}\n",
         xxhash_rust::xxh3::xxh3_128(text.as_bytes())
@@ -373,6 +402,7 @@ struct Chunk {
     repo_completion: ShardWriter<RepoTable>,
     snapshot: ShardWriter<SnapshotTable>,
     tests: ShardWriter<TestsTable>,
+    pii: ShardWriter<PiiTable>,
     marker: ChunkMarker,
 }
 
@@ -486,6 +516,7 @@ impl Writer {
                     big,
                 )?,
                 tests: ShardWriter::new(&staging, &w("tests"), big)?,
+                pii: ShardWriter::new(&staging, &w("pii"), big)?,
                 marker: ChunkMarker {
                     repos: Vec::new(),
                     counts: ChunkCounts::default(),
@@ -513,6 +544,7 @@ impl Writer {
             repo.completion = None;
             repo.repo_completion = None;
             repo.tests.clear();
+            repo.pii.clear();
         }
         let (dedup, explain) = (self.dedup, self.explain);
         // Ids are (repository name, path, qualified name, start line): two functions can
@@ -602,6 +634,10 @@ impl Writer {
             c.tests.push(r)?;
         }
         c.marker.counts.tests += repo.tests.len();
+        for r in &repo.pii {
+            c.pii.push(r)?;
+        }
+        c.marker.counts.pii += repo.pii.len();
         let funnel = std::mem::take(&mut repo.stats.funnel);
         c.marker.repos.push(RepoRecord {
             index,
@@ -637,6 +673,7 @@ impl Writer {
         finish(c.repo_completion)?;
         finish(c.snapshot)?;
         finish(c.tests)?;
+        finish(c.pii)?;
         let mut marker = c.marker;
         if let Some(s) = marker
             .repos

@@ -37,6 +37,8 @@ pub(super) struct Enriching<'a> {
     pub failures: &'a mut Vec<Failure>,
     /// The `tests` table's rows of the repository's own test run (`--run-tests`).
     pub tests: &'a mut Vec<codemine_schemas::tests::TestRow>,
+    /// Per file of `units`: its findings of personal data and secrets (`--pii`).
+    pub pii: &'a [Vec<super::pii::Located>],
 }
 
 /// One step of [`STEPS`].
@@ -55,6 +57,7 @@ pub(super) const STEPS: &[&dyn RepoStep] = &[
     &super::tests_step::RunTests,
     &Filter::BeforeHistory,
     &super::decontam::Decontaminate,
+    &super::pii::DropSecrets,
     &super::enrich_step::History,
     &Filter::AfterHistory,
 ];

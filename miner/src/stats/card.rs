@@ -3,7 +3,7 @@
 //! once in [`Stages::card_lines`]. The card itself (`write_card` in output.rs) only puts
 //! them in place.
 
-use super::steps::{DecontamStage, TestsStage, DECONTAM_RULE};
+use super::steps::{DecontamStage, PiiStage, TestsStage, DECONTAM_RULE};
 use super::{DedupStage, FilterStage, Stages};
 
 /// A step's lines in the card (markdown list items, each ending in a newline; empty when
@@ -15,11 +15,12 @@ pub trait CardLines {
 impl Stages {
     /// The steps' card lines, in the order the card shows them.
     pub fn card_lines(&self) -> String {
-        let steps: [&dyn CardLines; 4] = [
+        let steps: [&dyn CardLines; 5] = [
             &self.filter,
             &self.dedup,
             &self.decontamination,
             &self.tests,
+            &self.pii,
         ];
         steps.iter().map(|s| s.card_lines()).collect()
     }
@@ -132,6 +133,32 @@ impl CardLines for Option<TestsStage> {
             t.counts.timeouts,
             t.functions_covered,
             t.functions_measured,
+        )
+    }
+}
+
+/// Personal and sensitive information: what the scan found and did (nothing without
+/// `--pii`).
+impl CardLines for Option<PiiStage> {
+    fn card_lines(&self) -> String {
+        let Some(p) = self else {
+            return String::new();
+        };
+        let what = match p.mode.as_str() {
+            "redact" => "every finding replaced by a placeholder (`<EMAIL>`, `<KEY>`, `<PASSWORD>`; IP addresses by synthetic private ones)",
+            "drop" => "functions holding a secret removed (rule `pii`), every other finding replaced by a placeholder",
+            _ => "reported only: the texts are as found",
+        };
+        let kinds: Vec<String> = p.findings.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        format!(
+            "- personal and sensitive information (`--pii {}`): {} findings in {} files scanned              ({} personal data, {} secrets; {}); {what}; {} functions removed; where each is:              table `pii` (never the value)\n",
+            p.mode,
+            p.personal_data + p.secrets,
+            p.files_scanned,
+            p.personal_data,
+            p.secrets,
+            if kinds.is_empty() { "none".to_string() } else { kinds.join(", ") },
+            p.functions_dropped,
         )
     }
 }

@@ -37,6 +37,7 @@ pub const FAILURE_KINDS: &[(&str, &str)] = &[
     ("extract", "read_error"),
     ("extract", "parse_error"),
     ("extract", "nesting_too_deep"),
+    ("extract", "pii_too_large"),
     ("enrich", "coverage_error"),
     ("enrich", "coverage_too_large"),
     ("enrich", "history_error"),
@@ -156,6 +157,9 @@ pub struct RepoStats {
     /// Its test suite's run, with `--run-tests`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<steps::RepoTests>,
+    /// Its findings of personal data and secrets, with `--pii`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pii: Option<steps::RepoPii>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -305,6 +309,9 @@ pub struct WriteStage {
     /// Rows of `tests/` (only with `--run-tests`).
     #[serde(skip_serializing_if = "is_zero")]
     pub tests_rows: usize,
+    /// Rows of `pii/` (only with `--pii`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pii_rows: usize,
     /// Rows of `dedup/bands/bands-*` (one per LSH band of each function with a shingle).
     pub band_rows: usize,
     /// Kept functions left out of CSN, YABLoCo and dedup because an earlier function of
@@ -338,6 +345,9 @@ pub struct Stages {
     /// Absent without `--run-tests`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tests: Option<steps::TestsStage>,
+    /// Absent without `--pii`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pii: Option<steps::PiiStage>,
     pub write: WriteStage,
 }
 
@@ -405,6 +415,9 @@ impl Stats {
                 }
                 if let Some(t) = &r.tests {
                     s.tests.get_or_insert_with(Default::default).add(t);
+                }
+                if let Some(p) = &r.pii {
+                    s.pii.get_or_insert_with(Default::default).add(p);
                 }
                 if let Some(c) = &r.coverage {
                     let t = &mut s.enrich.coverage;

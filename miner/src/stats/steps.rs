@@ -275,3 +275,57 @@ impl TestsStage {
         self.functions_measured += r.functions_measured;
     }
 }
+
+// Personal data and secrets (`pipeline::pii`).
+
+/// One repository's findings (with `--pii`).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct RepoPii {
+    pub files_scanned: u64,
+    /// Findings by kind (`email`, `aws_access_key_id`, ...).
+    pub findings: BTreeMap<String, u64>,
+    /// Findings in a function's code or docstring (the others are outside every function).
+    pub in_functions: u64,
+    /// Functions left out because they hold a secret (`--pii drop`).
+    pub functions_dropped: u64,
+    /// Thread time of the scans and redactions.
+    pub seconds: f64,
+}
+
+/// stats.json's `stages.pii`.
+#[derive(Debug, Default, Serialize)]
+pub struct PiiStage {
+    /// `report`, `redact` or `drop`.
+    pub mode: String,
+    /// The `[pii]` table in effect.
+    pub config: serde_json::Value,
+    pub files_scanned: u64,
+    pub findings: BTreeMap<String, u64>,
+    pub personal_data: u64,
+    pub secrets: u64,
+    pub in_functions: u64,
+    pub functions_dropped: u64,
+    pub seconds: f64,
+    /// Rows of `pii/`.
+    pub rows: u64,
+}
+
+impl PiiStage {
+    /// Adds one repository's findings.
+    pub fn add(&mut self, r: &RepoPii) {
+        self.files_scanned += r.files_scanned;
+        for (k, n) in &r.findings {
+            *self.findings.entry(k.clone()).or_default() += n;
+            let secret = codemine_pii::Kind::from_name(k)
+                .is_some_and(|k| k.category() == codemine_pii::Category::Secret);
+            if secret {
+                self.secrets += n;
+            } else {
+                self.personal_data += n;
+            }
+        }
+        self.in_functions += r.in_functions;
+        self.functions_dropped += r.functions_dropped;
+        self.seconds += r.seconds;
+    }
+}
