@@ -24,6 +24,7 @@ mod lang_ruby;
 mod licenses;
 mod locks;
 mod passk;
+mod pii;
 mod python_flow;
 mod repo_completion;
 mod report;

@@ -242,7 +242,9 @@ fn parse_text(
     licenses: &codemine_license::Licenses,
 ) -> FileResult {
     let license_text = license_text.unwrap_or(text);
-    let license_text = license_text.strip_prefix('\u{feff}').unwrap_or(license_text);
+    let license_text = license_text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(license_text);
     let license = super::licenses::for_file(licenses, &file.path, license_text);
     let size = text.len() as u64;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

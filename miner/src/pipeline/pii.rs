@@ -281,7 +281,10 @@ pub(super) fn attribute(found: &mut [Located], functions: &[Function], lang: Lan
         let k = by_start.partition_point(|&i| functions[i].byte_range.start < x.parsed.end);
         let above = by_start.get(k).copied().filter(|&i| {
             let f = &functions[i];
-            let doc_lines = f.docstring.as_deref().map_or(0, |d| d.lines().count() as u32);
+            let doc_lines = f
+                .docstring
+                .as_deref()
+                .map_or(0, |d| d.lines().count() as u32);
             f.start_line >= x.lines.1
                 && f.start_line - x.lines.1 <= doc_lines + DOC_SLACK_LINES
                 && documents(f)
@@ -291,11 +294,15 @@ pub(super) fn attribute(found: &mut [Located], functions: &[Function], lang: Lan
             (Some(i), _) => (Some(i), "docstring"),
             (None, Some(i)) => {
                 let f = &functions[i];
-                let doc_lines = f.docstring.as_deref().map_or(0, |d| d.lines().count() as u32);
+                let doc_lines = f
+                    .docstring
+                    .as_deref()
+                    .map_or(0, |d| d.lines().count() as u32);
                 // A Python docstring is the first statement of the body.
+                let in_body = x.parsed.start >= f.byte_range.start + f.signature.len();
                 let in_doc = lang == Lang::Python
                     && documents(f)
-                    && x.lines.0 >= f.signature_end_line
+                    && in_body
                     && x.lines.0 <= f.signature_end_line + doc_lines + 1;
                 (Some(i), if in_doc { "docstring" } else { "code" })
             }
