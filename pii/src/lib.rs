@@ -44,20 +44,15 @@
 //! and the value ([`redact::replacement`]), so the same value gets the same replacement in
 //! every field of the row (and in every row).
 //!
-//! # How the mining step will call it
-//! The step builds one [`Detector`] per run from the filter TOML's `[pii]` table
-//! (`PiiConfig` is `Deserialize`; [`Detector::new`] reports a bad table as a
-//! [`ConfigError`]) and shares it across threads (it is `Send + Sync`). For each row,
-//! before dedup and tokenization:
-//! ```text
-//! let found = detector.scan_row(&[&row.code, &row.docstring])?;   // PiiError::TooLarge: a failure row
-//! for (field, f) in found.iter()  { stats.count(f.kind); pii_table.push(row.id, FIELDS[field], f.kind.name(), f.start, f.end) }
-//! match mode {
-//!     Report => {}
-//!     Redact => { let [code, doc] = found.redact(&[&row.code, &row.docstring]) ...; then tokenize }
-//!     Drop   => if found.has(Category::Secret) { funnel.drop("pii", found.kinds()) }
-//! }
-//! ```
+//! # How the mining step calls it
+//! `codemine mine --pii` (`miner/src/pipeline/pii.rs`, docs/pii.md "The mining step")
+//! builds one [`Detector`] per run from the filter TOML's `[pii]` table (`PiiConfig` is
+//! `Deserialize`; [`Detector::new`] reports a bad table as a [`ConfigError`]) and shares it
+//! across threads (it is `Send + Sync`). Each source file's text is scanned once, as one
+//! row of one text ([`Detector::scan_row`], so that repeats are found), before it is
+//! parsed; with redaction, the findings are replaced in the file's text (keeping its line
+//! breaks) and the redacted text is what is parsed and written. A text over the limit
+//! ([`PiiError::TooLarge`]) is the file's failure.
 
 pub mod config;
 pub mod email;

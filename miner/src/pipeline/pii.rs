@@ -132,7 +132,15 @@ pub(super) fn scan_file(opts: &PiiOptions, text: String) -> Result<Scanned, Stri
     // Functions' spans are in the text after its BOM (`extract_step::parse_text`).
     let bom = if text.starts_with(BOM) { BOM.len() } else { 0 };
     let body = &text[bom..];
-    let found = opts.detector.scan(body).map_err(|e| e.to_string())?;
+    // As a row: a value found once (a password by its assignment) is also found where
+    // the file repeats it (a docstring quoting it).
+    let found = opts
+        .detector
+        .scan_row(&[body])
+        .map_err(|e| e.to_string())?
+        .fields
+        .pop()
+        .unwrap_or_default();
     if found.is_empty() {
         return Ok(Scanned {
             text,
