@@ -162,6 +162,14 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
             y += &format!("  - name: {f}\n    dtype: string\n");
         }
     }
+    // A run with a SIDE model writes one more column (`csn::scored_schema`): `datasets`
+    // refuses files whose columns differ from the declared features.
+    if stats.stages.side.is_some() {
+        y += &format!(
+            "  - name: {}\n    dtype: float32\n",
+            codemine_schemas::callgraph::SIDE_SCORE
+        );
+    }
     // `datasets` wants name, num_examples and num_bytes in every split (else it warns that
     // the field is malformed and ignores it).
     y += "  splits:\n";

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use harness::{
-    assert_success, binary, codemine, mine_into, read_shards, shard_rows, stats, workspace_root,
-    RepoBuilder,
+    assert_success, binary, codemine, mine_into, python_json, read_shards, shard_rows, stats,
+    workspace_root, RepoBuilder,
 };
 use serde_json::Value;
 
@@ -181,6 +181,34 @@ fn csn_rows_and_nodes_get_the_reference_scores() {
     assert_eq!(side["dropped_min_side"], 0);
     assert!(side["pairs_per_s"].as_f64().unwrap() > 0.0);
     assert!(s["stages"]["filter"]["removed"].get("min_side").is_none());
+
+    // The card declares the scored column, so the real `datasets` loads the CSN config
+    // (it refuses files with a column the features do not name).
+    let got = python_json(
+        r#"
+import json, os, sys
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HOME"] = sys.argv[2]
+import datasets
+d = datasets.load_dataset(sys.argv[1], "csn")
+print(json.dumps({split: [ds.num_rows, ds.features["side_score"].dtype]
+                  for split, ds in d.items()}))
+"#,
+        &[
+            out.to_str().unwrap(),
+            tmp.path().join("hf").to_str().unwrap(),
+        ],
+    );
+    let loaded: u64 = got
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| {
+            assert_eq!(v[1], "float32", "{got}");
+            v[0].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(loaded, 2, "{got}");
 }
 
 #[test]
