@@ -22,6 +22,7 @@ pub mod output;
 pub mod predictions;
 pub mod score;
 pub mod splice;
+pub mod stubs;
 pub mod tasks;
 
 use std::fmt;
@@ -180,9 +181,8 @@ impl<'a> Executor<'a> {
     }
 
     /// Whether the task can tell right from wrong, as EvoCodeBench checks it: the original
-    /// function must pass its covering tests and a stub must not (Python: a body of
-    /// `raise NotImplementedError`; C and C++: the signature with `__builtin_trap();` as the
-    /// body; other languages have no stub yet, so no verdict).
+    /// function must pass its covering tests and a stub must not ([`stubs`]: a body that
+    /// fails at once, per language; a language without a stub gets no verdict).
     pub fn validate(&self, task: &Task, env: &Environment) -> Validation {
         let gold = self.run_what(task, env, 0, Sample::Original);
         let stub = self.run_what(task, env, 0, Sample::Stub);
@@ -267,13 +267,26 @@ impl<'a> Executor<'a> {
             Sample::Text(t) => t,
             Sample::Original => original.as_str(),
             Sample::Stub => {
-                match splice::stub(&original, &task.language, task.start_line, task.end_line) {
+                match stubs::stub(
+                    &original,
+                    &task.language,
+                    &task.path,
+                    task.start_line,
+                    task.end_line,
+                ) {
                     Some(s) => {
                         stub = s;
                         stub.as_str()
                     }
-                    None => {
+                    None if !stubs::has_stub(&task.language) => {
                         r.reason = Some(NO_STUB.into());
+                        return;
+                    }
+                    None => {
+                        r.reason = Some(format!(
+                            "{}: no {} function ends on line {}, so no stub",
+                            task.path, task.language, task.end_line
+                        ));
                         return;
                     }
                 }

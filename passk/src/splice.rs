@@ -97,25 +97,6 @@ pub fn splice_parts(
     })
 }
 
-/// A stub in place of the function at lines `start..=end` (as a sample for [`splice`]):
-/// Python, a body that raises `NotImplementedError`; C and C++, the function's text up to its
-/// first `{` with `__builtin_trap();` as the body (GCC and Clang; no header needed). None for
-/// other languages and spans outside the file.
-pub fn stub(original: &str, language: &str, start: i64, end: i64) -> Option<String> {
-    match language.to_ascii_lowercase().as_str() {
-        "python" => Some("raise NotImplementedError".into()),
-        "c" | "cpp" | "c++" => {
-            let s = usize::try_from(start).ok()?.checked_sub(1)?;
-            let e = usize::try_from(end).ok()?;
-            let lines: Vec<&str> = original.split_inclusive('\n').collect();
-            let text = lines.get(s..e)?.concat();
-            let brace = text.find('{')?;
-            Some(format!("{}{{\n    __builtin_trap();\n}}", &text[..brace]))
-        }
-        _ => None,
-    }
-}
-
 /// Whether a Python sample is a whole function (a `def`, `async def` or a decorator first).
 pub fn is_whole_python_function(sample: &str) -> bool {
     let first = sample
@@ -312,21 +293,6 @@ mod tests {
             splice(c, "c", 1, 3, "int a(void) { return 2; }").unwrap(),
             "int a(void) { return 2; }\nint b;\n"
         );
-    }
-
-    #[test]
-    fn stubs_per_language() {
-        assert_eq!(
-            stub(FILE, "python", 4, 8).unwrap(),
-            "raise NotImplementedError"
-        );
-        let c = "static int\nadd(int a, int b)\n{\n  return a + b;\n}\n";
-        assert_eq!(
-            stub(c, "c", 1, 5).unwrap(),
-            "static int\nadd(int a, int b)\n{\n    __builtin_trap();\n}"
-        );
-        assert_eq!(stub(c, "java", 1, 5), None);
-        assert_eq!(stub(c, "c", 4, 9), None);
     }
 
     #[test]

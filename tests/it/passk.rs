@@ -593,3 +593,167 @@ fn c_samples_through_a_recipe_that_rebuilds() {
         "{report}"
     );
 }
+
+/// A JavaScript package with mocha (testrun's fixture, with JSDoc so that its functions
+/// are YABLoCo rows): a function declaration, a method and an arrow function.
+const UTIL_JS: &str = "\
+/** Adds one to x. */
+function inc(x) {
+  return x + 1;
+}
+
+/** The larger of a and b. */
+function max({ a, b }) {
+  return a > b ? a : b;
+}
+
+/** Twice x. */
+const twice = (x) => 2 * x;
+
+class Counter {
+  /** Counts one more. */
+  step() {
+    this.n = (this.n || 0) + 1;
+    return this.n;
+  }
+}
+
+module.exports = { inc, max, twice, Counter };
+";
+const JS_TEST: &str = "\
+const assert = require('assert');
+const { inc, max, twice, Counter } = require('../lib/util');
+describe('util', () => {
+  it('inc adds one', () => assert.strictEqual(inc(1), 2));
+  it('max', () => assert.strictEqual(max({ a: 1, b: 3 }), 3));
+  it('twice', () => assert.strictEqual(twice(4), 8));
+  it('step', () => assert.strictEqual(new Counter().step(), 1));
+});
+";
+const JS_INC_TEST: &str = "\
+const assert = require('assert');
+const { inc } = require('../lib/util');
+describe('inc', () => {
+  it('of zero', () => assert.strictEqual(inc(0), 1));
+});
+";
+const JS_PACKAGE: &str = r#"{
+  "name": "util-passk",
+  "version": "1.0.0",
+  "private": true,
+  "scripts": { "test": "mocha" },
+  "devDependencies": { "mocha": "10.4.0" }
+}
+"#;
+
+/// `--validate` in JavaScript: the original of each function passes its covering tests,
+/// the stub (`throw new Error(...)` as the body; an expression that throws for the arrow)
+/// fails them; a body wrong for one input fails exactly the test file that checks it.
+#[test]
+fn javascript_tasks_are_validated_with_a_stub_that_throws() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("util-passk");
+    let mut r = RepoBuilder::init(&repo);
+    r.write("package.json", JS_PACKAGE)
+        .write("lib/util.js", UTIL_JS)
+        .write("test/util.test.js", JS_TEST)
+        .write("test/inc.test.js", JS_INC_TEST);
+    r.commit("util");
+    let out = tmp.path().join("out");
+    let mined = codemine(
+        &[
+            "mine",
+            "--repo",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--run-tests",
+            "--no-dedup",
+        ],
+        &cache(),
+    );
+    assert_success(&mined);
+    let rows: BTreeMap<String, Value> = shard_rows(&out.join("yabloco"))
+        .into_iter()
+        .map(|r| (r["meta"]["fname"].as_str().unwrap().to_string(), r))
+        .collect();
+    let covering = |name: &str| rows[name]["meta"]["covering_tests"].clone();
+    assert_eq!(
+        covering("inc"),
+        json!(["test/inc.test.js", "test/util.test.js"]),
+        "{rows:#?}"
+    );
+    assert_eq!(covering("max"), json!(["test/util.test.js"]));
+    // Line coverage as c8 counts it (v8-to-istanbul): a line is not run only when a range
+    // that was not run spans all of it. Loading the module runs the arrow function's line
+    // and the method's first line (its range starts after the indentation), so both are
+    // covered by either file; `max`'s range starts at column 0.
+    for name in ["twice", "Counter.step"] {
+        assert_eq!(
+            covering(name),
+            json!(["test/inc.test.js", "test/util.test.js"]),
+            "{name}"
+        );
+    }
+    let id = |name: &str| rows[name]["meta"]["original_id"].as_str().unwrap();
+    let preds = tmp.path().join("predictions.jsonl");
+    let lines = [
+        // Wrong for 0 only: inc(1) is still 2.
+        json!({"id": id("inc"), "samples": [
+            "function inc(x) {\n  return x === 0 ? 2 : x + 1;\n}"
+        ]}),
+        json!({"id": id("max"), "prediction": rows["max"]["outputs"]}),
+        json!({"id": id("twice"), "prediction": "const twice = (x) => x + x;"}),
+        json!({"id": id("Counter.step"), "prediction": rows["Counter.step"]["outputs"]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&preds, text).unwrap();
+    let per_sample = tmp.path().join("samples.jsonl");
+    let o = codemine(
+        &[
+            "eval",
+            out.to_str().unwrap(),
+            "--execute",
+            "-p",
+            preds.to_str().unwrap(),
+            "--timeout",
+            "20",
+            "--per-sample",
+            per_sample.to_str().unwrap(),
+            "--validate",
+            "--json",
+        ],
+        &cache(),
+    );
+    assert_success(&o);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let validation: BTreeMap<String, &Value> = report["validation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["id"].as_str().unwrap().to_string(), v))
+        .collect();
+    for name in ["inc", "max", "twice", "Counter.step"] {
+        let v = validation[id(name)];
+        assert_eq!(
+            (&v["gold"], &v["stub"], &v["valid"]),
+            (&json!("pass"), &json!("fail"), &json!(true)),
+            "{name}: {report:#}"
+        );
+    }
+    let samples: BTreeMap<String, Value> = std::fs::read_to_string(&per_sample)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["id"].as_str().unwrap().to_string(), v)
+        })
+        .collect();
+    let inc = &samples[id("inc")];
+    assert_eq!(inc["outcome"], "fail", "{inc}");
+    assert_eq!(inc["failing_tests"], json!(["test/inc.test.js"]), "{inc}");
+    for name in ["max", "twice", "Counter.step"] {
+        assert_eq!(samples[id(name)]["outcome"], "pass", "{name}: {samples:#?}");
+        assert_eq!(samples[id(name)]["language"], "javascript");
+    }
+}
