@@ -6,12 +6,18 @@
 //!   decorators and signature).
 //! - Languages with braces: the function's text up to its body, found by the language's
 //!   tree-sitter grammar (a `{` in an annotation, a default argument or an `interface{}`
-//!   parameter type is not the body), then a body of one statement that fails, then what
+//!   parameter type is not the body), then a body whose first statement fails, then what
 //!   followed the body on the span's lines (`;` of `const f = () => {...};`):
 //!   C and C++ `__builtin_trap();` (GCC and Clang, no header needed), Java
 //!   `throw new UnsupportedOperationException(...)`, Go `panic(...)`, JavaScript and
 //!   TypeScript `throw new Error(...)`, PHP `throw new \Exception(...)`. An arrow function
 //!   with an expression body gets an expression that throws.
+//! - In C, C++, Go, JavaScript and TypeScript the original body stays after that statement,
+//!   as a block of its own that never runs (`{ __builtin_trap(); {original} }`): a build with
+//!   `-Werror` (cJSON's) rejects a stub that leaves a parameter or a static callee unused,
+//!   and Go one that leaves an import unused, and such a stub would fail for the wrong
+//!   reason. Java rejects unreachable statements, so its body is replaced; PHP's is too.
+//!   The kept body is on the same lines, so the file's line numbers do not move.
 //!
 //! None where the language has no stub (Ruby: no runner runs its tests yet) or no function
 //! of the language's kinds ends on the span's last line.
@@ -28,6 +34,8 @@ struct Spec {
     statement: String,
     /// An expression that fails, for a body that is an expression (arrow functions).
     expression: Option<String>,
+    /// The original body stays, unreachable, after the statement.
+    keeps_body: bool,
 }
 
 fn spec(language: &str, path: &str) -> Option<Spec> {
@@ -48,12 +56,14 @@ fn spec(language: &str, path: &str) -> Option<Spec> {
             functions: &["function_definition"],
             statement: "__builtin_trap();".into(),
             expression: None,
+            keeps_body: true,
         },
         "cpp" | "c++" => Spec {
             grammar: tree_sitter_cpp::LANGUAGE.into(),
             functions: &["function_definition"],
             statement: "__builtin_trap();".into(),
             expression: None,
+            keeps_body: true,
         },
         "java" => Spec {
             grammar: tree_sitter_java::LANGUAGE.into(),
@@ -64,18 +74,22 @@ fn spec(language: &str, path: &str) -> Option<Spec> {
             ],
             statement: format!("throw new UnsupportedOperationException(\"{MESSAGE}\");"),
             expression: None,
+            keeps_body: false,
         },
         "go" => Spec {
             grammar: tree_sitter_go::LANGUAGE.into(),
             functions: &["function_declaration", "method_declaration", "func_literal"],
-            statement: format!("panic(\"{MESSAGE}\")"),
+            // `;`: the kept body follows on the same line.
+            statement: format!("panic(\"{MESSAGE}\");"),
             expression: None,
+            keeps_body: true,
         },
         "javascript" => Spec {
             grammar: tree_sitter_javascript::LANGUAGE.into(),
             functions: js_functions,
             statement: js_throw,
             expression: js_expression,
+            keeps_body: true,
         },
         "typescript" => Spec {
             // `.tsx` files are parsed with the TSX grammar, as extraction parses them.
@@ -87,12 +101,14 @@ fn spec(language: &str, path: &str) -> Option<Spec> {
             functions: js_functions,
             statement: js_throw,
             expression: js_expression,
+            keeps_body: true,
         },
         "php" => Spec {
             grammar: tree_sitter_php::LANGUAGE_PHP.into(),
             functions: &["function_definition", "method_declaration"],
             statement: format!("throw new \\Exception(\"{MESSAGE}\");"),
             expression: None,
+            keeps_body: false,
         },
         _ => return None,
     })
@@ -137,7 +153,10 @@ pub fn stub(original: &str, language: &str, path: &str, start: i64, end: i64) ->
     let is_block = body.kind().contains("block")
         || body.kind().contains("body")
         || body.kind() == "compound_statement";
-    let replaced = if is_block {
+    let replaced = if is_block && spec.keeps_body {
+        let original_body = original.get(body.start_byte()..body.end_byte())?;
+        format!("{{ {} {original_body} }}", spec.statement)
+    } else if is_block {
         // The closing brace at the indentation of the function's first line.
         let indent = &lines[s][..lines[s].len() - lines[s].trim_start_matches([' ', '\t']).len()];
         format!(
@@ -206,7 +225,7 @@ mod tests {
         let c = "static int\nadd(int a, int b)\n{\n  return a + b;\n}\n";
         assert_eq!(
             stub_of(c, "c", "a.c", 1, 5),
-            "static int\nadd(int a, int b)\n{\n    __builtin_trap();\n}"
+            "static int\nadd(int a, int b)\n{ __builtin_trap(); {\n  return a + b;\n} }"
         );
         // A span outside the file, or one no function ends on.
         assert_eq!(stub(c, "c", "a.c", 4, 9), None);
@@ -218,7 +237,7 @@ mod tests {
         let cpp = "int sum(std::vector<int> v = {1, 2}) {\n  return v[0];\n}\n";
         assert_eq!(
             stub_of(cpp, "cpp", "a.cpp", 1, 3),
-            "int sum(std::vector<int> v = {1, 2}) {\n    __builtin_trap();\n}"
+            "int sum(std::vector<int> v = {1, 2}) { __builtin_trap(); {\n  return v[0];\n} }"
         );
     }
 
@@ -236,7 +255,7 @@ mod tests {
         let go = "package p\n\nfunc F(x interface{}) int {\n\treturn 1\n}\n";
         assert_eq!(
             stub_of(go, "go", "p.go", 3, 5),
-            "func F(x interface{}) int {\n    panic(\"codemine validation stub\")\n}"
+            "func F(x interface{}) int { panic(\"codemine validation stub\"); {\n\treturn 1\n} }"
         );
     }
 
@@ -245,7 +264,7 @@ mod tests {
         let js = "function f({a, b}) {\n  return a + b;\n}\nconst g = (x) => x + 1;\nclass C {\n  m() {\n    return 1;\n  }\n}\n";
         assert_eq!(
             stub_of(js, "javascript", "a.js", 1, 3),
-            "function f({a, b}) {\n    throw new Error(\"codemine validation stub\");\n}"
+            "function f({a, b}) { throw new Error(\"codemine validation stub\"); {\n  return a + b;\n} }"
         );
         assert_eq!(
             stub_of(js, "javascript", "a.js", 4, 4),
@@ -253,7 +272,7 @@ mod tests {
         );
         assert_eq!(
             stub_of(js, "javascript", "a.js", 6, 8),
-            "  m() {\n      throw new Error(\"codemine validation stub\");\n  }"
+            "  m() { throw new Error(\"codemine validation stub\"); {\n    return 1;\n  } }"
         );
     }
 
@@ -262,7 +281,7 @@ mod tests {
         let ts = "export function f(x: {a: number}): number {\n  return x.a;\n}\n";
         assert_eq!(
             stub_of(ts, "typescript", "a.ts", 1, 3),
-            "export function f(x: {a: number}): number {\n    throw new Error(\"codemine validation stub\");\n}"
+            "export function f(x: {a: number}): number { throw new Error(\"codemine validation stub\"); {\n  return x.a;\n} }"
         );
         let tsx = "export function V(p: {n: string}) {\n  return <b>{p.n}</b>;\n}\n";
         assert!(stub_of(tsx, "typescript", "v.tsx", 1, 3).contains("throw new Error"));
@@ -281,6 +300,38 @@ mod tests {
     }
 
     #[test]
+    fn a_c_stub_builds_with_werror_and_traps() {
+        // cJSON's warnings (C89, -Werror): the stub keeps `b` and the static `twice` used,
+        // and puts no statement before a declaration of the kept body.
+        let c = "#include <stdio.h>\nstatic int twice(int v) { return 2 * v; }\nint f(int a, int b)\n{\n    int r;\n    r = twice(a) + b;\n    return r;\n}\nint main(void) { printf(\"%d\\n\", f(1, 2)); return 0; }\n";
+        let s = stub_of(c, "c", "a.c", 3, 8);
+        let stubbed = crate::splice::splice(c, "c", 3, 8, &s).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let run = |name: &str, text: &str| {
+            let src = dir.path().join(format!("{name}.c"));
+            let bin = dir.path().join(name);
+            std::fs::write(&src, text).unwrap();
+            let cc = std::process::Command::new("gcc")
+                .args(["-std=c89", "-pedantic", "-Wall", "-Wextra", "-Werror"])
+                .args(["-Wdeclaration-after-statement", "-o"])
+                .arg(&bin)
+                .arg(&src)
+                .output()
+                .expect("gcc (scripts/setup.sh test installs it)");
+            assert!(
+                cc.status.success(),
+                "{name}: {}\n{text}",
+                String::from_utf8_lossy(&cc.stderr)
+            );
+            std::process::Command::new(&bin).output().unwrap()
+        };
+        let gold = run("gold", c);
+        assert!(gold.status.success());
+        assert_eq!(String::from_utf8_lossy(&gold.stdout), "4\n");
+        assert!(!run("stub", &stubbed).status.success(), "{stubbed}");
+    }
+
+    #[test]
     fn a_stub_in_place_parses() {
         // The stub, spliced in, leaves a file the grammar parses without an error.
         let java = "class A {\n  @SuppressWarnings({\"a\", \"b\"})\n  int f(int x) {\n    return x;\n  }\n}\n";
@@ -291,5 +342,14 @@ mod tests {
         let tree = p.parse(&text, None).unwrap();
         assert!(!tree.root_node().has_error(), "{text}");
         assert!(text.contains("UnsupportedOperationException"), "{text}");
+        let go =
+            "package p\n\nimport \"fmt\"\n\nfunc F(x int) int {\n\tfmt.Println(x)\n\treturn x\n}\n";
+        let s = stub_of(go, "go", "p.go", 5, 8);
+        let text = crate::splice::splice(go, "go", 5, 8, &s).unwrap();
+        p.set_language(&tree_sitter_go::LANGUAGE.into()).unwrap();
+        let tree = p.parse(&text, None).unwrap();
+        assert!(!tree.root_node().has_error(), "{text}");
+        // The kept body keeps the import used, and the lines where they were.
+        assert_eq!(text.lines().count(), go.lines().count(), "{text}");
     }
 }
