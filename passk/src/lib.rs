@@ -356,6 +356,13 @@ impl<'a> Executor<'a> {
             }
         };
         r.log_tail = run.log_tail.clone();
+        // C: a sample that does not compile is told apart from one that fails its tests,
+        // as Python's syntax check tells it apart (no test ran).
+        if let Some(message) = &run.build_failed {
+            r.outcome = Outcome::SyntaxError;
+            r.reason = Some(first_error(message, 500));
+            return;
+        }
         let (mut failed, mut timeout, mut error, mut passed) = (false, false, false, false);
         for t in &run.tests {
             match t.outcome {
@@ -423,6 +430,22 @@ fn short(s: &str, max: usize) -> String {
         cut += 1;
     }
     s[cut..].to_string()
+}
+
+/// A build's message from the line of its first `error:` on (the compiler's first error is
+/// the one to read; later ones often follow from it), at most `max` bytes; the message's
+/// tail when no line says `error:`.
+fn first_error(message: &str, max: usize) -> String {
+    let Some(at) = message.find("error:") else {
+        return short(message, max);
+    };
+    let start = message[..at].rfind('\n').map_or(0, |i| i + 1);
+    let rest = &message[start..];
+    let mut end = rest.len().min(max);
+    while !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    rest[..end].to_string()
 }
 
 /// The first `max` items of `items`, comma-separated, and how many more there are.

@@ -268,6 +268,7 @@ pub(crate) fn run(
                     .collect(),
                 coverage: None,
                 outcome: r.outcome,
+                build_failed: Some(message),
             });
         }
     }
@@ -345,6 +346,7 @@ pub(crate) fn run(
         tests,
         coverage: cov,
         outcome: last,
+        build_failed: None,
     })
 }
 

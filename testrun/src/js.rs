@@ -349,6 +349,7 @@ pub(crate) fn run(
         tests,
         coverage: cov,
         outcome: last,
+        build_failed: None,
     })
 }
 

@@ -398,6 +398,9 @@ pub struct SelectedRun {
     pub command_seconds: f64,
     pub outcome: Outcome,
     pub log_tail: String,
+    /// The rewritten sources did not build (C: the incremental build a rewrite needs
+    /// failed), with the build's message: every test is an `Error` and none ran.
+    pub build_failed: Option<String>,
 }
 
 impl SelectedRun {
@@ -885,6 +888,7 @@ impl TestRunner {
                 .unwrap_or(0.0),
             outcome: raw.outcome,
             log_tail: ws.log_tail(),
+            build_failed: raw.build_failed,
         })
     }
 }
@@ -973,6 +977,8 @@ pub(crate) struct RawRun {
     pub(crate) tests: Vec<TestResult>,
     pub(crate) coverage: Option<Coverage>,
     pub(crate) outcome: Outcome,
+    /// The build after a rewrite failed (C): its message. No test ran.
+    pub(crate) build_failed: Option<String>,
 }
 
 /// One run's folder: the copy of the repository, the report folder, the log.

@@ -480,6 +480,7 @@ pub(crate) fn run(
         tests: tests_run,
         coverage: cov,
         outcome: r.outcome,
+        build_failed: None,
     })
 }
 

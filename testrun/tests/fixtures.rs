@@ -327,11 +327,19 @@ fn c_cmake_project_is_detected_and_run_with_ctest() {
         "{}",
         r.log_tail
     );
+    assert_eq!(r.build_failed, None);
     let syntax = Rewrite {
         path: "src/calc.c".into(),
         content: b"int add(int a, int b) { return a + ; }\n".to_vec(),
     };
     let r = runner().run_selected(&p, &both, &[syntax]).unwrap();
+    assert!(
+        r.build_failed
+            .as_deref()
+            .is_some_and(|m| m.contains("expected expression")),
+        "{:?}",
+        r.build_failed
+    );
     assert!(
         r.tests.iter().all(|t| t.outcome == TestOutcome::Error),
         "{:?}",

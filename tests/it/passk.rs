@@ -757,3 +757,125 @@ fn javascript_tasks_are_validated_with_a_stub_that_throws() {
         assert_eq!(samples[id(name)]["language"], "javascript");
     }
 }
+
+/// A CMake project as codemine detects it (no recipe), built with `-Werror`: a static
+/// helper that only `scale` calls, and a parameter only its body reads.
+const SCALE_C: &str = "\
+static int twice(int v) {
+    return 2 * v;
+}
+int scale(int x, int k) {
+    return twice(x) * k;
+}
+int add(int a, int b) {
+    return a + b;
+}
+";
+const SCALE_CMAKE: &str = "\
+cmake_minimum_required(VERSION 3.13)
+project(scale C)
+set(CMAKE_C_FLAGS \"${CMAKE_C_FLAGS} -Wall -Wextra -Werror\")
+enable_testing()
+add_library(scale src/scale.c)
+add_executable(test_scale tests/test_scale.c)
+target_link_libraries(test_scale scale)
+add_executable(test_add tests/test_add.c)
+target_link_libraries(test_add scale)
+add_test(NAME scales COMMAND test_scale)
+add_test(NAME adds COMMAND test_add)
+";
+
+/// ctest runs what is built, so each sample is built into the tests first: a wrong body
+/// fails the test that checks it, one that does not compile is `syntax_error` with the
+/// compiler's message, and under `-Werror` the stub still builds (it keeps the static
+/// helper and the parameters used) and fails.
+#[test]
+fn c_cmake_samples_are_built_and_one_that_does_not_compile_is_a_syntax_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("scale-cmake");
+    let mut r = RepoBuilder::init(&repo);
+    r.write("CMakeLists.txt", SCALE_CMAKE)
+        .write("src/scale.c", SCALE_C)
+        .write(
+            "tests/test_scale.c",
+            "int scale(int x, int k);\nint main(void) {\n    return scale(3, 2) == 12 ? 0 : 1;\n}\n",
+        )
+        .write("tests/test_add.c", TEST_ADD_C);
+    r.commit("scale");
+    let out = tmp.path().join("out");
+    let mined = codemine(
+        &[
+            "mine",
+            "--repo",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--run-tests",
+            "--no-dedup",
+        ],
+        &cache(),
+    );
+    assert_success(&mined);
+    let rows: BTreeMap<String, Value> = shard_rows(&out.join("yabloco"))
+        .into_iter()
+        .map(|r| (r["meta"]["fname"].as_str().unwrap().to_string(), r))
+        .collect();
+    let scale = &rows["scale"];
+    assert_eq!(
+        scale["meta"]["covering_tests"],
+        json!(["scales"]),
+        "{rows:#?}"
+    );
+    assert_eq!(rows["add"]["meta"]["covering_tests"], json!(["adds"]));
+    let id = scale["meta"]["original_id"].as_str().unwrap();
+    let samples = [
+        scale["outputs"].as_str().unwrap(),
+        // 6 + 2 = 8, not 12 (and `twice` is still used: -Werror would reject it unused).
+        "int scale(int x, int k) {\n    return twice(x) + k;\n}",
+        "int scale(int x, int k) {\n    return x * ;\n}",
+    ];
+    let preds = tmp.path().join("predictions.jsonl");
+    std::fs::write(
+        &preds,
+        format!("{}\n", json!({"id": id, "samples": samples})),
+    )
+    .unwrap();
+    let per_sample = tmp.path().join("samples.jsonl");
+    let o = codemine(
+        &[
+            "eval",
+            out.to_str().unwrap(),
+            "--execute",
+            "-p",
+            preds.to_str().unwrap(),
+            "--timeout",
+            "20",
+            "--per-sample",
+            per_sample.to_str().unwrap(),
+            "--validate",
+            "--json",
+        ],
+        &cache(),
+    );
+    assert_success(&o);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = &report["validation"][0];
+    assert_eq!(
+        (&v["gold"], &v["stub"], &v["valid"]),
+        (&json!("pass"), &json!("fail"), &json!(true)),
+        "{report:#}"
+    );
+    let rows: Vec<Value> = std::fs::read_to_string(&per_sample)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let outcomes: Vec<&str> = rows
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["pass", "fail", "syntax_error"], "{rows:#?}");
+    assert_eq!(rows[1]["failing_tests"], json!(["scales"]));
+    let reason = rows[2]["reason"].as_str().unwrap();
+    assert!(reason.contains("expected expression"), "{reason}");
+}
