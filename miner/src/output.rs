@@ -124,6 +124,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         "dropped" => write.dropped_rows,
         "tests" => write.tests_rows,
         "pii" => write.pii_rows,
+        "tasks" => write.tasks_rows,
         "dedup_bands" => write.band_rows,
         "dedup_clusters" => stats
             .stages

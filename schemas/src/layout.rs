@@ -34,6 +34,8 @@ pub const DROPPED: TableDir = table("dropped", "dropped", "dropped", false);
 pub const TESTS: TableDir = table("tests", "tests", "tests", false);
 /// Written by `mine --pii`: one row per finding of personal data or a secret.
 pub const PII: TableDir = table("pii", "pii", "pii", false);
+/// Written by `mine --run-tests --validate-tasks`: one row per function validated.
+pub const TASKS: TableDir = table("tasks", "tasks", "tasks", false);
 /// Written per rank and mining chunk: `bands-rRRRRR-cCCCCC-NNNNN-of-NNNNN.parquet`.
 pub const BANDS: TableDir = table("dedup_bands", "dedup/bands", "bands", false);
 pub const CLUSTERS: TableDir = table("dedup_clusters", "dedup/clusters", "clusters", false);
@@ -48,7 +50,7 @@ pub const COMPLETION_SNAPSHOT: TableDir = table(
 );
 
 /// Every table, in the order the dataset card lists its configs.
-pub const TABLES: [TableDir; 14] = [
+pub const TABLES: [TableDir; 15] = [
     CSN,
     YABLOCO,
     NODES,
@@ -63,6 +65,7 @@ pub const TABLES: [TableDir; 14] = [
     COMPLETION_SNAPSHOT,
     TESTS,
     PII,
+    TASKS,
 ];
 
 /// The folders that group several tables (each in a sub-folder of its own).

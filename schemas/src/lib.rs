@@ -28,6 +28,7 @@ pub mod repo_completion;
 pub mod repositories;
 mod shard;
 pub mod staged;
+pub mod tasks;
 pub mod tests;
 pub mod tokens;
 pub mod yabloco;

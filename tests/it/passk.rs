@@ -879,3 +879,106 @@ fn c_cmake_samples_are_built_and_one_that_does_not_compile_is_a_syntax_error() {
     let reason = rows[2]["reason"].as_str().unwrap();
     assert!(reason.contains("expected expression"), "{reason}");
 }
+
+/// `mine --run-tests --validate-tasks`: the verdicts `eval --validate` gives, in the
+/// `tasks` table, for every kept function with covering tests outside the test files.
+/// By hand: each function of `geometry/shapes.py` that a passing test calls passes them
+/// as mined and fails them as `raise NotImplementedError`; `cube`'s one covering test
+/// fails in the suite itself, so nothing can judge it; `unused` has no covering test;
+/// the functions of `tests/test_shapes.py` are the tests.
+#[test]
+fn mine_validate_tasks_writes_the_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("geometry");
+    python_repo(&repo);
+    let out = tmp.path().join("out");
+    let mined = codemine(
+        &[
+            "mine",
+            "--repo",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--run-tests",
+            "--validate-tasks",
+            "--no-dedup",
+        ],
+        &cache(),
+    );
+    assert_success(&mined);
+    let yabloco: BTreeMap<String, String> = shard_rows(&out.join("yabloco"))
+        .into_iter()
+        .map(|r| {
+            (
+                r["meta"]["original_id"].as_str().unwrap().to_string(),
+                r["meta"]["fname"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let tasks: BTreeMap<String, Value> = shard_rows(&out.join("tasks"))
+        .into_iter()
+        .map(|r| {
+            let name = yabloco[r["id"].as_str().unwrap()].clone();
+            (name, r)
+        })
+        .collect();
+    let names: Vec<&str> = tasks.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "Circle.__init__",
+            "Circle.area",
+            "cube",
+            "rectangle",
+            "square"
+        ],
+        "{tasks:#?}"
+    );
+    for name in ["Circle.__init__", "Circle.area", "rectangle", "square"] {
+        let r = &tasks[name];
+        assert_eq!(
+            (&r["gold"], &r["stub"], &r["valid"]),
+            (&json!("pass"), &json!("fail"), &json!(true)),
+            "{name}: {r:#}"
+        );
+        assert_eq!(r["path"], "geometry/shapes.py");
+    }
+    // square's covering test test_wrong fails in the suite: it is not one of the task's.
+    assert_eq!(
+        tasks["square"]["tests"],
+        json!([
+            t("test_circle"),
+            t("test_rectangle_square"),
+            t("test_square")
+        ])
+    );
+    let cube = &tasks["cube"];
+    assert_eq!(
+        (&cube["gold"], &cube["valid"]),
+        (&json!("error"), &json!(false))
+    );
+    assert!(
+        cube["reason"].as_str().unwrap().contains("test_cube_wrong"),
+        "{cube:#}"
+    );
+    let stats: Value =
+        serde_json::from_slice(&std::fs::read(out.join("stats.json")).unwrap()).unwrap();
+    let v = &stats["stages"]["tests"]["tasks"];
+    assert_eq!(
+        (
+            &v["validated"],
+            &v["gold_passed"],
+            &v["stub_failed"],
+            &v["valid"]
+        ),
+        (&json!(5), &json!(4), &json!(5), &json!(4)),
+        "{v}"
+    );
+    assert_eq!(stats["stages"]["write"]["tasks_rows"], 5);
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(card.contains("config_name: tasks"), "{card}");
+    assert!(
+        card.contains("5 functions with covering tests validated"),
+        "{card}"
+    );
+}

@@ -29,6 +29,12 @@ pub struct TestsArgs {
     /// cache otherwise).
     #[arg(long, requires = "run_tests")]
     pub retry_test_setup: bool,
+    /// Validate every kept function with covering tests as a pass@k task (as `eval
+    /// --execute --validate` does): its original must pass its covering tests and a stub
+    /// must fail them; two sandboxed runs per function. Writes DIR/tasks/, joined to the
+    /// YABLoCo rows by `meta.original_id`.
+    #[arg(long, requires = "run_tests")]
+    pub validate_tasks: bool,
 }
 
 impl TestsArgs {
@@ -48,6 +54,7 @@ impl TestsArgs {
             python: self.tests_python.clone(),
             retry_failed: self.retry_test_setup,
             offline,
+            validate_tasks: self.validate_tasks,
         };
         TestsOptions::new(cache, settings).map(Some)
     }

@@ -33,6 +33,7 @@ use codemine_schemas::layout::{self, TableDir};
 use codemine_schemas::pii::PiiTable;
 use codemine_schemas::repositories::{RepositoriesTable, RepositoryRow};
 use codemine_schemas::staged::{finalize_csn, finalize_nodes, finalize_yabloco, read_batches};
+use codemine_schemas::tasks::TasksTable;
 use codemine_schemas::tests::TestsTable;
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{clear_shards, shard_files, ShardOptions, ShardWriter, Split, Table};
@@ -219,6 +220,7 @@ fn prepare(out_dir: &Path) -> Result<Vec<RankMarker>, Error> {
         layout::REPOSITORIES,
         layout::TESTS,
         layout::PII,
+        layout::TASKS,
     ] {
         clear_shards(&t.path(out_dir))?;
     }
@@ -276,6 +278,7 @@ struct Streamed {
     dropped: Option<(usize, Vec<String>)>,
     tests: Option<(usize, Vec<String>)>,
     pii: Option<(usize, Vec<String>)>,
+    tasks: Option<(usize, Vec<String>)>,
     /// Rows per (repository, commit, language), to restate the per-repository counts.
     kept: HashMap<(String, String, String), usize>,
     /// YABLoCo rows skipped because a function of the same id was written before.
@@ -382,6 +385,19 @@ fn stream_tables(
         )?),
         false => None,
     };
+    let validated = ranks
+        .iter()
+        .any(|r| r.tests.as_ref().is_some_and(|t| t.settings.validate_tasks));
+    let tasks = match validated {
+        true => Some(copy::<TasksTable>(
+            out_dir,
+            "tasks",
+            layout::TASKS,
+            shards,
+            Vec::new(),
+        )?),
+        false => None,
+    };
     Ok(Streamed {
         csn,
         yabloco,
@@ -390,6 +406,7 @@ fn stream_tables(
         dropped,
         tests,
         pii,
+        tasks,
         kept,
         same_id,
     })
@@ -476,6 +493,15 @@ impl Streamed {
             if let Some(p) = &mut stats.stages.pii {
                 p.rows = rows as u64;
             }
+        }
+        if let Some((rows, files)) = self.tasks {
+            let write = &mut stats.stages.write;
+            write.tasks_rows = rows;
+            write
+                .shards
+                .entry(layout::TASKS.dir)
+                .or_default()
+                .extend(files);
         }
         stats.stages.write.same_id_skipped = self.same_id;
         Ok(self.kept)

@@ -29,6 +29,7 @@ pub mod side;
 mod stage;
 mod steps;
 pub mod tests_step;
+mod validate_tasks;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -41,6 +41,8 @@ pub struct RepoOutput {
     pub tests: Vec<codemine_schemas::tests::TestRow>,
     /// Its `pii` rows, with `--pii`.
     pub pii: Vec<codemine_schemas::pii::PiiRow>,
+    /// Its `tasks` rows, with `--run-tests --validate-tasks`.
+    pub tasks: Vec<codemine_schemas::tasks::TaskRow>,
 }
 
 /// A repository's rows as the writer takes them: the call graph's nodes and edges are
@@ -220,6 +222,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     stats.resolve_seconds = t.elapsed().as_secs_f64();
 
     let mut tests = Vec::new();
+    let mut tasks = Vec::new();
     let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); graph.nodes.len()];
     steps::run_all(&mut steps::Enriching {
         spec,
@@ -232,6 +235,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         stats: &mut stats,
         failures: &mut failures,
         tests: &mut tests,
+        tasks: &mut tasks,
         pii: &pii,
     });
     let pii = match &opts.pii {
@@ -297,6 +301,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         repo_completion,
         tests,
         pii,
+        tasks,
     }
 }
 
@@ -547,5 +552,6 @@ fn failed_with(mut stats: RepoStats, failure: Failure) -> RepoOutput {
         repo_completion: None,
         tests: Vec::new(),
         pii: Vec::new(),
+        tasks: Vec::new(),
     }
 }

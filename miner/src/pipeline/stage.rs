@@ -30,6 +30,7 @@ use codemine_schemas::layout;
 use codemine_schemas::pii::PiiTable;
 use codemine_schemas::repo_completion::{RepoTable, SnapshotTable};
 use codemine_schemas::staged::{read_yabloco_ids, Keyed};
+use codemine_schemas::tasks::TasksTable;
 use codemine_schemas::tests::TestsTable;
 use codemine_schemas::yabloco::YablocoTable;
 use codemine_schemas::{remove_files, shard_files, ShardOptions, ShardWriter, Table};
@@ -82,6 +83,9 @@ pub struct ChunkCounts {
     /// Rows of the `pii` table (`--pii`).
     #[serde(default)]
     pub pii: usize,
+    /// Rows of the `tasks` table (`--validate-tasks`).
+    #[serde(default)]
+    pub tasks: usize,
 }
 
 /// A chunk's completion marker.
@@ -403,6 +407,7 @@ struct Chunk {
     snapshot: ShardWriter<SnapshotTable>,
     tests: ShardWriter<TestsTable>,
     pii: ShardWriter<PiiTable>,
+    tasks: ShardWriter<TasksTable>,
     marker: ChunkMarker,
 }
 
@@ -517,6 +522,7 @@ impl Writer {
                 )?,
                 tests: ShardWriter::new(&staging, &w("tests"), big)?,
                 pii: ShardWriter::new(&staging, &w("pii"), big)?,
+                tasks: ShardWriter::new(&staging, &w("tasks"), big)?,
                 marker: ChunkMarker {
                     repos: Vec::new(),
                     counts: ChunkCounts::default(),
@@ -545,6 +551,7 @@ impl Writer {
             repo.repo_completion = None;
             repo.tests.clear();
             repo.pii.clear();
+            repo.tasks.clear();
         }
         let (dedup, explain) = (self.dedup, self.explain);
         // Ids are (repository name, path, qualified name, start line): two functions can
@@ -638,6 +645,10 @@ impl Writer {
             c.pii.push(r)?;
         }
         c.marker.counts.pii += repo.pii.len();
+        for r in &repo.tasks {
+            c.tasks.push(r)?;
+        }
+        c.marker.counts.tasks += repo.tasks.len();
         let funnel = std::mem::take(&mut repo.stats.funnel);
         c.marker.repos.push(RepoRecord {
             index,
@@ -674,6 +685,7 @@ impl Writer {
         finish(c.snapshot)?;
         finish(c.tests)?;
         finish(c.pii)?;
+        finish(c.tasks)?;
         let mut marker = c.marker;
         if let Some(s) = marker
             .repos

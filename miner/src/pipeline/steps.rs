@@ -37,6 +37,8 @@ pub(super) struct Enriching<'a> {
     pub failures: &'a mut Vec<Failure>,
     /// The `tests` table's rows of the repository's own test run (`--run-tests`).
     pub tests: &'a mut Vec<codemine_schemas::tests::TestRow>,
+    /// The `tasks` table's rows (`--validate-tasks`).
+    pub tasks: &'a mut Vec<codemine_schemas::tasks::TaskRow>,
     /// Per file of `units`: its findings of personal data and secrets (`--pii`).
     pub pii: &'a [Vec<super::pii::Located>],
 }
@@ -60,6 +62,7 @@ pub(super) const STEPS: &[&dyn RepoStep] = &[
     &super::pii::DropSecrets,
     &super::enrich_step::History,
     &Filter::AfterHistory,
+    &super::validate_tasks::ValidateTasks,
 ];
 
 /// Runs every wanted step of [`STEPS`] on the state.

@@ -45,13 +45,17 @@ pub struct TestsSettings {
     /// `--offline`: no network at all, so only environments prepared by an earlier run are
     /// used (a setup would reach the package index).
     pub offline: bool,
+    /// `--validate-tasks`: the original and a stub of every kept function with covering
+    /// tests run against them (`super::validate_tasks`, the `tasks` table).
+    #[serde(default)]
+    pub validate_tasks: bool,
 }
 
 /// The runner of a run's test suites, shared by the workers.
 #[derive(Clone)]
 pub struct TestsOptions {
     pub settings: TestsSettings,
-    runner: Arc<TestRunner>,
+    pub(super) runner: Arc<TestRunner>,
     /// How the sandbox isolates on this machine (stats.json `stages.tests.sandbox`).
     pub sandbox_info: serde_json::Value,
     pub sandboxed: bool,
@@ -280,7 +284,7 @@ fn checkout_commit(git_dir: &Path, sha: &str, dir: &Path) -> Result<(), git2::Er
 
 /// A stand-in commit for a plain folder: a hash of its files' paths, sizes and modification
 /// times (at most 200,000 entries; `.git` and `node_modules` left out).
-fn folder_fingerprint(dir: &Path) -> String {
+pub(super) fn folder_fingerprint(dir: &Path) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     let walk = walkdir::WalkDir::new(dir)
         .sort_by_file_name()

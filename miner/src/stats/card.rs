@@ -114,6 +114,14 @@ impl CardLines for Option<TestsStage> {
         let Some(t) = self else {
             return String::new();
         };
+        let tasks = t.tasks.as_ref().map_or(String::new(), |v| {
+            format!(
+                "- task validation (`--validate-tasks`, table `tasks`): {} functions with \
+                 covering tests validated; the original passes its tests for {}, the stub \
+                 fails them for {}; {} valid tasks ({} without a stub for their language)\n",
+                v.validated, v.gold_passed, v.stub_failed, v.valid, v.no_verdict
+            )
+        });
         format!(
             "- test suites (`--run-tests`, {}): {} repositories ran theirs ({} could not be set up, \
              {} could not run); {} tests run, {} passed, {} failed, {} errors, {} timeouts; {} of {} \
@@ -133,7 +141,7 @@ impl CardLines for Option<TestsStage> {
             t.counts.timeouts,
             t.functions_covered,
             t.functions_measured,
-        )
+        ) + &tasks
     }
 }
 

@@ -312,6 +312,9 @@ pub struct WriteStage {
     /// Rows of `pii/` (only with `--pii`).
     #[serde(skip_serializing_if = "is_zero")]
     pub pii_rows: usize,
+    /// Rows of `tasks/` (only with `--validate-tasks`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tasks_rows: usize,
     /// Rows of `dedup/bands/bands-*` (one per LSH band of each function with a shingle).
     pub band_rows: usize,
     /// Kept functions left out of CSN, YABLoCo and dedup because an earlier function of

@@ -238,6 +238,38 @@ pub struct RepoTests {
     pub reports_win: bool,
     /// This step's whole time: checkout, setup or reuse, suite, mapping.
     pub step_seconds: f64,
+    /// Task validation (`--validate-tasks`), absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TaskCounts>,
+}
+
+/// Task validation (`--validate-tasks`, `pipeline::validate_tasks`): of the functions with
+/// covering tests that every filter kept, how many were validated and with what verdict.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct TaskCounts {
+    /// Functions validated: two runs each, the original and the stub.
+    pub validated: u64,
+    /// The original passed its covering tests.
+    pub gold_passed: u64,
+    /// The stub did not pass.
+    pub stub_failed: u64,
+    /// Both: the task is valid.
+    pub valid: u64,
+    /// No verdict: no stub for the language.
+    pub no_verdict: u64,
+    /// Wall time of the validations.
+    pub seconds: f64,
+}
+
+impl TaskCounts {
+    fn add(&mut self, o: &TaskCounts) {
+        self.validated += o.validated;
+        self.gold_passed += o.gold_passed;
+        self.stub_failed += o.stub_failed;
+        self.valid += o.valid;
+        self.no_verdict += o.no_verdict;
+        self.seconds += o.seconds;
+    }
 }
 
 /// stats.json `stages.tests`: the test runs of the whole run.
@@ -258,6 +290,9 @@ pub struct TestsStage {
     pub functions_measured: u64,
     /// Rows of `tests/`.
     pub rows: u64,
+    /// Task validation (`--validate-tasks`), absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TaskCounts>,
 }
 
 impl TestsStage {
@@ -273,6 +308,9 @@ impl TestsStage {
         self.setup_seconds += r.setup_seconds;
         self.functions_covered += r.functions_covered;
         self.functions_measured += r.functions_measured;
+        if let Some(t) = &r.tasks {
+            self.tasks.get_or_insert_with(Default::default).add(t);
+        }
     }
 }
 
