@@ -50,7 +50,7 @@ pub fn hex_entropy(value: &str) -> f64 {
 /// 3.8 bits, an English word or an identifier of that length about 3.0-3.4).
 pub fn looks_random(value: &str) -> bool {
     let len = value.len();
-    if len < 12 || !value.bytes().all(|b| is_base64_char(b) || b == b'.') {
+    if len < 12 || !value.bytes().all(|b| is_base64_char(b) || b == b'.') || is_snake_name(value) {
         return false;
     }
     if value.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -58,6 +58,22 @@ pub fn looks_random(value: &str) -> bool {
     }
     let limit = ((len as f64).log2() - 0.75).min(4.5);
     shannon(value) > limit
+}
+
+/// A `snake_case` or `SCREAMING_SNAKE` name (letters of one case joined by `_`, `-` or
+/// `.`, no digit): an identifier or a constant's name, such as gson's `"BEGIN_OBJECT"`
+/// passed to `unexpectedTokenError(...)`, whose entropy (3.25 bits over 12 characters)
+/// is over the short-value limit. A random key of that shape is rare: with a separator and
+/// no digit in one case it has given up most of its alphabet.
+fn is_snake_name(value: &str) -> bool {
+    let b = value.as_bytes();
+    let separated = b.iter().any(|&c| matches!(c, b'_' | b'-' | b'.'));
+    let one_case = b
+        .iter()
+        .all(|&c| c.is_ascii_uppercase() || matches!(c, b'_' | b'-' | b'.'))
+        || b.iter()
+            .all(|&c| c.is_ascii_lowercase() || matches!(c, b'_' | b'-' | b'.'));
+    separated && one_case
 }
 
 /// detect-secrets' `is_sequential_string`: the value (case-folded) is a run of one of
@@ -151,5 +167,12 @@ mod tests {
         assert!(!looks_random("my_secret_value_here"));
         assert!(!looks_random("short1A"));
         assert!(!looks_random("with spaces in it ok"));
+        // Names: over the entropy limit of their length, but identifiers.
+        assert!(shannon("BEGIN_OBJECT") > (12f64).log2() - 0.75);
+        assert!(!looks_random("BEGIN_OBJECT"));
+        assert!(!looks_random("max-retry-count"));
+        // A separator does not make a key a name when it has digits or both cases.
+        assert!(looks_random("Zx81_Kp2Qm4Lr7Tn0"));
+        assert!(looks_random("kQ_wZ-jdMfpXtaLb"));
     }
 }

@@ -324,12 +324,13 @@ impl Detector {
                         .collect();
                     let before = cands.len();
                     for m in ac.find_iter(text) {
-                        let alnum_edge = |i: Option<usize>| {
-                            i.and_then(|i| b.get(i))
-                                .is_some_and(u8::is_ascii_alphanumeric)
-                        };
-                        let inner_start = b[m.start()].is_ascii_alphanumeric();
-                        let inner_end = b[m.end() - 1].is_ascii_alphanumeric();
+                        // `_` is a word character too: `PEEKED_BEGIN_OBJECT` holds no
+                        // repeat of `BEGIN_OBJECT`.
+                        let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+                        let alnum_edge =
+                            |i: Option<usize>| i.and_then(|i| b.get(i)).is_some_and(word);
+                        let inner_start = word(&b[m.start()]);
+                        let inner_end = word(&b[m.end() - 1]);
                         // A repeated value is found where it stands alone, not inside a longer word.
                         if (inner_start && alnum_edge(m.start().checked_sub(1)))
                             || (inner_end && alnum_edge(Some(m.end())))

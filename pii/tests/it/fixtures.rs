@@ -243,6 +243,18 @@ fn rows_are_redacted_consistently() {
         .scan_row(&["pwd = \"Qm8vZ2pLx7Rt\"", "xQm8vZ2pLx7Rt"])
         .unwrap();
     assert_eq!(row.fields[1], vec![]);
+    // Nor inside an identifier joined by `_`.
+    let row = detector
+        .scan_row(&[
+            "pwd = \"Qm8vZ2pLx7Rt\"",
+            "int A_Qm8vZ2pLx7Rt = 1; Qm8vZ2pLx7Rt_B;",
+        ])
+        .unwrap();
+    assert_eq!(row.fields[1], vec![]);
+    // gson's JsonReader: a constant's name passed to a method named like a token is not a
+    // secret, nor are the repeats of it in the file.
+    let java = "private static final int PEEKED_BEGIN_OBJECT = 1;\n  throw unexpectedTokenError(\"BEGIN_OBJECT\");\n";
+    assert_eq!(detector.scan_row(&[java]).unwrap().fields[0], vec![]);
 }
 
 #[test]
