@@ -189,7 +189,7 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
          (config `csn`). Partitions are assigned per repository (a stable hash of its name), \
          so no repository spans two partitions.\n\n\
          - repositories mined: {} of {}\n- files parsed: {}\n- functions extracted: {}\n\
-         - rows (functions with a docstring that the filters and dedup kept): {}\n{}\n## Repositories\n\n\
+         - rows (functions with a docstring that the filters and dedup kept): {}\n{}{}\n## Repositories\n\n\
          | repo | commit | partition | license | rows |\n|---|---|---|---|---|\n",
         stats.codemine_version,
         stats.stages.source.opened,
@@ -198,6 +198,11 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
         t.functions,
         t.csn_rows,
         stats.stages.card_lines(),
+        stats
+            .stages
+            .pii
+            .as_ref()
+            .map_or(String::new(), |p| p.card_section()),
     );
     for r in stats.repositories.iter().filter(|r| r.status == "mined") {
         // Every text from input is escaped: a name cannot add markup, split a cell, start a

@@ -234,6 +234,19 @@ fn report_lists_every_planted_value_and_changes_nothing() {
         "{card}"
     );
     assert!(card.contains("config_name: pii"), "{card}");
+    // The section, with one table line per kind found.
+    let section = card
+        .split("\n## Personal and sensitive information\n")
+        .nth(1)
+        .expect("the card's section");
+    for (kind, n) in &by_kind {
+        assert!(
+            section
+                .lines()
+                .any(|l| l.starts_with(&format!("| {kind} |")) && l.ends_with(&format!("| {n} |"))),
+            "{kind} {n}: {section}"
+        );
+    }
     // Without the step: no table, no stage.
     assert!(!plain.join("pii").exists() || rows(&plain, "pii").is_empty());
     assert!(stats(&plain)["stages"].get("pii").is_none());

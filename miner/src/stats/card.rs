@@ -157,16 +157,62 @@ impl CardLines for Option<PiiStage> {
             "drop" => "functions holding a secret removed (rule `pii`), every other finding replaced by a placeholder",
             _ => "reported only: the texts are as found",
         };
-        let kinds: Vec<String> = p.findings.iter().map(|(k, n)| format!("{k} {n}")).collect();
         format!(
-            "- personal and sensitive information (`--pii {}`): {} findings in {} files scanned              ({} personal data, {} secrets; {}); {what}; {} functions removed; where each is:              table `pii` (never the value)\n",
+            "- personal and sensitive information (`--pii {}`): {} findings in {} files \
+             scanned ({} personal data, {} secrets); {what}; {} functions removed (section \
+             \"Personal and sensitive information\", table `pii`)\n",
             p.mode,
             p.personal_data + p.secrets,
             p.files_scanned,
             p.personal_data,
             p.secrets,
-            if kinds.is_empty() { "none".to_string() } else { kinds.join(", ") },
             p.functions_dropped,
         )
+    }
+}
+
+impl PiiStage {
+    /// The card's section "Personal and sensitive information", as Hugging Face dataset
+    /// cards have one: what was looked for, what was done, the findings by kind.
+    pub fn card_section(&self) -> String {
+        let what = match self.mode.as_str() {
+            "redact" => {
+                "every finding was replaced by a placeholder (`<EMAIL>`, `<KEY>`, \
+                         `<PASSWORD>`; IP addresses by synthetic private ones) in the code, the \
+                         docstrings and their tokens"
+            }
+            "drop" => {
+                "functions holding a secret were removed (funnel rule `pii`) and every \
+                       other finding was replaced by a placeholder"
+            }
+            _ => "the findings were only reported: the texts are as found",
+        };
+        let mut s = format!(
+            "\n## Personal and sensitive information\n\n\
+             The mined text was scanned for personal data (e-mail and IP addresses, by \
+             bigcode-dataset's rules) and secrets (cloud and service keys, tokens, private \
+             keys, passwords in URLs, connection strings and assignments; detect-secrets' \
+             shapes) with `--pii {}`: {what}. {} files scanned; {} findings ({} personal data, \
+             {} secrets); {} functions removed. Table `pii` says where each finding is \
+             (repository, path, function, field, lines, bytes, action), never its value. \
+             Detection is by rules: a value they do not recognise stays as written.\n",
+            self.mode,
+            self.files_scanned,
+            self.personal_data + self.secrets,
+            self.personal_data,
+            self.secrets,
+            self.functions_dropped,
+        );
+        if !self.findings.is_empty() {
+            s += "\n| kind | category | findings |\n|---|---|---|\n";
+            for (kind, n) in &self.findings {
+                let category = match codemine_pii::Kind::from_name(kind).map(|k| k.category()) {
+                    Some(codemine_pii::Category::Secret) => "secret",
+                    _ => "personal data",
+                };
+                s += &format!("| {kind} | {category} | {n} |\n");
+            }
+        }
+        s
     }
 }
