@@ -39,6 +39,8 @@ pub(super) struct Enriching<'a> {
     pub tests: &'a mut Vec<codemine_schemas::tests::TestRow>,
     /// Per file of `units`: its findings of personal data and secrets (`--pii`).
     pub pii: &'a [Vec<super::pii::Located>],
+    /// Per node: the function's docstring in parts (`--docstring-params`; empty without).
+    pub docstring_params: &'a mut [Option<codemine_docstring::DocstringParams>],
 }
 
 /// One step of [`STEPS`].
@@ -60,6 +62,7 @@ pub(super) const STEPS: &[&dyn RepoStep] = &[
     &super::pii::DropSecrets,
     &super::enrich_step::History,
     &Filter::AfterHistory,
+    &super::docstring_params::ParseDocstrings,
 ];
 
 /// Runs every wanted step of [`STEPS`] on the state.
@@ -145,6 +148,7 @@ fn for_each_view(
             last_commit: node.last_commit,
             last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
             license: node.license.as_deref(),
+            param_names: &f.param_names,
         });
     }
 }
