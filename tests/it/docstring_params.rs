@@ -468,6 +468,20 @@ fn the_column_holds_each_conventions_parts() {
     ));
     let plain_card = std::fs::read_to_string(plain.join("README.md")).unwrap();
     assert!(!plain_card.contains("docstring_params"));
+
+    // Hugging Face `datasets` reads the declared features against the files (it refuses
+    // columns that differ) and gives the struct back.
+    let loaded = python_json(
+        r#"
+import json, sys, datasets
+d = datasets.load_dataset(sys.argv[1], "csn")
+rows = [r for s in d.values() for r in s]
+print(json.dumps({r["func_name"]: r["docstring_params"] for r in rows}))
+"#,
+        &[out.to_str().unwrap()],
+    );
+    assert_eq!(loaded["Calc.divide"], want["Calc.divide"]);
+    assert_eq!(loaded.as_object().unwrap().len(), want.len());
 }
 
 #[test]
