@@ -530,3 +530,56 @@ fn require_param_docs_keeps_the_consistent_functions() {
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(card.contains("param_docs 4"), "{card}");
 }
+
+/// A sharded run (`--rank`/`--world-size`, then `cluster` and `finalize`) takes the
+/// setting from the rank markers: the same column as one `mine`.
+#[test]
+fn a_sharded_run_writes_the_same_column() {
+    let f = fixture();
+    let single = f.mine("single", &["--docstring-params"]);
+    let out = f.tmp.path().join("sharded");
+    let (repo, dir) = (f.repo.to_str().unwrap(), out.to_str().unwrap());
+    let cache = f.tmp.path().join("cache");
+    for rank in ["0", "1"] {
+        let args = [
+            "mine",
+            "--repo",
+            repo,
+            "--out",
+            dir,
+            "--no-history",
+            "--docstring-params",
+            "--rank",
+            rank,
+            "--world-size",
+            "2",
+        ];
+        assert_success(&codemine(&args, &cache));
+    }
+    assert_success(&codemine(&["cluster", "--out", dir], &cache));
+    assert_success(&codemine(&["finalize", "--out", dir], &cache));
+    let by_name = |out: &Path, table: &str, key: &str| -> BTreeMap<String, Value> {
+        rows(out, table)
+            .into_iter()
+            .map(|r| {
+                (
+                    r[key].as_str().unwrap().to_string(),
+                    r["docstring_params"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        by_name(&out, "csn", "func_name"),
+        by_name(&single, "csn", "func_name")
+    );
+    assert_eq!(by_name(&out, "csn", "func_name").len(), expected().len());
+    assert_eq!(
+        by_name(&out, "callgraph/nodes", "qualified_name"),
+        by_name(&single, "callgraph/nodes", "qualified_name")
+    );
+    assert_eq!(
+        stats(&out)["stages"]["docstring_params"]["rows"],
+        expected().len()
+    );
+}
