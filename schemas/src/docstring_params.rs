@@ -1,6 +1,7 @@
 //! The `docstring_params` column (`mine --docstring-params`, docs/docstrings.md): a
 //! docstring's parts as `codemine_docstring` parses them, one struct per row, on the CSN
-//! rows ([`crate::csn::shape`]) and the call-graph nodes ([`crate::callgraph::nodes_shape`]).
+//! rows (`shape` in the `csn` module) and the call-graph nodes (`nodes_shape` in
+//! `callgraph`), which use it.
 //!
 //! In Arrow: a nullable struct of `params` (list of struct `name`, `type` (nullable),
 //! `description`), `returns` (nullable struct `type` (nullable), `description`), `raises`
@@ -9,6 +10,7 @@
 //! one, or one the filters dropped).
 //!
 //! ```
+//! use arrow_array::Array;
 //! use codemine_docstring::{parse, Language};
 //! use codemine_schemas::docstring_params::DocstringParamsBuilder;
 //!
