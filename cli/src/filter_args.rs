@@ -48,6 +48,11 @@ pub struct FilterArgs {
     /// Drop functions without a docstring.
     #[arg(long)]
     pub require_docstring: bool,
+    /// Keep only functions whose docstring documents exactly the signature's parameters
+    /// (none missing, none that the signature lacks; receivers and variadic `*args`,
+    /// `...rest` need no entry): rule `param_docs` (docs/docstrings.md).
+    #[arg(long)]
+    pub require_param_docs: bool,
     /// Keep only these languages (comma-separated: python, java, c, cpp, go, javascript,
     /// typescript, php, ruby; aliases py, c++, golang, js, ts, rb).
     #[arg(long, value_name = "LANG,...", value_delimiter = ',', value_parser = parse_language)]
@@ -104,6 +109,7 @@ impl FilterArgs {
             max_docstring_tokens: self.max_docstring_tokens,
             // A switch can only turn a rule on; `false` would override a file's `true`.
             require_docstring: self.require_docstring.then_some(true),
+            require_param_docs: self.require_param_docs.then_some(true),
             languages: self.languages.clone(),
             exclude: self.exclude.clone(),
             default_excludes: self.no_default_excludes.then_some(false),

@@ -112,6 +112,11 @@ pub struct MineArgs {
     /// Also write every function a filter removed, with the rule, to DIR/dropped/.
     #[arg(help_heading = heading::OUTPUT, long)]
     explain: bool,
+    /// Add `docstring_params` to the CSN rows and call-graph nodes: the docstring's
+    /// parameters, returns, raises and other sections in its language's convention
+    /// (reST, Google, NumPy, Javadoc, JSDoc, Doxygen, ...; docs/docstrings.md).
+    #[arg(help_heading = heading::OUTPUT, long)]
+    docstring_params: bool,
     /// Scan every file for personal data and secrets (e-mail and IP addresses, keys,
     /// tokens, passwords): `report` lists them in DIR/pii/, `redact` also replaces each with
     /// a placeholder in everything written, `drop` removes the functions holding a secret
@@ -259,6 +264,7 @@ pub fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.history = !args.no_history;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
+    opts.docstring_params = args.docstring_params;
     opts.tests = args.tests.options(&opts.source.cache_dir, args.offline)?;
     let config = args
         .filter

@@ -77,6 +77,9 @@ pub struct FilterConfig {
     pub max_docstring_tokens: Option<usize>,
     /// Drop functions without a docstring.
     pub require_docstring: Option<bool>,
+    /// Keep only functions whose docstring documents exactly the signature's parameters
+    /// (rule `param_docs`).
+    pub require_param_docs: Option<bool>,
     /// Keep only these languages (python, java, c, cpp, go, javascript, typescript, php,
     /// ruby).
     pub languages: Option<Vec<String>>,
@@ -179,6 +182,7 @@ impl FilterConfig {
             min_docstring_tokens: overrides.min_docstring_tokens.or(self.min_docstring_tokens),
             max_docstring_tokens: overrides.max_docstring_tokens.or(self.max_docstring_tokens),
             require_docstring: overrides.require_docstring.or(self.require_docstring),
+            require_param_docs: overrides.require_param_docs.or(self.require_param_docs),
             languages: overrides.languages.or(self.languages),
             exclude,
             default_excludes: overrides.default_excludes.or(self.default_excludes),

@@ -40,6 +40,7 @@ enum Rule {
     DocstringMarkup,
     SyntaxError,
     English,
+    ParamDocs,
     CallsNum {
         max: u64,
     },
@@ -68,6 +69,7 @@ impl Rule {
             Rule::DocstringMarkup => "docstring_markup",
             Rule::SyntaxError => "syntax_error",
             Rule::English => "english",
+            Rule::ParamDocs => PARAM_DOCS,
             Rule::CallsNum { .. } => "calls_num",
             Rule::License(_) => "license",
             Rule::Coverage { .. } => "coverage",
@@ -96,6 +98,14 @@ impl Rule {
             Rule::DocstringMarkup => !f.docstring.is_some_and(rules::has_url_or_html),
             Rule::SyntaxError => !f.syntax_error,
             Rule::English => f.docstring.is_none_or(english::keeps),
+            // Without a docstring nothing documents the parameters.
+            Rule::ParamDocs => f.docstring.is_some_and(|d| {
+                let parsed = codemine_docstring::parse(
+                    d,
+                    codemine_docstring::Language::from_name(f.language),
+                );
+                codemine_docstring::params_match(&parsed, f.param_names)
+            }),
             Rule::CallsNum { max } => f.calls_num <= *max,
             Rule::License(allowed) => allowed.keeps(f.license),
             // No coverage data cannot show the hits.
@@ -142,6 +152,7 @@ impl Rule {
             | Rule::DocstringMarkup
             | Rule::SyntaxError
             | Rule::English
+            | Rule::ParamDocs
             | Rule::KnownLastCommit => json!({}),
         };
         v["name"] = json!(self.name());
@@ -152,6 +163,10 @@ impl Rule {
 fn within<T: PartialOrd>(value: T, min: Option<T>, max: Option<T>) -> bool {
     min.as_ref().is_none_or(|m| value >= *m) && max.as_ref().is_none_or(|m| value <= *m)
 }
+
+/// The rule name of `require_param_docs` (`--require-param-docs`) in the funnel, stats.json
+/// and `--explain`.
+pub const PARAM_DOCS: &str = "param_docs";
 
 /// The rule name of the SIDE threshold in the funnel, stats.json and `--explain`.
 pub const MIN_SIDE: &str = "min_side";
@@ -317,6 +332,10 @@ impl Filter {
             rules.push(Rule::SyntaxError);
             // Language identification: the slowest of the cheap rules, so last of them.
             rules.push(Rule::English);
+        }
+        // A parse of the docstring per function: after the other docstring rules.
+        if cfg.require_param_docs == Some(true) {
+            rules.push(Rule::ParamDocs);
         }
         if let Some(max) = cfg.max_calls_num.or(yabloco.then_some(7)) {
             rules.push(Rule::CallsNum { max });

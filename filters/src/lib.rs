@@ -48,6 +48,7 @@
 //! | `lines` | `min_lines`, `max_lines` | `end_line - start_line + 1` is within the bounds |
 //! | `require_docstring` | `require_docstring` | it has a non-blank docstring |
 //! | `docstring_tokens` | `min_docstring_tokens`, `max_docstring_tokens` | its summary's token count is within the bounds |
+//! | `param_docs` | `require_param_docs` | it has a docstring whose documented parameters are the signature's (`codemine_docstring::params_match`: none missing, none extra; receivers and variadic `*args`/`...rest` need no entry) |
 //! | `calls_num` | `max_calls_num` | it has at most that many distinct callers |
 //! | `license` | `licenses` | its file's license expression is allowed (SPDX ids, `permissive`, `copyleft`; `A OR B` needs one, `A AND B` both; unknown fails) |
 //! | `coverage` | `min_coverage_hits` | coverage data exists and has at least that many hits |
@@ -61,7 +62,8 @@
 //! Evaluation order (rule names in stats and in dropped rows): `languages`,
 //! `path_exclude`, `test_in_name`, `special_method`, `test_in_path_or_name`, `lines`,
 //! `body_lines`, `require_docstring`, `docstring_tokens`, `yabloco_docstring`,
-//! `docstring_markup`, `syntax_error`, `english`, `calls_num`, `license`, `coverage`; then the
+//! `docstring_markup`, `syntax_error`, `english`, `param_docs`, `calls_num`, `license`,
+//! `coverage`; then the
 //! history rules `known_last_commit`, `since`, `until`.
 //!
 //! # Path excludes
@@ -100,7 +102,7 @@ pub mod rules;
 pub use config::{FilterConfig, Preset};
 pub use date::{DateError, DateSpec, DateZone, ZoneError};
 pub use error::FilterError;
-pub use filter::{Filter, MIN_SIDE};
+pub use filter::{Filter, MIN_SIDE, PARAM_DOCS};
 pub use funnel::{Funnel, FunnelCounts};
 pub use rules::{KnownLanguages, DEFAULT_EXCLUDES};
 
@@ -144,4 +146,7 @@ pub struct FunctionView<'a> {
     pub last_commit_bounded: bool,
     /// The SPDX expression of the file's license, when one was found.
     pub license: Option<&'a str>,
+    /// The signature's parameter names as it spells them (`*args`, `$x`, `...rest`): what
+    /// `param_docs` compares the docstring's documented parameters with.
+    pub param_names: &'a [String],
 }

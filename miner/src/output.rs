@@ -92,6 +92,39 @@ pub fn write_stats(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
     write_atomic(&path, &json)
 }
 
+/// The `docstring_params` feature of the card (`codemine_schemas::docstring_params`).
+const DOCSTRING_PARAMS_FEATURE: &str = "  - name: docstring_params
+    struct:
+    - name: params
+      list:
+      - name: name
+        dtype: string
+      - name: type
+        dtype: string
+      - name: description
+        dtype: string
+    - name: returns
+      struct:
+      - name: type
+        dtype: string
+      - name: description
+        dtype: string
+    - name: raises
+      list:
+      - name: type
+        dtype: string
+      - name: description
+        dtype: string
+    - name: others
+      list:
+      - name: section
+        dtype: string
+      - name: text
+        dtype: string
+    - name: style
+      dtype: string
+";
+
 /// The dataset card: a Hugging Face YAML header (configs, splits, features) and a short
 /// account of what was mined.
 pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
@@ -170,6 +203,11 @@ pub fn write_card(out_dir: &Path, stats: &Stats) -> Result<(), Error> {
             "  - name: {}\n    dtype: float32\n",
             codemine_schemas::callgraph::SIDE_SCORE
         );
+    }
+    // `--docstring-params` writes one more column, a struct (`csn::shape`): declared as
+    // `datasets` reads a struct (`struct:`) and a list of structs (`list:`).
+    if stats.stages.docstring_params.is_some() {
+        y += DOCSTRING_PARAMS_FEATURE;
     }
     // `datasets` wants name, num_examples and num_bytes in every split (else it warns that
     // the field is malformed and ignores it).

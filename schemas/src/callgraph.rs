@@ -59,6 +59,17 @@ static NODES: LazyLock<SchemaRef> = LazyLock::new(|| {
     ]))
 });
 
+/// The nodes' shape of a run: with `mine --docstring-params`, the nodes' columns then
+/// `docstring_params` ([`crate::docstring_params`]); else [`NodesTable`]'s.
+pub fn nodes_shape(params: bool) -> SchemaRef {
+    static WITH: LazyLock<SchemaRef> =
+        LazyLock::new(|| crate::docstring_params::with_field(&NODES));
+    match params {
+        true => WITH.clone(),
+        false => NODES.clone(),
+    }
+}
+
 /// The column of the tests that execute a function's lines (`mine --run-tests`), on the
 /// nodes and in YABLoCo's `meta`.
 pub const COVERING_TESTS: &str = "covering_tests";

@@ -64,6 +64,64 @@ pub fn scored_schema() -> SchemaRef {
     SCORED.clone()
 }
 
+/// The CSN shape of a run: the CodeSearchNet fields, then `side_score` with a SIDE model,
+/// then `docstring_params` with `mine --docstring-params`
+/// ([`crate::docstring_params`]); neither, exactly [`FIELDS`].
+pub fn shape(scored: bool, params: bool) -> SchemaRef {
+    let base = if scored {
+        scored_schema()
+    } else {
+        SCHEMA.clone()
+    };
+    match params {
+        true => crate::docstring_params::with_field(&base),
+        false => base,
+    }
+}
+
+/// CSN rows with their docstring's parts (`mine --docstring-params`): the staged CSN
+/// shape of such a run, [`FIELDS`] then `docstring_params`.
+#[derive(Default)]
+pub struct CsnParamsTable {
+    inner: CsnTable,
+    params: crate::docstring_params::DocstringParamsBuilder,
+    bytes: usize,
+}
+
+impl Table for CsnParamsTable {
+    type Row = (CsnRow, Option<codemine_docstring::DocstringParams>);
+
+    fn schema() -> SchemaRef {
+        static WITH: LazyLock<SchemaRef> = LazyLock::new(|| shape(false, true));
+        WITH.clone()
+    }
+
+    fn push(&mut self, (row, params): &Self::Row) {
+        self.inner.push(row);
+        self.bytes += self.params.append(params.as_ref());
+    }
+
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn buffered_bytes(&self) -> usize {
+        self.inner.buffered_bytes() + self.bytes
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let inner = self.inner.finish()?;
+        let mut cols = inner.columns().to_vec();
+        cols.push(Arc::new(self.params.finish()?));
+        self.bytes = 0;
+        RecordBatch::try_new(Self::schema(), cols)
+    }
+
+    fn writer_properties() -> WriterProperties {
+        CsnTable::writer_properties()
+    }
+}
+
 /// CSN rows with their SIDE score ([`scored_schema`]).
 #[derive(Default)]
 pub struct ScoredCsnTable {

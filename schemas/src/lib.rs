@@ -20,6 +20,7 @@ pub mod callgraph;
 pub mod completion;
 pub mod csn;
 pub mod dedup;
+pub mod docstring_params;
 pub mod dropped;
 pub mod intern;
 pub mod layout;

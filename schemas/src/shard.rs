@@ -169,6 +169,8 @@ pub fn encode<T: Table>(
 /// [`ShardWriter::finish`] once their total count is known. Dropping the writer without
 /// `finish` removes nothing that looks complete: temporary names do not end in `.parquet`.
 pub struct ShardWriter<T: Table> {
+    /// `T::schema()`, or the one [`ShardWriter::with_schema`] was given.
+    schema: SchemaRef,
     dir: PathBuf,
     split: String,
     opts: ShardOptions,
@@ -185,7 +187,20 @@ impl<T: Table> ShardWriter<T> {
     /// The folder is made when the first shard opens, so a table without rows leaves no
     /// empty folder behind.
     pub fn new(dir: &Path, split: &str, opts: ShardOptions) -> Result<Self> {
+        Self::with_schema(dir, split, opts, T::schema())
+    }
+
+    /// A writer of batches in `schema`, a shape of `T` with columns that only some runs
+    /// write (CSN rows with `docstring_params`); its batches come from
+    /// [`ShardWriter::push_batch`] only, rows pushed one by one would be in `T`'s.
+    pub fn with_schema(
+        dir: &Path,
+        split: &str,
+        opts: ShardOptions,
+        schema: SchemaRef,
+    ) -> Result<Self> {
         Ok(Self {
+            schema,
             dir: dir.to_path_buf(),
             split: split.to_string(),
             opts,
@@ -291,7 +306,7 @@ impl<T: Table> ShardWriter<T> {
         })?;
         let writer = ArrowWriter::try_new(
             BufWriter::new(file),
-            T::schema(),
+            self.schema.clone(),
             Some(T::writer_properties()),
         )
         .map_err(|source| Error::Parquet {

@@ -161,11 +161,14 @@ pub fn finalize_csn(
         partitions.append_value(split.unwrap_or(Split::Train).as_str());
         split_of.push(split);
     }
-    // A staged batch that the SIDE step scored carries `side_score` on to the final rows.
-    let schema = match batch.column_by_name(crate::callgraph::SIDE_SCORE) {
-        Some(_) => csn::scored_schema(),
-        None => csn::CsnTable::schema(),
-    };
+    // A staged batch that the SIDE step scored carries `side_score` on to the final rows,
+    // one of a run with `--docstring-params` its `docstring_params`.
+    let schema = csn::shape(
+        batch.column_by_name(crate::callgraph::SIDE_SCORE).is_some(),
+        batch
+            .column_by_name(crate::docstring_params::DOCSTRING_PARAMS)
+            .is_some(),
+    );
     let mut cols = Vec::with_capacity(schema.fields().len());
     for f in schema.fields() {
         if f.name() == csn::PARTITION {

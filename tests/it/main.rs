@@ -11,6 +11,7 @@ mod coverage_reports;
 mod decontam;
 mod dedup;
 mod docs;
+mod docstring_params;
 mod eval;
 mod extraction;
 mod filters;

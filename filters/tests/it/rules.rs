@@ -25,6 +25,7 @@ fn good() -> FunctionView<'static> {
         last_commit: Some(1_650_000_000),
         last_commit_bounded: false,
         license: Some("MIT"),
+        param_names: &[],
     }
 }
 
@@ -943,6 +944,7 @@ fn everything_at_once_in_documented_order() {
         preset: Some(Preset::Codexglue),
         languages: Some(vec!["java".into()]),
         require_docstring: Some(true),
+        require_param_docs: Some(true),
         max_calls_num: Some(20),
         min_coverage_hits: Some(1),
         since: Some(date("2020-01-01")),
@@ -962,12 +964,63 @@ fn everything_at_once_in_documented_order() {
             "docstring_markup",
             "syntax_error",
             "english",
+            "param_docs",
             "calls_num",
             "coverage",
             "since",
             "until"
         ]
     );
+}
+
+/// `require_param_docs`: the documented parameters are the signature's (docs/docstrings.md,
+/// "Consistency"), in each language's convention; no docstring documents nothing.
+#[test]
+fn param_docs_compares_documented_and_signature_parameters() {
+    let f = compile(FilterConfig {
+        require_param_docs: Some(true),
+        default_excludes: Some(false),
+        ..Default::default()
+    });
+    assert_eq!(f.rule_names(), ["param_docs"]);
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (ab, a, none) = (names(&["a", "b"]), names(&["a"]), names(&[]));
+    let (py_args, php) = (names(&["self", "msg", "*args", "**kwargs"]), names(&["$a"]));
+    let doxygen = "Adds.\n@param a first\n@param b second";
+    // (language, docstring, signature parameters, outcome)
+    type Case<'a> = (&'a str, Option<&'a str>, &'a [String], Result<(), &'a str>);
+    let cases: &[Case] = &[
+        ("c", Some(doxygen), &ab, Ok(())),
+        // `b` is undocumented.
+        ("c", Some("Adds.\n@param a first"), &ab, Err("param_docs")),
+        // `b` is not a parameter.
+        ("c", Some(doxygen), &a, Err("param_docs")),
+        ("c", None, &none, Err("param_docs")),
+        // Nothing to document, nothing documented.
+        ("c", Some("Does it."), &none, Ok(())),
+        // The receiver and the variadic parameters need no entry.
+        (
+            "python",
+            Some("Logs.\n\nArgs:\n    msg: The message."),
+            &py_args,
+            Ok(()),
+        ),
+        // PHPDoc names `$a` as the signature does.
+        ("php", Some("Sets.\n@param int $a the value"), &php, Ok(())),
+    ];
+    for (language, docstring, param_names, want) in cases {
+        let v = FunctionView {
+            language,
+            docstring: *docstring,
+            param_names,
+            ..good()
+        };
+        assert_eq!(
+            check(&f, &v),
+            *want,
+            "{language} {docstring:?} {param_names:?}"
+        );
+    }
 }
 
 #[test]

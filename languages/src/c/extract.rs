@@ -86,6 +86,10 @@ impl LanguageSpec for C {
         c_details(node, src)
     }
 
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        crate::cfamily::extract::c_param_names(node, src)
+    }
+
     fn locals(&self, node: Node, kind: &str, src: &str, out: &mut Vec<(String, String)>) {
         c_locals(node, kind, src, out);
     }

@@ -102,6 +102,31 @@ pub(crate) fn c_details(node: Node, src: &str) -> Details {
     d
 }
 
+/// The parameter names of a C or C++ function definition: each declarator's variable
+/// (through pointers, arrays and references), `...name` for a C++ parameter pack; a
+/// parameter without a name (`int`, `void`, C's `...`) gives none.
+pub(crate) fn c_param_names(node: Node, src: &str) -> Vec<String> {
+    let Some(params) = function_declarator(node).and_then(|f| f.field("parameters")) else {
+        return Vec::new();
+    };
+    crate::extract::named(params)
+        .filter_map(|p| {
+            let kind = p.kind_str();
+            let name = match kind {
+                "parameter_declaration"
+                | "optional_parameter_declaration"
+                | "variadic_parameter_declaration" => variable_name(p.field("declarator")?)?,
+                _ => return None,
+            };
+            let name = text(name, src);
+            Some(match kind {
+                "variadic_parameter_declaration" => format!("...{name}"),
+                _ => name.to_string(),
+            })
+        })
+        .collect()
+}
+
 /// The number of arguments of a call's argument list.
 pub(crate) fn arg_count(call: Node) -> u32 {
     call.field("arguments").map_or(0, |a| {

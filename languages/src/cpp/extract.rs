@@ -353,6 +353,10 @@ impl LanguageSpec for Cpp {
         c_details(node, src)
     }
 
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        crate::cfamily::extract::c_param_names(node, src)
+    }
+
     fn nested_functions_extracted(&self) -> bool {
         false
     }

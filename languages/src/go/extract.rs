@@ -491,6 +491,24 @@ impl LanguageSpec for Go {
         }
         d
     }
+
+    /// Go writes `...` on the type (`xs ...string`), so names are plain; a parameter list
+    /// of types only (`func(int, string)`) has none.
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        let Some(params) = node.field("parameters") else {
+            return Vec::new();
+        };
+        named(params)
+            .filter(|p| {
+                matches!(
+                    p.kind_str(),
+                    "parameter_declaration" | "variadic_parameter_declaration"
+                )
+            })
+            .flat_map(names)
+            .map(|n| text(n, src).to_string())
+            .collect()
+    }
 }
 
 /// A declared type's members for the resolver: a struct's named fields with their types and

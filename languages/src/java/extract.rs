@@ -446,6 +446,24 @@ impl LanguageSpec for Java {
         }
         d
     }
+
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        let Some(params) = node.field("parameters") else {
+            return Vec::new();
+        };
+        named(params)
+            .filter_map(|p| match p.kind_str() {
+                "formal_parameter" => p.field("name"),
+                // `String... names`: Java writes the `...` on the type, the name is plain.
+                "spread_parameter" => named(p)
+                    .find(|c| c.kind_str() == "variable_declarator")
+                    .and_then(|v| v.field("name")),
+                // A receiver parameter (`Foo this`) is no value parameter.
+                _ => None,
+            })
+            .map(|n| text(n, src).to_string())
+            .collect()
+    }
 }
 
 /// The type names under `node` (a `superclass`, `super_interfaces` or `extends_interfaces`).

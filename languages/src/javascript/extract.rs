@@ -986,6 +986,35 @@ pub(crate) fn details(node: Node, src: &str) -> Details {
     d
 }
 
+/// The parameter names of a JavaScript or TypeScript function: identifiers, the target of
+/// a default (`x = 1`), a rest parameter with its `...`; TypeScript's typed and optional
+/// parameters by their pattern. Destructuring patterns and TypeScript's `this` are left out.
+pub(crate) fn param_names(node: Node, src: &str) -> Vec<String> {
+    let params = node
+        .field("parameters")
+        .or_else(|| node.field("parameter"));
+    let Some(params) = params else {
+        return Vec::new();
+    };
+    // An arrow function's one bare parameter (`x => x`).
+    if params.kind_str() == "identifier" {
+        return vec![text(params, src).to_string()];
+    }
+    named(params)
+        .filter_map(|p| {
+            let p = match p.kind_str() {
+                "required_parameter" | "optional_parameter" => p.field("pattern")?,
+                "assignment_pattern" => p.field("left")?,
+                _ => p,
+            };
+            match p.kind_str() {
+                "identifier" | "rest_pattern" => Some(text(p, src).to_string()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// Implements [`crate::extract::LanguageSpec`] for a JavaScript-family language with the
 /// shared functions above; `$grammar` is its main grammar.
 /// `dialects: |path| ..., |dialect| ...` adds grammars chosen by path (TypeScript's TSX).
@@ -1103,6 +1132,9 @@ macro_rules! ecma_spec {
             }
             fn details(&self, node: tree_sitter::Node, src: &str) -> $crate::extract::Details {
                 $crate::javascript::extract::details(node, src)
+            }
+            fn param_names(&self, node: tree_sitter::Node, src: &str) -> Vec<String> {
+                $crate::javascript::extract::param_names(node, src)
             }
         }
     };

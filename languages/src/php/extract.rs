@@ -505,6 +505,23 @@ impl LanguageSpec for Php {
         }
         d
     }
+
+    /// `$x` (by value or by reference: the name is the variable), `...$rest`.
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        let Some(params) = node.field("parameters") else {
+            return Vec::new();
+        };
+        named(params)
+            .filter_map(|p| {
+                let name = text(p.field("name")?, src);
+                match p.kind_str() {
+                    "simple_parameter" | "property_promotion_parameter" => Some(name.to_string()),
+                    "variadic_parameter" => Some(format!("...{name}")),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
 }
 
 /// The traits a class body uses, and its typed properties (typed `private Foo $x;`

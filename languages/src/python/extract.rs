@@ -366,4 +366,21 @@ impl LanguageSpec for Python {
         }
         d
     }
+
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        let Some(params) = node.field("parameters") else {
+            return Vec::new();
+        };
+        named(params)
+            .filter_map(|p| match p.kind_str() {
+                "identifier" | "list_splat_pattern" | "dictionary_splat_pattern" => Some(p),
+                // `x: int` and `*args: int`: the name is the first child.
+                "typed_parameter" => p.named_child(0),
+                "default_parameter" | "typed_default_parameter" => p.field("name"),
+                // `*` and `/` separators, Python 2's tuple parameters.
+                _ => None,
+            })
+            .map(|n| text(n, src).to_string())
+            .collect()
+    }
 }

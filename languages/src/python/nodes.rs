@@ -147,6 +147,7 @@ fn node(
         code_tokens: Default::default(),
         scope: scope.to_string(),
         details: Default::default(),
+        param_names: Vec::new(),
         calls: Vec::new(),
         locals: Vec::new(),
         syntax_error: false,

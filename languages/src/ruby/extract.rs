@@ -521,6 +521,24 @@ impl LanguageSpec for Ruby {
         }
         d
     }
+
+    /// `x`, `x = 1`, `x:`, `*args`, `**opts`, `&block` (a splat's text is its sigil and
+    /// name); destructuring `(a, b)` is left out.
+    fn param_names(&self, node: Node, src: &str) -> Vec<String> {
+        let Some(params) = node.child_by_field_id(fields().parameters) else {
+            return Vec::new();
+        };
+        named(params)
+            .filter_map(|p| match p.kind_str() {
+                "identifier" | "splat_parameter" | "hash_splat_parameter" | "block_parameter"
+                | "forward_parameter" => Some(text(p, src).to_string()),
+                "optional_parameter" | "keyword_parameter" => {
+                    p.field("name").map(|n| text(n, src).to_string())
+                }
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// What an identifier is where it stands.

@@ -272,6 +272,8 @@ fn merge_ranks(
 /// rows and shard names.
 struct Streamed {
     csn: Vec<(Split, super::side::CsnWriter)>,
+    /// The CSN rows' `docstring_params` counted, with `--docstring-params`.
+    params: Option<crate::stats::steps::DocstringParamsStage>,
     yabloco: ShardWriter<YablocoTable>,
     nodes: ShardWriter<NodesTable>,
     edges: (usize, Vec<String>),
@@ -298,14 +300,15 @@ fn stream_tables(
     let side_drops = |id| side.is_some_and(|s| s.drops(id));
     let mut same_id = 0usize;
 
+    let params = ranks.iter().any(|r| r.docstring_params);
+    let mut params_stage = params.then(crate::stats::steps::DocstringParamsStage::default);
     let csn_dir = layout::CSN.path(out_dir);
     let mut csn = Split::ALL
         .iter()
         .map(|&s| {
-            Ok((
-                s,
-                super::side::CsnWriter::new(&csn_dir, s.as_str(), shards, side.is_some())?,
-            ))
+            let w =
+                super::side::CsnWriter::new(&csn_dir, s.as_str(), shards, side.is_some(), params)?;
+            Ok((s, w))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let mut kept: HashMap<(String, String, String), usize> = HashMap::new();
@@ -318,6 +321,9 @@ fn stream_tables(
             }
             for (split, b) in finalize_csn(&batch, &path, decide, |id| seen.insert(id))? {
                 count_rows(&b, &mut kept);
+                if let Some(stage) = &mut params_stage {
+                    super::docstring_params::count_rows(&b, stage);
+                }
                 if let Some((_, w)) = csn.iter_mut().find(|(s, _)| *s == split) {
                     w.push_batch(&b)?;
                 }
@@ -341,7 +347,12 @@ fn stream_tables(
         }
     }
 
-    let mut nodes = ShardWriter::<NodesTable>::new(&layout::NODES.path(out_dir), "nodes", shards)?;
+    let mut nodes = ShardWriter::<NodesTable>::with_schema(
+        &layout::NODES.path(out_dir),
+        "nodes",
+        shards,
+        codemine_schemas::callgraph::nodes_shape(params),
+    )?;
     for path in staged_files(out_dir, "nodes")? {
         for batch in read_batches(&path)? {
             let batch = batch.map_err(codemine_schemas::Error::Arrow)?;
@@ -400,6 +411,7 @@ fn stream_tables(
     };
     Ok(Streamed {
         csn,
+        params: params_stage,
         yabloco,
         nodes,
         edges,
@@ -424,6 +436,17 @@ impl Streamed {
             let stage = stats.stages.tests.get_or_insert_with(Default::default);
             stage.sandboxed = m.sandboxed;
             stage.sandbox = m.sandbox.clone();
+        }
+        if let Some(counted) = self.params {
+            // The parses of the ranks' repositories (merged already) and the final rows.
+            let stage = stats
+                .stages
+                .docstring_params
+                .get_or_insert_with(Default::default);
+            stage.rows = counted.rows;
+            stage.styles = counted.styles;
+            stage.with_params = counted.with_params;
+            stage.with_returns = counted.with_returns;
         }
         if let Some(m) = ranks.iter().find_map(|r| r.pii.as_ref()) {
             let stage = stats.stages.pii.get_or_insert_with(Default::default);

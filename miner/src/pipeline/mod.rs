@@ -17,6 +17,7 @@
 pub mod completion;
 pub mod decontam;
 mod dedup;
+mod docstring_params;
 mod enrich_step;
 mod extract_step;
 mod finalize;
@@ -95,6 +96,9 @@ pub struct MineOptions {
     pub tests: Option<tests_step::TestsOptions>,
     /// Scan every file for personal data and secrets (`--pii`); `None` scans nothing.
     pub pii: Option<pii::PiiOptions>,
+    /// Parse every kept function's docstring into parts, the `docstring_params` column of
+    /// the CSN rows and nodes (`--docstring-params`).
+    pub docstring_params: bool,
 }
 
 /// The language of `.h` headers.
@@ -140,6 +144,7 @@ impl MineOptions {
             callgraph_compat: Default::default(),
             tests: None,
             pii: None,
+            docstring_params: false,
         }
     }
 }

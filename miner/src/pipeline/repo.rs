@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
+use codemine_docstring::DocstringParams;
 use codemine_filters::dedup::{self as near, literal, DedupParams, Item};
 use codemine_schemas::csn::CsnRow;
 use codemine_schemas::dedup::FunctionRow;
@@ -57,6 +58,9 @@ pub struct RepoRows {
     pub keep: Vec<bool>,
     yabloco: Option<(YablocoShared, codemine_filters::DateZone)>,
     csn: Option<CsnContext>,
+    /// Per node: its function's docstring in parts, with `--docstring-params` (`None`
+    /// without: the rows have no such column).
+    pub docstring_params: Option<Vec<Option<DocstringParams>>>,
 }
 
 /// [`RepoContext`], owned.
@@ -76,12 +80,12 @@ impl RepoRows {
     }
 
     /// The CSN rows of the kept functions whose node `written` accepts, in node order,
-    /// each with its id; the units are consumed (each function's code and tokens move
-    /// into its row).
+    /// each with its id and its docstring's parts (with `--docstring-params`); the units
+    /// are consumed (each function's code and tokens move into its row).
     pub fn csn_rows(
         &mut self,
         mut written: impl FnMut(u64) -> bool,
-        mut push: impl FnMut((u64, CsnRow)) -> Result<(), crate::Error>,
+        mut push: impl FnMut((u64, CsnRow), Option<DocstringParams>) -> Result<(), crate::Error>,
     ) -> Result<(), crate::Error> {
         let Some(c) = &self.csn else {
             return Ok(());
@@ -96,13 +100,18 @@ impl RepoRows {
         let mut k = 0;
         for unit in std::mem::take(&mut self.units) {
             for f in unit.functions {
-                let (kept, id) = (self.keep[k], self.graph.facts[k].id);
+                let (node, kept, id) = (k, self.keep[k], self.graph.facts[k].id);
                 k += 1;
                 if !kept || !written(id) {
                     continue;
                 }
+                let parts = self
+                    .docstring_params
+                    .as_mut()
+                    .and_then(|p| p.get_mut(node))
+                    .and_then(Option::take);
                 if let Some(row) = csn::row(&ctx, &unit.path, unit.lang, f) {
-                    push((id, row))?;
+                    push((id, row), parts)?;
                 }
             }
         }
@@ -224,6 +233,10 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
     let mut tests = Vec::new();
     let mut tasks = Vec::new();
     let mut outcome: Vec<Result<(), &'static str>> = vec![Ok(()); graph.nodes.len()];
+    let mut docstring_params: Vec<Option<DocstringParams>> = match opts.docstring_params {
+        true => vec![None; graph.nodes.len()],
+        false => Vec::new(),
+    };
     steps::run_all(&mut steps::Enriching {
         spec,
         opts,
@@ -237,6 +250,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
         tests: &mut tests,
         tasks: &mut tasks,
         pii: &pii,
+        docstring_params: &mut docstring_params,
     });
     let pii = match &opts.pii {
         Some(p) => super::pii::rows(&name, p.mode, &units, &pii, |k| graph.nodes[k].id),
@@ -284,6 +298,7 @@ pub fn mine_repo(spec: &RepoSpec, opts: &MineOptions, progress: &dyn Progress) -
             partition: ctx.partition,
             names: ctx.names,
         }),
+        docstring_params: opts.docstring_params.then_some(docstring_params),
     };
     let completion = completion.map(|outcomes| {
         let rows = super::completion::collect(outcomes);

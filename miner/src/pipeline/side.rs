@@ -570,15 +570,25 @@ impl Scores {
     }
 }
 
-/// The final CSN writer of one split: the CSN shape, or it and `side_score` with a model.
+/// The final CSN writer of one split: the CSN shape, or it and `side_score` with a model
+/// (and `docstring_params` with `--docstring-params`: [`codemine_schemas::csn::shape`]).
 pub enum CsnWriter {
     Plain(ShardWriter<CsnTable>),
     Scored(ShardWriter<ScoredCsnTable>),
 }
 
 impl CsnWriter {
-    pub fn new(dir: &Path, split: &str, opts: ShardOptions, scored: bool) -> Result<Self, Error> {
-        Ok(if scored {
+    pub fn new(
+        dir: &Path,
+        split: &str,
+        opts: ShardOptions,
+        scored: bool,
+        params: bool,
+    ) -> Result<Self, Error> {
+        Ok(if params {
+            let shape = codemine_schemas::csn::shape(scored, true);
+            Self::Plain(ShardWriter::with_schema(dir, split, opts, shape)?)
+        } else if scored {
             Self::Scored(ShardWriter::new(dir, split, opts)?)
         } else {
             Self::Plain(ShardWriter::new(dir, split, opts)?)

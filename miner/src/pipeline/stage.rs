@@ -23,7 +23,7 @@ use codemine_filters::dedup::DedupParams;
 use codemine_filters::{Filter, Funnel};
 use codemine_schemas::callgraph::{EdgesTable, NodesTable};
 use codemine_schemas::completion::{StagedLineTable, StagedTokenTable};
-use codemine_schemas::csn::CsnTable;
+use codemine_schemas::csn::{CsnParamsTable, CsnTable};
 use codemine_schemas::dedup::{BandRow, BandsTable, FunctionRow, FunctionsTable};
 use codemine_schemas::dropped::DroppedTable;
 use codemine_schemas::layout;
@@ -124,6 +124,9 @@ pub struct RankMarker {
     /// `--pii`'s mode and `[pii]` table, when it was asked for.
     #[serde(default)]
     pub pii: Option<PiiSettings>,
+    /// `--docstring-params`: the CSN and node rows carry `docstring_params`.
+    #[serde(default)]
+    pub docstring_params: bool,
 }
 
 /// What the rank marker records of `--pii`.
@@ -250,6 +253,7 @@ pub fn run(
     if pii_drops {
         filter_rules.push(super::pii::RULE);
     }
+    let docstring_params = opts.docstring_params;
     let rank_marker = RankMarker {
         rank,
         world_size: world,
@@ -280,6 +284,7 @@ pub fn run(
             mode: p.mode,
             config: serde_json::to_value(&p.config).unwrap_or_default(),
         }),
+        docstring_params,
     };
     let json = serde_json::to_vec_pretty(&rank_marker).map_err(|e| json_error(&marker, e))?;
     write_atomic(&marker, &json)?;
@@ -368,6 +373,11 @@ fn fingerprint(specs: &[RepoSpec], opts: &MineOptions) -> String {
         Some(p) => format!("{text}\npii {:?} {:?}", p.mode, p.config),
         None => text,
     };
+    // The staged rows carry the column or not: a resume must not mix the two.
+    let text = match opts.docstring_params {
+        true => format!("{text}\ndocstring params"),
+        false => text,
+    };
     format!(
         "{{\"fingerprint\": \"{:032x}\"}}\n",
         xxhash_rust::xxh3::xxh3_128(text.as_bytes())
@@ -392,9 +402,16 @@ pub fn file_names(files: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// The staged CSN writer: the CSN shape, or it and `docstring_params` (boxed: the
+/// writers' builders are large, and of unequal sizes).
+enum StagedCsn {
+    Plain(Box<ShardWriter<Keyed<CsnTable>>>),
+    Params(Box<ShardWriter<Keyed<CsnParamsTable>>>),
+}
+
 /// The shard writers of one chunk.
 struct Chunk {
-    csn: ShardWriter<Keyed<CsnTable>>,
+    csn: StagedCsn,
     yabloco: ShardWriter<YablocoTable>,
     nodes: ShardWriter<NodesTable>,
     edges: ShardWriter<EdgesTable>,
@@ -418,6 +435,8 @@ struct Writer {
     checkpoint: usize,
     dedup: bool,
     explain: bool,
+    /// `--docstring-params`: the CSN and node rows carry the column.
+    docstring_params: bool,
     chunk: Option<Chunk>,
     next_chunk: usize,
     seen: HashSet<(String, Option<String>)>,
@@ -433,6 +452,7 @@ impl Writer {
             checkpoint: opts.checkpoint_repos.max(1),
             dedup: opts.dedup.is_some(),
             explain: opts.explain,
+            docstring_params: opts.docstring_params,
             chunk: None,
             next_chunk: 0,
             seen: HashSet::new(),
@@ -500,10 +520,25 @@ impl Writer {
             // Staging files are read back whole by the next steps: large shards suffice.
             let big = ShardOptions::default();
             let w = |table: &str| self.chunk_name(table, c);
+            let (csn, nodes) = match self.docstring_params {
+                true => (
+                    StagedCsn::Params(Box::new(ShardWriter::new(&staging, &w("csn"), big)?)),
+                    ShardWriter::with_schema(
+                        &staging,
+                        &w("nodes"),
+                        big,
+                        codemine_schemas::callgraph::nodes_shape(true),
+                    )?,
+                ),
+                false => (
+                    StagedCsn::Plain(Box::new(ShardWriter::new(&staging, &w("csn"), big)?)),
+                    ShardWriter::new(&staging, &w("nodes"), big)?,
+                ),
+            };
             self.chunk = Some(Chunk {
-                csn: ShardWriter::new(&staging, &w("csn"), big)?,
+                csn,
                 yabloco: ShardWriter::new(&staging, &w("yabloco"), big)?,
-                nodes: ShardWriter::new(&staging, &w("nodes"), big)?,
+                nodes,
                 edges: ShardWriter::new(&staging, &w("edges"), big)?,
                 dropped: ShardWriter::new(&staging, &w("dropped"), big)?,
                 functions: ShardWriter::new(&staging, &w("functions"), big)?,
@@ -586,8 +621,19 @@ impl Writer {
                 c.functions.push(f)?;
             }
         }
-        for b in &rows.graph.nodes {
-            c.nodes.push_batch(b)?;
+        match &rows.docstring_params {
+            Some(parts) => {
+                let batches = super::docstring_params::node_batches(&rows.graph.nodes, parts)
+                    .map_err(codemine_schemas::Error::Arrow)?;
+                for b in &batches {
+                    c.nodes.push_batch(b)?;
+                }
+            }
+            None => {
+                for b in &rows.graph.nodes {
+                    c.nodes.push_batch(b)?;
+                }
+            }
         }
         for b in &rows.graph.edges {
             c.edges.push_batch(b)?;
@@ -610,7 +656,16 @@ impl Writer {
             }
         }
         let csn = &mut c.csn;
-        rows.csn_rows(|id| ids.contains(&id), |row| Ok(csn.push(&row)?))?;
+        rows.csn_rows(
+            |id| ids.contains(&id),
+            |(id, row), parts| {
+                match csn {
+                    StagedCsn::Plain(w) => w.push(&(id, row))?,
+                    StagedCsn::Params(w) => w.push(&(id, (row, parts)))?,
+                }
+                Ok(())
+            },
+        )?;
         if explain {
             for r in &repo.dropped {
                 c.dropped.push(r)?;
@@ -670,7 +725,10 @@ impl Writer {
             return Ok(());
         };
         let t = Instant::now();
-        finish(c.csn)?;
+        match c.csn {
+            StagedCsn::Plain(w) => finish(*w)?,
+            StagedCsn::Params(w) => finish(*w)?,
+        }
         finish(c.yabloco)?;
         finish(c.nodes)?;
         finish(c.edges)?;
@@ -796,6 +854,25 @@ mod tests {
         let bin = fingerprint(&specs, &opts);
         assert_ne!(none, st);
         assert_ne!(st, bin);
+    }
+
+    /// `--docstring-params` changes the staged rows' shape and `--require-param-docs` which
+    /// functions they hold: a rerun that changes either starts over.
+    #[test]
+    fn docstring_params_and_param_docs_are_part_of_the_fingerprint() {
+        let specs = [crate::source::parse_repo_arg("/some/repo").expect("a path")];
+        let mut opts = MineOptions::new("/out".into(), "/cache".into());
+        let off = fingerprint(&specs, &opts);
+        opts.docstring_params = true;
+        let on = fingerprint(&specs, &opts);
+        assert_ne!(off, on);
+        let cfg = codemine_filters::FilterConfig {
+            require_param_docs: Some(true),
+            ..Default::default()
+        };
+        let known = codemine_filters::KnownLanguages(&[("python", &[])]);
+        opts.filter = Some(Filter::compile(&cfg, known).expect("a valid config"));
+        assert_ne!(on, fingerprint(&specs, &opts));
     }
 
     #[test]

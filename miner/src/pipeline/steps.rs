@@ -41,6 +41,8 @@ pub(super) struct Enriching<'a> {
     pub tasks: &'a mut Vec<codemine_schemas::tasks::TaskRow>,
     /// Per file of `units`: its findings of personal data and secrets (`--pii`).
     pub pii: &'a [Vec<super::pii::Located>],
+    /// Per node: the function's docstring in parts (`--docstring-params`; empty without).
+    pub docstring_params: &'a mut [Option<codemine_docstring::DocstringParams>],
 }
 
 /// One step of [`STEPS`].
@@ -62,6 +64,7 @@ pub(super) const STEPS: &[&dyn RepoStep] = &[
     &super::pii::DropSecrets,
     &super::enrich_step::History,
     &Filter::AfterHistory,
+    &super::docstring_params::ParseDocstrings,
     &super::validate_tasks::ValidateTasks,
 ];
 
@@ -148,6 +151,7 @@ fn for_each_view(
             last_commit: node.last_commit,
             last_commit_bounded: node.last_commit_bounded.unwrap_or(false),
             license: node.license.as_deref(),
+            param_names: &f.param_names,
         });
     }
 }

@@ -3,7 +3,7 @@
 //! once in [`Stages::card_lines`]. The card itself (`write_card` in output.rs) only puts
 //! them in place.
 
-use super::steps::{DecontamStage, PiiStage, TestsStage, DECONTAM_RULE};
+use super::steps::{DecontamStage, DocstringParamsStage, PiiStage, TestsStage, DECONTAM_RULE};
 use super::{DedupStage, FilterStage, Stages};
 
 /// A step's lines in the card (markdown list items, each ending in a newline; empty when
@@ -15,12 +15,13 @@ pub trait CardLines {
 impl Stages {
     /// The steps' card lines, in the order the card shows them.
     pub fn card_lines(&self) -> String {
-        let steps: [&dyn CardLines; 5] = [
+        let steps: [&dyn CardLines; 6] = [
             &self.filter,
             &self.dedup,
             &self.decontamination,
             &self.tests,
             &self.pii,
+            &self.docstring_params,
         ];
         steps.iter().map(|s| s.card_lines()).collect()
     }
@@ -214,5 +215,28 @@ impl PiiStage {
             }
         }
         s
+    }
+}
+
+/// Structured docstrings: how many rows carry their parts, in which conventions (nothing
+/// without `--docstring-params`).
+impl CardLines for Option<DocstringParamsStage> {
+    fn card_lines(&self) -> String {
+        let Some(d) = self else {
+            return String::new();
+        };
+        let styles: Vec<String> = d.styles.iter().map(|(s, n)| format!("{s} {n}")).collect();
+        format!(
+            "- structured docstrings (`--docstring-params`): column `docstring_params` on {} rows \
+             ({} documenting parameters, {} a return; conventions: {}); docs/docstrings.md\n",
+            d.rows,
+            d.with_params,
+            d.with_returns,
+            if styles.is_empty() {
+                "none".to_string()
+            } else {
+                styles.join(", ")
+            },
+        )
     }
 }

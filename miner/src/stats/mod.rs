@@ -160,6 +160,9 @@ pub struct RepoStats {
     /// Its findings of personal data and secrets, with `--pii`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pii: Option<steps::RepoPii>,
+    /// Its docstrings parsed into parts, with `--docstring-params`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docstring_params: Option<steps::RepoDocstringParams>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -351,6 +354,9 @@ pub struct Stages {
     /// Absent without `--pii`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pii: Option<steps::PiiStage>,
+    /// Absent without `--docstring-params`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub docstring_params: Option<steps::DocstringParamsStage>,
     pub write: WriteStage,
 }
 
@@ -421,6 +427,11 @@ impl Stats {
                 }
                 if let Some(p) = &r.pii {
                     s.pii.get_or_insert_with(Default::default).add(p);
+                }
+                if let Some(d) = &r.docstring_params {
+                    s.docstring_params
+                        .get_or_insert_with(Default::default)
+                        .add(d);
                 }
                 if let Some(c) = &r.coverage {
                     let t = &mut s.enrich.coverage;

@@ -367,3 +367,37 @@ impl PiiStage {
         self.seconds += r.seconds;
     }
 }
+
+// Structured docstrings (`pipeline::docstring_params`).
+
+/// One repository's docstrings parsed into parts (with `--docstring-params`).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct RepoDocstringParams {
+    /// Kept functions whose docstring was parsed (before dedup).
+    pub functions: u64,
+    /// Thread time of the parses.
+    pub seconds: f64,
+}
+
+/// stats.json's `stages.docstring_params`.
+#[derive(Debug, Default, Serialize)]
+pub struct DocstringParamsStage {
+    /// CSN rows written with their `docstring_params` (after dedup).
+    pub rows: u64,
+    /// Those rows by the convention recognised (`google`, `javadoc`, `plain`, ...).
+    pub styles: BTreeMap<String, u64>,
+    /// Of those rows, the ones documenting at least one parameter, and a return.
+    pub with_params: u64,
+    pub with_returns: u64,
+    /// Kept functions parsed while mining (the nodes' values; dedup's removed ones too).
+    pub functions: u64,
+    pub seconds: f64,
+}
+
+impl DocstringParamsStage {
+    /// Adds one repository's parses.
+    pub fn add(&mut self, r: &RepoDocstringParams) {
+        self.functions += r.functions;
+        self.seconds += r.seconds;
+    }
+}

@@ -441,6 +441,16 @@ pub trait LanguageSpec: Send + Sync {
         Details::default()
     }
 
+    /// The names of the function `node`'s parameters as its parameter nodes spell them, in
+    /// order: with the sigils the language writes on the name (`*args`, `**kwargs`,
+    /// `...rest`, `$x`, `&block`), without types or defaults; unnamed parameters (a C
+    /// prototype's `int`) and destructuring patterns are left out. What
+    /// `--require-param-docs` compares a docstring's documented parameters with. None by
+    /// default.
+    fn param_names(&self, _node: Node, _src: &str) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Called before a walk of a new tree asks [`LanguageSpec::function`] about its nodes:
     /// what a language keeps about the nodes of the last tree (by their ids, which are
     /// addresses) is forgotten here. Nothing by default.
@@ -638,6 +648,8 @@ pub struct Function {
     /// `ns::Foo` for a C++ method defined out of class); empty at top level.
     pub scope: String,
     pub details: Details,
+    /// The parameters' names as the signature spells them ([`LanguageSpec::param_names`]).
+    pub param_names: Vec<String>,
     /// Calls in the body, in source order (calls inside nested functions that are extracted
     /// on their own belong to those).
     pub calls: Vec<CallSite>,
@@ -1441,6 +1453,7 @@ fn build<'t>(
         code_tokens: walked.tokens,
         scope: f.scope,
         details: spec.details(node, src),
+        param_names: spec.param_names(node, src),
         calls: walked.calls,
         locals: walked.locals,
         syntax_error: false,
