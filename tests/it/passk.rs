@@ -34,6 +34,28 @@ fn python_repo(dir: &std::path::Path) {
     r.commit("geometry");
 }
 
+/// Mines `repo` into `out` with its suite run (`--run-tests --no-dedup`); its YABLoCo rows
+/// by `meta.fname`.
+fn mine_with_tests(repo: &std::path::Path, out: &std::path::Path) -> BTreeMap<String, Value> {
+    let mined = codemine(
+        &[
+            "mine",
+            "--repo",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--run-tests",
+            "--no-dedup",
+        ],
+        &cache(),
+    );
+    assert_success(&mined);
+    shard_rows(&out.join("yabloco"))
+        .into_iter()
+        .map(|r| (r["meta"]["fname"].as_str().unwrap().to_string(), r))
+        .collect()
+}
+
 /// `args` with the argument `from` replaced by `to`.
 fn replace_arg<'a>(args: &[&'a str], from: &str, to: &'a str) -> Vec<&'a str> {
     args.iter()
@@ -660,23 +682,7 @@ fn javascript_tasks_are_validated_with_a_stub_that_throws() {
         .write("test/inc.test.js", JS_INC_TEST);
     r.commit("util");
     let out = tmp.path().join("out");
-    let mined = codemine(
-        &[
-            "mine",
-            "--repo",
-            repo.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--run-tests",
-            "--no-dedup",
-        ],
-        &cache(),
-    );
-    assert_success(&mined);
-    let rows: BTreeMap<String, Value> = shard_rows(&out.join("yabloco"))
-        .into_iter()
-        .map(|r| (r["meta"]["fname"].as_str().unwrap().to_string(), r))
-        .collect();
+    let rows = mine_with_tests(&repo, &out);
     let covering = |name: &str| rows[name]["meta"]["covering_tests"].clone();
     assert_eq!(
         covering("inc"),
@@ -803,23 +809,7 @@ fn c_cmake_samples_are_built_and_one_that_does_not_compile_is_a_syntax_error() {
         .write("tests/test_add.c", TEST_ADD_C);
     r.commit("scale");
     let out = tmp.path().join("out");
-    let mined = codemine(
-        &[
-            "mine",
-            "--repo",
-            repo.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--run-tests",
-            "--no-dedup",
-        ],
-        &cache(),
-    );
-    assert_success(&mined);
-    let rows: BTreeMap<String, Value> = shard_rows(&out.join("yabloco"))
-        .into_iter()
-        .map(|r| (r["meta"]["fname"].as_str().unwrap().to_string(), r))
-        .collect();
+    let rows = mine_with_tests(&repo, &out);
     let scale = &rows["scale"];
     assert_eq!(
         scale["meta"]["covering_tests"],
