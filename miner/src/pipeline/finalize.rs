@@ -488,43 +488,25 @@ impl Streamed {
         write.callgraph_edges = self.edges.0;
         if let Some((rows, files)) = self.dropped {
             write.dropped_rows = rows;
-            write
-                .shards
-                .entry(layout::DROPPED.dir)
-                .or_default()
-                .extend(files);
+            list_shards(write, layout::DROPPED, files);
         }
         if let Some((rows, files)) = self.tests {
             write.tests_rows = rows;
-            write
-                .shards
-                .entry(layout::TESTS.dir)
-                .or_default()
-                .extend(files);
+            list_shards(write, layout::TESTS, files);
             if let Some(t) = &mut stats.stages.tests {
                 t.rows = rows as u64;
             }
         }
         if let Some((rows, files)) = self.pii {
-            let write = &mut stats.stages.write;
-            write.pii_rows = rows;
-            write
-                .shards
-                .entry(layout::PII.dir)
-                .or_default()
-                .extend(files);
+            stats.stages.write.pii_rows = rows;
+            list_shards(&mut stats.stages.write, layout::PII, files);
             if let Some(p) = &mut stats.stages.pii {
                 p.rows = rows as u64;
             }
         }
         if let Some((rows, files)) = self.tasks {
-            let write = &mut stats.stages.write;
-            write.tasks_rows = rows;
-            write
-                .shards
-                .entry(layout::TASKS.dir)
-                .or_default()
-                .extend(files);
+            stats.stages.write.tasks_rows = rows;
+            list_shards(&mut stats.stages.write, layout::TASKS, files);
         }
         stats.stages.write.same_id_skipped = self.same_id;
         Ok(self.kept)
@@ -627,6 +609,11 @@ fn copy<T: Table>(
     }
     let rows = w.rows();
     Ok((rows, file_names(&w.finish(true)?)))
+}
+
+/// Lists a table's shard files in the write stage, by table folder.
+fn list_shards(write: &mut crate::stats::WriteStage, table: TableDir, files: Vec<String>) {
+    write.shards.entry(table.dir).or_default().extend(files);
 }
 
 /// The dedup stage's stats: counts from the clusters table (whichever engine wrote it),
