@@ -109,6 +109,10 @@ pub struct MineArgs {
     /// Do not walk the history: `last_commit` stays null (faster on long histories).
     #[arg(help_heading = heading::HISTORY, long)]
     no_history: bool,
+    /// Neither read nor write the history cache (CACHE/history/): every function is dated
+    /// by a full walk. The cache only changes the time a run takes, never its output.
+    #[arg(help_heading = heading::HISTORY, long)]
+    no_history_cache: bool,
     /// Also write every function a filter removed, with the rule, to DIR/dropped/.
     #[arg(help_heading = heading::OUTPUT, long)]
     explain: bool,
@@ -262,6 +266,7 @@ pub fn run_mine(args: MineArgs) -> anyhow::Result<i32> {
     opts.csn_names = args.csn_names;
     opts.callgraph_compat = args.callgraph_compat;
     opts.history = !args.no_history;
+    opts.history_cache = !args.no_history_cache;
     opts.coverage_strip_prefixes = args.coverage_strip_prefix.clone();
     opts.explain = args.explain;
     opts.docstring_params = args.docstring_params;

@@ -393,3 +393,207 @@ fn history_counters_do_not_depend_on_the_thread_count() {
     assert_eq!(one, counters("3"));
     assert_eq!(one, counters("8"));
 }
+
+/// Every output file of `out`, by path relative to it, except stats.json (timings).
+fn output_files(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![out.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(out).unwrap().to_string_lossy().into_owned();
+                // stats.json holds timings, the lock file its writer's process id.
+                if rel != "stats.json" && rel != ".codemine.lock" {
+                    files.insert(rel, std::fs::read(&p).unwrap());
+                }
+            }
+        }
+    }
+    files
+}
+
+fn assert_same_outputs(got: &Path, want: &Path) {
+    let (g, w) = (output_files(got), output_files(want));
+    assert_eq!(
+        g.keys().collect::<Vec<_>>(),
+        w.keys().collect::<Vec<_>>(),
+        "{} and {} hold different files",
+        got.display(),
+        want.display()
+    );
+    for (name, bytes) in &g {
+        assert!(bytes == &w[name], "{name} differs from the full run's");
+    }
+}
+
+fn history_cache_stats(out: &Path) -> Value {
+    stats(out)["repositories"][0]["history"]["cache"].clone()
+}
+
+/// The history cache (issue 40): a run at commit B that starts from the cache of an earlier
+/// run at A reuses the dates of the files no first-parent commit from B down to A touched,
+/// walks the rest, and writes exactly what a full run at B writes. Between A and B: an edit,
+/// an added and a deleted file, a rename, a change undone by the next commit (same blob,
+/// still walked again), and a merge of a branch that edited a file; one file stays untouched.
+#[test]
+fn a_run_from_the_history_cache_writes_what_a_full_run_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("hist");
+    let mut r = build_history(&repo);
+    let keep = "/* Keep stays. */\nint keep(int k)\n{\n    return k + 1;\n}\n\nint keep2(int k)\n{\n    return k - 1;\n}\n";
+    let side = "int side(int s)\n{\n    return s * 2;\n}\n";
+    r.write("src/keep.c", keep).write("src/side.c", side);
+    r.commit("c12: keep and side");
+    let a = git(&repo, &["rev-parse", "HEAD"]);
+    let cache = tmp.path().join("cache");
+    let mine = |out: &str, cache: &Path, extra: &[&str]| -> std::path::PathBuf {
+        let out = tmp.path().join(out);
+        let mut args = vec![
+            "mine",
+            "--repo",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        harness::assert_success(&harness::codemine(&args, cache));
+        out
+    };
+    let at_a = mine("at-a", &cache, &[]);
+    let first = history_cache_stats(&at_a);
+    assert!(first["base"].is_null(), "{first:#}");
+    assert_eq!(first["reused_functions"], 0, "{first:#}");
+
+    r.set_time(EPOCH + 50 * DAY);
+    let core = std::fs::read_to_string(repo.join("lib/core.c")).unwrap();
+    r.write(
+        "lib/core.c",
+        core.replace("int r = b + a;", "int r = a + b + 0;"),
+    );
+    r.commit("d1: edit alpha");
+    r.write("src/new.c", "int fresh(int f)\n{\n    return f;\n}\n")
+        .remove("src/slider.c");
+    r.commit("d2: add new.c, delete slider.c");
+    r.rename("lib/extra.c", "lib/more.c");
+    r.commit("d3: rename extra.c");
+    let utils = std::fs::read_to_string(repo.join("pkg/utils.py")).unwrap();
+    r.write(
+        "pkg/utils.py",
+        utils.replace("out = json.dumps(data)", "out = json.dumps(data, indent=1)"),
+    );
+    r.commit("d4: edit render");
+    r.write("pkg/utils.py", &utils);
+    r.commit("d5: undo d4");
+    r.checkout("topic");
+    r.write("src/side.c", side.replace("s * 2", "s * 3"));
+    r.commit("t1: edit side on a branch");
+    r.checkout("main");
+    r.write("src/side.c", side.replace("s * 2", "s * 3"));
+    r.merge_commit("topic", "d6: merge topic");
+    let b = git(&repo, &["rev-parse", "HEAD"]);
+
+    let incremental = mine("at-b", &cache, &[]);
+    let full = mine(
+        "at-b-full",
+        &tmp.path().join("other-cache"),
+        &["--no-history-cache"],
+    );
+    assert_same_outputs(&incremental, &full);
+    // And the full run agrees with git blame, so both do.
+    let cmp = compare(&full, &repo);
+    assert_eq!(cmp["mismatches"], 0, "{cmp:#}");
+    assert!(stats(&full)["repositories"][0]["history"]["cache"].is_null());
+
+    let c = history_cache_stats(&incremental);
+    assert_eq!(c["base"], a.as_str(), "{c:#}");
+    assert_eq!(c["commits_since_base"], 6, "{c:#}");
+    // Only src/keep.c was untouched: its two functions come from the cache.
+    assert_eq!(c["reused_files"], 1, "{c:#}");
+    assert_eq!(c["reused_functions"], 2, "{c:#}");
+    let h = &stats(&incremental)["repositories"][0]["history"];
+    assert_eq!(
+        h["walked_functions"].as_u64().unwrap() + 2,
+        h["functions"].as_u64().unwrap(),
+        "{h:#}"
+    );
+
+    // Again at B: everything comes from B's own cache, nothing is walked.
+    let again = mine("at-b-again", &cache, &[]);
+    assert_same_outputs(&again, &full);
+    let c = history_cache_stats(&again);
+    assert_eq!(c["base"], b.as_str(), "{c:#}");
+    assert_eq!(c["commits_since_base"], 0, "{c:#}");
+    let h = &stats(&again)["repositories"][0]["history"];
+    assert_eq!(h["walked_functions"], 0, "{h:#}");
+    assert_eq!(h["cache"]["reused_functions"], h["functions"], "{h:#}");
+}
+
+/// A cached commit that is not on the mined commit's first-parent line (here the tip of a
+/// branch merged as a second parent) is never used, and one written by another codemine
+/// version is ignored: both with a note in stats.json, and the full walk's output.
+#[test]
+fn the_history_cache_is_ignored_off_the_first_parent_line_and_from_another_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("hist");
+    let mut r = build_history(&repo);
+    r.checkout("topic");
+    r.write("src/side.c", "int side(int s)\n{\n    return s;\n}\n");
+    let topic = r.commit("t1: side on a branch");
+    r.checkout("main");
+    r.write("src/side.c", "int side(int s)\n{\n    return s;\n}\n");
+    r.merge_commit("topic", "m: merge topic");
+    let cache = tmp.path().join("cache");
+    let mine = |out: &str, cache: &Path, rev: &str, extra: &[&str]| -> std::path::PathBuf {
+        let out = tmp.path().join(out);
+        let spec = format!("{}{rev}", repo.display());
+        let mut args = vec![
+            "mine",
+            "--repo",
+            spec.as_str(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        harness::assert_success(&harness::codemine(&args, cache));
+        out
+    };
+    mine("at-topic", &cache, &format!("@{topic}"), &[]);
+    let at_main = mine("at-main", &cache, "", &[]);
+    let full = mine("full", &tmp.path().join("c2"), "", &["--no-history-cache"]);
+    assert_same_outputs(&at_main, &full);
+    let c = history_cache_stats(&at_main);
+    assert!(c["base"].is_null(), "{c:#}");
+    let notes = c["notes"].to_string();
+    assert!(notes.contains("first-parent line"), "{c:#}");
+
+    // A cache file from another version: ignored, named in the note.
+    let dir = std::fs::read_dir(cache.join("history"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let file = dir.join(format!("{head}.json"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["codemine"] = "0.0.1".into();
+    std::fs::write(&file, v.to_string()).unwrap();
+    let other = mine("other-version", &cache, "", &[]);
+    assert_same_outputs(&other, &full);
+    let c = history_cache_stats(&other);
+    assert!(c["base"].is_null(), "{c:#}");
+    let notes = c["notes"].to_string();
+    assert!(notes.contains("written by codemine 0.0.1"), "{c:#}");
+
+    // And a cache file that is not JSON at all.
+    std::fs::write(&file, "not json").unwrap();
+    let broken = mine("broken", &cache, "", &[]);
+    assert_same_outputs(&broken, &full);
+    assert!(history_cache_stats(&broken)["notes"]
+        .to_string()
+        .contains("ignored"));
+}

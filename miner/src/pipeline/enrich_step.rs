@@ -13,7 +13,8 @@ use crate::source::{self, RepoSpec};
 use crate::stats::{Failure, RepoCoverageStats, RepoStats};
 use codemine_coverage::{self as coverage, CoverageError, CoverageStats, RepoCoverage};
 use codemine_history::{
-    last_commits, BlameError, BlameStats, BlameTarget, FileDates, HistoryStats,
+    last_commits_cached, BlameError, BlameStats, BlameTarget, FileDates, HistoryCache,
+    HistoryStats, ReuseStats,
 };
 
 /// The coverage step, for a repository given coverage reports.
@@ -40,11 +41,25 @@ impl RepoStep for History {
     }
 
     fn run(&self, s: &mut Enriching) {
+        let cache_root = s
+            .opts
+            .history_cache
+            .then(|| s.opts.source.cache_dir.join(HISTORY_CACHE));
         history_step(
-            s.snap, s.units, s.blobs, s.outcome, s.graph, s.stats, s.failures,
+            s.snap,
+            cache_root.as_deref(),
+            s.units,
+            s.blobs,
+            s.outcome,
+            s.graph,
+            s.stats,
+            s.failures,
         );
     }
 }
+
+/// The history cache's folder in the clone cache.
+const HISTORY_CACHE: &str = "history";
 
 /// The coverage step: the repository's reports give every node its coverage columns; a
 /// bad report is a failure and leaves all of them null.
@@ -85,8 +100,10 @@ fn coverage_step(
 }
 
 /// The history step: the last commit of every function the cheap filters kept.
+#[allow(clippy::too_many_arguments)]
 fn history_step(
     snap: &source::Snapshot,
+    cache_root: Option<&std::path::Path>,
     units: &[SourceUnit],
     blobs: &[Option<git2::Oid>],
     outcome: &[Result<(), &'static str>],
@@ -97,10 +114,11 @@ fn history_step(
     let t = Instant::now();
     let mut h = HistoryStats::default();
     let wanted: Vec<bool> = outcome.iter().map(Result::is_ok).collect();
-    match date_functions(snap, units, blobs, &wanted) {
-        Ok(Some((dates, walk))) => {
+    match date_functions(snap, cache_root, units, blobs, &wanted) {
+        Ok(Some((dates, walk, cache))) => {
             h.functions = wanted.iter().filter(|k| **k).count();
             h.walk = walk;
+            h.cache = cache;
             // One string per commit, shared by the functions it dates.
             let mut shas: HashMap<git2::Oid, std::sync::Arc<str>> = HashMap::new();
             for (node, d) in graph.nodes.iter_mut().zip(dates) {
@@ -165,12 +183,15 @@ fn attach_coverage(
 
 /// The last commit of every function that `wanted` marks, in node order; `None` for a
 /// plain folder, which has no history.
+type Dated = (FileDates, BlameStats, Option<ReuseStats>);
+
 fn date_functions(
     snap: &source::Snapshot,
+    cache_root: Option<&std::path::Path>,
     units: &[SourceUnit],
     blobs: &[Option<git2::Oid>],
     wanted: &[bool],
-) -> Result<Option<(FileDates, BlameStats)>, BlameError> {
+) -> Result<Option<Dated>, BlameError> {
     let (Some(dir), Some(sha)) = (snap.git_dir(), snap.sha.as_deref()) else {
         return Ok(None);
     };
@@ -205,12 +226,19 @@ fn date_functions(
             slots.push(s);
         }
     }
-    let (found, walk) = last_commits(dir, head, &targets, rayon::current_num_threads())?;
+    let cache = cache_root.map(|root| HistoryCache::for_repository(root, dir));
+    let (found, walk, reuse) = last_commits_cached(
+        dir,
+        head,
+        &targets,
+        rayon::current_num_threads(),
+        cache.as_ref(),
+    )?;
     let mut dates = vec![None; k];
     for (file, slot) in found.into_iter().zip(slots) {
         for (d, k) in file.into_iter().zip(slot) {
             dates[k] = d;
         }
     }
-    Ok(Some((dates, walk)))
+    Ok(Some((dates, walk, reuse)))
 }

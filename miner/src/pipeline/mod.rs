@@ -64,6 +64,9 @@ pub struct MineOptions {
     pub instruction: String,
     /// Date functions by their last commit (blame semantics); off skips the history walk.
     pub history: bool,
+    /// Reuse and update the history cache (`CACHE/history/`): a later run walks only the
+    /// files changed since a cached commit on its first-parent line (codemine_history::cache).
+    pub history_cache: bool,
     /// The zone of the `dd.mm.YYYY` dates written (YABLoCo's `last_commit`).
     pub date_zone: codemine_filters::DateZone,
     /// Prefixes removed from coverage reports' file paths before matching.
@@ -128,6 +131,7 @@ impl MineOptions {
             headers: HeaderMode::Auto,
             instruction: callgraph::DEFAULT_INSTRUCTION.to_string(),
             history: true,
+            history_cache: true,
             date_zone: codemine_filters::DateZone::default(),
             coverage_strip_prefixes: Vec::new(),
             filter: None,
