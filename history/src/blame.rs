@@ -80,6 +80,10 @@ pub struct BlameStats {
     /// Commits visited whose own date is older than one of their ancestors' (clock skew).
     pub skewed_commits: usize,
     pub shallow: bool,
+    /// Functions dated at [`KnownAt`]'s commit: every line of theirs reached it unchanged
+    /// as one of its known spans. Reported by the cache's stats, not here.
+    #[serde(skip)]
+    pub dated_at_known: usize,
 }
 
 impl BlameStats {
@@ -92,6 +96,7 @@ impl BlameStats {
         self.rename_searches += o.rename_searches;
         self.skewed_commits += o.skewed_commits;
         self.shallow |= o.shallow;
+        self.dated_at_known += o.dated_at_known;
     }
 }
 
@@ -148,6 +153,18 @@ fn git_err(commit: Oid) -> impl Fn(git2::Error) -> BlameError {
     }
 }
 
+/// Known dates by (path, blob), then by 1-based inclusive line span.
+pub type KnownDates = HashMap<(String, Oid), HashMap<(u32, u32), LastCommit>>;
+
+/// The functions' dates of an earlier walk at `commit`, an ancestor of the head: a function
+/// whose lines all reach `commit` unchanged, as exactly a span known there, has that span's
+/// date (from there on the walk would be the earlier one), and the walk stops for it.
+#[derive(Debug, Clone, Copy)]
+pub struct KnownAt<'k> {
+    pub commit: Oid,
+    pub dates: &'k KnownDates,
+}
+
 /// Dates every function of `targets` at `head`, walking `groups` independent parts of the
 /// file set in parallel (each opens its own repository handle). The result has one entry
 /// per target and one per function of it, in order; `None` when no commit could be found
@@ -157,6 +174,17 @@ pub fn last_commits(
     head: Oid,
     targets: &[BlameTarget],
     groups: usize,
+) -> Result<(Vec<FileDates>, BlameStats), BlameError> {
+    last_commits_from(git_dir, head, targets, groups, None)
+}
+
+/// [`last_commits`], taking what `known` says at its commit (see [`KnownAt`]).
+pub fn last_commits_from(
+    git_dir: &Path,
+    head: Oid,
+    targets: &[BlameTarget],
+    groups: usize,
+    known: Option<KnownAt<'_>>,
 ) -> Result<(Vec<FileDates>, BlameStats), BlameError> {
     use rayon::prelude::*;
     // libgit2 re-hashes every object it reads by default; git does not, and on a long
@@ -168,7 +196,7 @@ pub fn last_commits(
         .into_par_iter()
         .map(|idx| {
             let files: Vec<&BlameTarget> = idx.iter().map(|&i| &targets[i]).collect();
-            let (dates, stats, seen) = walk_group(git_dir, head, &files)?;
+            let (dates, stats, seen) = walk_group(git_dir, head, &files, known)?;
             Ok((idx, dates, stats, seen))
         })
         .collect();
@@ -222,6 +250,7 @@ fn walk_group(
     git_dir: &Path,
     head: Oid,
     files: &[&BlameTarget],
+    known: Option<KnownAt<'_>>,
 ) -> Result<(Vec<FileDates>, BlameStats, Seen), BlameError> {
     let repo = Repository::open(git_dir).map_err(|e| BlameError::Open {
         path: git_dir.display().to_string(),
@@ -229,6 +258,7 @@ fn walk_group(
     })?;
     let shallow = shallow_boundaries(&repo);
     let mut walk = Walk::new(&repo, files, shallow);
+    walk.known = known;
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     walk.run(head, &paths)?;
     walk.stats.files = files.len();
@@ -368,6 +398,8 @@ struct FileState {
     done: Vec<bool>,
     /// How many functions are done.
     done_count: u32,
+    /// Per function, how many of its lines have been blamed.
+    blamed: Vec<u32>,
     result: Vec<Option<LastCommit>>,
 }
 
@@ -397,6 +429,7 @@ impl FileState {
             alive,
             done: vec![false; n],
             done_count: 0,
+            blamed: vec![0; n],
             result: vec![None; n],
         }
     }
@@ -454,6 +487,7 @@ struct ParentDiff {
 
 struct Walk<'r> {
     repo: &'r Repository,
+    known: Option<KnownAt<'r>>,
     files: Vec<FileState>,
     /// Interned paths, and their ids.
     names: Vec<String>,
@@ -474,6 +508,7 @@ impl<'r> Walk<'r> {
     fn new(repo: &'r Repository, files: &[&BlameTarget], shallow: HashSet<Oid>) -> Self {
         Self {
             repo,
+            known: None,
             files: files.iter().map(|f| FileState::new(&f.functions)).collect(),
             names: Vec::new(),
             ids: HashMap::new(),
@@ -519,7 +554,10 @@ impl<'r> Walk<'r> {
             let Some(work) = self.pending.remove(&oid) else {
                 continue;
             };
-            let work = self.prune(work);
+            let mut work = self.prune(work);
+            if let Some(known) = self.known.filter(|k| k.commit == oid) {
+                work = self.date_at_known(known, work);
+            }
             if work.is_empty() {
                 continue;
             }
@@ -920,6 +958,86 @@ impl<'r> Walk<'r> {
         Ok((passed, kept))
     }
 
+    /// Dates the functions whose every line is in `work`, at the known commit, as exactly a
+    /// span known there, and drops their lines; the rest of `work` walks on.
+    fn date_at_known(
+        &mut self,
+        known: KnownAt<'r>,
+        work: Vec<(PathId, Suspect)>,
+    ) -> Vec<(PathId, Suspect)> {
+        // Per (final file, function): the path here, the line offset from the final file,
+        // whether every line has that same path and offset, and the lines seen.
+        struct AtKnown {
+            path: PathId,
+            delta: i64,
+            consistent: bool,
+            lines: u32,
+        }
+        let mut seen: HashMap<(u32, u32), AtKnown> = HashMap::new();
+        for (path, s) in &work {
+            for sp in &s.spans {
+                let f = &self.files[sp.file as usize];
+                for off in 0..sp.len {
+                    let line = sp.final_start + off;
+                    let delta = i64::from(sp.start + off) - i64::from(line);
+                    for &fi in &f.covering[line as usize] {
+                        if f.done[fi as usize] {
+                            continue;
+                        }
+                        let e = seen.entry((sp.file, fi)).or_insert(AtKnown {
+                            path: *path,
+                            delta,
+                            consistent: true,
+                            lines: 0,
+                        });
+                        e.consistent &= e.path == *path && e.delta == delta;
+                        e.lines += 1;
+                    }
+                }
+            }
+        }
+        let blobs: HashMap<PathId, Oid> = work.iter().map(|(p, s)| (*p, s.blob)).collect();
+        let mut keys: Vec<(u32, u32)> = seen.keys().copied().collect();
+        keys.sort_unstable();
+        let mut dated = 0;
+        for key in keys {
+            let e = &seen[&key];
+            let (file, fi) = (key.0 as usize, key.1 as usize);
+            let f = &self.files[file];
+            let (s, end) = f.functions[fi];
+            if !e.consistent || f.blamed[fi] > 0 || e.lines != end - s + 1 {
+                continue;
+            }
+            let (Ok(ks), Ok(ke)) = (
+                u32::try_from(i64::from(s) + e.delta + 1),
+                u32::try_from(i64::from(end) + e.delta + 1),
+            ) else {
+                continue;
+            };
+            let name = self.names[e.path as usize].clone();
+            let Some(date) = known
+                .dates
+                .get(&(name, blobs[&e.path]))
+                .and_then(|spans| spans.get(&(ks, ke)))
+            else {
+                continue;
+            };
+            let f = &mut self.files[file];
+            f.result[fi] = Some(*date);
+            f.done[fi] = true;
+            f.done_count += 1;
+            for l in s..=end {
+                f.alive[l as usize] -= 1;
+            }
+            dated += 1;
+        }
+        self.stats.dated_at_known += dated;
+        if dated == 0 {
+            return work;
+        }
+        self.prune(work.into_iter().collect())
+    }
+
     /// The span's lines were last changed by `commit`. A function is done once its latest
     /// date so far reaches `bound`, the newest date any later commit can have.
     fn blame(&mut self, sp: Span, commit: Oid, time: i64, bounded: bool, bound: i64) {
@@ -928,6 +1046,7 @@ impl<'r> Walk<'r> {
             let covering = std::mem::take(&mut f.covering[line as usize]);
             for &fi in &covering {
                 let fi = fi as usize;
+                f.blamed[fi] += 1;
                 if f.done[fi] {
                     continue;
                 }

@@ -8,7 +8,11 @@
 //! the first parent that has the identical blob (`pass_whole_blame`), so the function's lines
 //! travel unchanged from B down that line to A, where the walk goes on exactly as the run at A
 //! walked it. Files changed on the way (edited, added, deleted, renamed, or changed and changed
-//! back) are walked again in full. Nothing else is trusted:
+//! back) are walked from B, and the walk stops at A for every function whose lines all reach
+//! A unchanged as exactly a span dated there ([`crate::blame::KnownAt`]): from A on, its
+//! lines would take the run at A's path. Only what changed in A..B, and functions that do
+//! not arrive at A whole (new ones, merged or split ones, lines through a branch), walk on.
+//! Nothing else is trusted:
 //!
 //! - entries are keyed by path, blob and line span, so a file or function that differs is
 //!   simply not found;
@@ -26,7 +30,10 @@ use std::path::{Path, PathBuf};
 use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
-use crate::blame::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, LastCommit};
+use crate::blame::{
+    last_commits, last_commits_from, BlameError, BlameStats, BlameTarget, FileDates, KnownAt,
+    KnownDates, LastCommit,
+};
 
 /// Bumped whenever the blame semantics or this file's layout change.
 const FORMAT: u32 = 1;
@@ -87,6 +94,9 @@ pub struct ReuseStats {
     pub changed_paths: usize,
     pub reused_files: usize,
     pub reused_functions: usize,
+    /// Functions of changed files whose lines all reached `base` unchanged, as a function
+    /// dated there: the walk stopped at `base` for them.
+    pub dated_at_base: usize,
     /// Why the cache was not used, or not written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -110,8 +120,7 @@ struct CachedFile {
     functions: Vec<(u32, u32, u32)>,
 }
 
-/// Dates per (path, blob), then per span.
-type Known = HashMap<(String, Oid), HashMap<(u32, u32), LastCommit>>;
+type Known = KnownDates;
 
 /// [`last_commits`], reusing and then updating `cache` when one is given (see the module
 /// doc). Cache problems are notes in the stats, never errors: the walk then does it all.
@@ -139,14 +148,17 @@ pub fn last_commits_cached(
         return Ok((dates, stats, Some(reuse)));
     }
     let mut known = Known::new();
+    let mut at_base = None;
     if let Some((base, changed, base_known)) = load_base(&repo, cache, head, &mut reuse.notes) {
         reuse.base = Some(base.0.to_string());
         reuse.commits_since_base = base.1;
         reuse.changed_paths = changed.len();
         known = base_known
-            .into_iter()
+            .iter()
             .filter(|((path, _), _)| !changed.contains(path))
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        at_base = Some((base.0, base_known));
     }
     // The functions the cache dates, and the rest to walk.
     let mut dates: Vec<FileDates> = targets
@@ -184,7 +196,12 @@ pub fn last_commits_cached(
             walk_slots.push((i, slots));
         }
     }
-    let (found, stats) = last_commits(git_dir, head, &walk_targets, groups)?;
+    let stop = at_base.as_ref().map(|(commit, dates)| KnownAt {
+        commit: *commit,
+        dates,
+    });
+    let (found, stats) = last_commits_from(git_dir, head, &walk_targets, groups, stop)?;
+    reuse.dated_at_base = stats.dated_at_known;
     for (file, (i, slots)) in found.into_iter().zip(walk_slots) {
         for (d, j) in file.into_iter().zip(slots) {
             dates[i][j] = d;

@@ -40,6 +40,7 @@ impl HistoryStats {
             mine.changed_paths += c.changed_paths;
             mine.reused_files += c.reused_files;
             mine.reused_functions += c.reused_functions;
+            mine.dated_at_base += c.dated_at_base;
         }
     }
 }

@@ -513,6 +513,11 @@ fn a_run_from_the_history_cache_writes_what_a_full_run_writes() {
     // Only src/keep.c was untouched: its two functions come from the cache.
     assert_eq!(c["reused_files"], 1, "{c:#}");
     assert_eq!(c["reused_functions"], 2, "{c:#}");
+    // In the changed files, the functions whose lines all reach A unchanged are dated at A
+    // from the cache, and the walk stops there for them: beta, gamma and epsilon (core.c,
+    // where alpha changed), parse and Helper.method (utils.py, where render changed and
+    // changed back), delta (renamed with more.c). Not fresh, side, nor slider's (deleted).
+    assert_eq!(c["dated_at_base"], 6, "{c:#}");
     let h = &stats(&incremental)["repositories"][0]["history"];
     assert_eq!(
         h["walked_functions"].as_u64().unwrap() + 2,
