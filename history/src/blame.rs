@@ -34,7 +34,7 @@ use std::path::Path;
 
 use git2::{Delta, DiffOptions, Oid, Repository};
 
-use super::similarity;
+use super::{similarity, xdiff};
 
 /// What to date: one file of the mined commit and the line spans of its functions.
 #[derive(Debug, Clone)]
@@ -298,65 +298,6 @@ struct Suspect {
     /// The final file's count of dated functions when the spans were last pruned: while it
     /// holds, pruning again would change nothing.
     pruned_at: Option<(u32, u32)>,
-}
-
-/// xdiff's changed regions between two buffers, as 0-based (old start, old len, new start,
-/// new len). Buffer diffs cost more than blob diffs (libgit2 hashes both buffers to name
-/// them): trimming the tail, as git does, wins back part of it.
-fn diff_hunks(
-    old: &[u8],
-    new: &[u8],
-    opts: &mut DiffOptions,
-) -> Result<Vec<(u32, u32, u32, u32)>, git2::Error> {
-    let patch = git2::Patch::from_buffers(old, None, new, None, Some(opts))?;
-    let mut out = Vec::with_capacity(patch.num_hunks());
-    for i in 0..patch.num_hunks() {
-        let (h, _) = patch.hunk(i)?;
-        out.push(hunk_range(&h));
-    }
-    Ok(out)
-}
-
-/// [`diff_hunks`] of two blobs, as they are.
-fn blob_hunks(
-    repo: &Repository,
-    old: &git2::Blob<'_>,
-    new: &git2::Blob<'_>,
-    opts: &mut DiffOptions,
-) -> Result<Vec<(u32, u32, u32, u32)>, git2::Error> {
-    let mut out = Vec::new();
-    let mut on_hunk = |_: git2::DiffDelta<'_>, h: git2::DiffHunk<'_>| {
-        out.push(hunk_range(&h));
-        true
-    };
-    repo.diff_blobs(
-        Some(old),
-        None,
-        Some(new),
-        None,
-        Some(opts),
-        None,
-        None,
-        Some(&mut on_hunk),
-        None,
-    )?;
-    Ok(out)
-}
-
-/// A hunk as 0-based (old start, old len, new start, new len): a side with no lines names
-/// the line before the change (1-based), which 0-based is where the change starts.
-fn hunk_range(h: &git2::DiffHunk<'_>) -> (u32, u32, u32, u32) {
-    let os = if h.old_lines() > 0 {
-        h.old_start() - 1
-    } else {
-        h.old_start()
-    };
-    let ns = if h.new_lines() > 0 {
-        h.new_start() - 1
-    } else {
-        h.new_start()
-    };
-    (os, h.old_lines(), ns, h.new_lines())
 }
 
 /// git's `trim_common_tail`: drops the common end of both buffers in 1 KiB blocks, then
@@ -893,21 +834,13 @@ impl<'r> Walk<'r> {
     ) -> Result<(Vec<Span>, Vec<Span>), BlameError> {
         let old_blob = self.repo.find_blob(old).map_err(git_err(old))?;
         let new_blob = self.repo.find_blob(new).map_err(git_err(new))?;
-        let mut opts = DiffOptions::new();
-        opts.context_lines(0)
-            .interhunk_lines(0)
-            .indent_heuristic(true)
-            .force_text(true);
         // git trims the common tail before a context-free diff (xdiff-interface.c), which
         // bounds how far xdiff can slide a hunk down: do the same, or sliders differ.
         let (old_bytes, new_bytes) = trim_common_tail(old_blob.content(), new_blob.content());
-        let hunks = if old_bytes.len() == old_blob.content().len() {
-            // Nothing trimmed: the blob diff sees the same input and skips hashing it.
-            blob_hunks(self.repo, &old_blob, &new_blob, &mut opts)
-        } else {
-            diff_hunks(old_bytes, new_bytes, &mut opts)
-        }
-        .map_err(git_err(new))?;
+        let hunks = xdiff::hunks(old_bytes, new_bytes).map_err(|e| BlameError::Git {
+            commit: new.to_string(),
+            message: e.to_string(),
+        })?;
         // Unchanged regions of the new blob: (new start, new end, old start).
         let mut same: Vec<(u32, u32, u32)> = Vec::with_capacity(hunks.len() + 1);
         let (mut n, mut o) = (0u32, 0u32);

@@ -6,6 +6,7 @@
 pub mod blame;
 pub mod cache;
 mod similarity;
+mod xdiff;
 
 pub use blame::{last_commits, BlameError, BlameStats, BlameTarget, FileDates, LastCommit};
 pub use cache::{last_commits_cached, HistoryCache, ReuseStats};
