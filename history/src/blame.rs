@@ -15,7 +15,8 @@
 //!   similarity scores (diffcore-delta.c) of at least 50%, same file name first on a tie;
 //! - lines no parent takes are blamed on the commit;
 //! - diffs are xdiff's Myers with the indent heuristic and no whitespace options, as git's
-//!   defaults are (libgit2 carries the same xdiff).
+//!   defaults are, after git's trim of the common tail: libgit2 carries the same xdiff,
+//!   called directly ([`crate::xdiff`]).
 //!
 //! Only the lines of the functions asked about are tracked, and a function is done as soon
 //! as no line still unexplained can be blamed on a newer commit. Commits are visited by the
