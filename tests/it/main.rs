@@ -22,6 +22,7 @@ mod lang_go;
 mod lang_javascript;
 mod lang_php;
 mod lang_ruby;
+mod lang_rust;
 mod licenses;
 mod locks;
 mod passk;

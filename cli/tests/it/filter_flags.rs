@@ -124,7 +124,7 @@ fn bad_flag_values_are_usage_errors_naming_the_flag() {
     usage_error(&["--min-docstring-tokens", "x"], "--min-docstring-tokens");
     usage_error(&["--max-docstring-tokens", ""], "--max-docstring-tokens");
     usage_error(&["--max-calls-num", "many"], "--max-calls-num");
-    let e = usage_error(&["--languages", "python,rust"], "--languages");
+    let e = usage_error(&["--languages", "python,cobol"], "--languages");
     assert!(e.contains("unknown language"), "{e}");
     let e = usage_error(&["--exclude", "src/[a"], "--exclude");
     assert!(e.contains("not a valid glob"), "{e}");
