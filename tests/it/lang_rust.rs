@@ -43,7 +43,7 @@ fn rust_rows_take_every_function_with_its_doc_comment() {
     let mut r = RepoBuilder::init(&tmp.path().join("shapes"));
     r.write("src/shapes.rs", SHAPES);
     r.commit("rust");
-    let out = mine_into(&r.path, tmp.path(), &[]);
+    let out = mine_into(&r.path, tmp.path(), &["--docstring-params"]);
     let rows = shard_rows(&out.join("csn"));
     let mut names: Vec<&str> = rows
         .iter()
@@ -76,6 +76,11 @@ fn rust_rows_take_every_function_with_its_doc_comment() {
         area["code"],
         "pub fn area(side: f64) -> f64 {\n    side * side\n}"
     );
+    // rustdoc's `# Arguments` section, in parts.
+    let params = &area["docstring_params"];
+    assert_eq!(params["style"], "rustdoc");
+    assert_eq!(params["params"][0]["name"], "side");
+    assert_eq!(params["params"][0]["description"], "the side's length");
     // A `/** */` block, then attributes: the code starts at the function itself.
     let double = find_row(&rows, "func_name", "double");
     assert_eq!(double["docstring"], "Doubles a number.");
