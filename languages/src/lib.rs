@@ -133,6 +133,7 @@ languages! {
     Ruby => ruby::Ruby,
     Php => php::Php,
     Rust => rust::Rust,
+    CSharp => csharp::CSharp,
 }
 
 #[cfg(test)]
@@ -175,7 +176,7 @@ mod registry_tests {
     #[test]
     fn handles_sort_compare_and_print_as_the_registry_says() {
         assert!(Lang::ALL.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(Lang::ALL.len(), 10);
+        assert_eq!(Lang::ALL.len(), 11);
         assert_eq!(Lang::from_path("src/lib.rs"), Some(Lang::Rust));
         assert_ne!(Lang::C, Lang::Cpp);
         assert_eq!(Lang::from_name("cpp"), Some(Lang::Cpp));

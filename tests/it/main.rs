@@ -18,6 +18,7 @@ mod filters;
 mod history;
 mod hostile;
 mod inspect;
+mod lang_csharp;
 mod lang_go;
 mod lang_javascript;
 mod lang_php;

@@ -288,6 +288,15 @@ pub trait LanguageSpec: Send + Sync {
 
     fn grammar(&self) -> tree_sitter::Language;
 
+    /// The text the grammar parses in place of `src`, of the same length byte for byte, so
+    /// that every node's range (and the text taken from `src` by it) is the file's: C# blanks
+    /// its preprocessor directive lines, which tree-sitter-c-sharp parses as nodes that must
+    /// enclose whole constructs, where an `#if`..`#else` cuts through a statement. `None`
+    /// (the default): `src` itself.
+    fn parse_text(&self, _src: &str) -> Option<String> {
+        None
+    }
+
     /// Which of the language's grammars parses the file at `path`: 0 (the default) is
     /// [`LanguageSpec::grammar`], others are [`LanguageSpec::dialect_grammar`]'s. TypeScript's
     /// `.tsx` files need the TSX grammar, in which `<T>x` is JSX rather than a cast.
@@ -772,7 +781,10 @@ impl Extractor {
         parser
             .set_included_ranges(&[])
             .map_err(|_| ExtractError::NoTree)?;
-        parser.parse(src, None).ok_or(ExtractError::NoTree)
+        let text = lang.parse_text(src);
+        parser
+            .parse(text.as_deref().unwrap_or(src), None)
+            .ok_or(ExtractError::NoTree)
     }
 
     /// Every leaf token of `src` parsed as `lang`, in source order, as a function's
@@ -868,7 +880,10 @@ impl Extractor {
         parser
             .set_included_ranges(ranges)
             .map_err(|_| ExtractError::NoTree)?;
-        parser.parse(src, None).ok_or(ExtractError::NoTree)
+        let text = lang.parse_text(src);
+        parser
+            .parse(text.as_deref().unwrap_or(src), None)
+            .ok_or(ExtractError::NoTree)
     }
 
     /// Extracts `src` one window at a time, each parsed as an included range of the whole
@@ -890,6 +905,8 @@ impl Extractor {
             column: 0,
         };
         let end_point = end_of(src);
+        let text = lang.parse_text(src);
+        let parsed = text.as_deref().unwrap_or(src);
         let parser = self.parser(lang, dialect)?;
         let mut out = FileFunctions::default();
         let mut start = window::Cut {
@@ -912,7 +929,7 @@ impl Extractor {
             parser
                 .set_included_ranges(&[range])
                 .map_err(|_| ExtractError::NoTree)?;
-            let tree = parser.parse(src, None).ok_or(ExtractError::NoTree)?;
+            let tree = parser.parse(parsed, None).ok_or(ExtractError::NoTree)?;
             if tree.root_node().has_error() {
                 return Ok(None);
             }

@@ -1,0 +1,191 @@
+//! C# end to end: the CSN rows of a fixture with every member form (a constructor, a
+//! method with an attribute, an expression-bodied method, a property with a getter body,
+//! an auto property, a local function, abstract and interface methods without bodies;
+//! `///` XML and plain `//` comments), and the call graph of a hand-written project edge
+//! by edge. Expected values come from the rules (codetext's functions plus
+//! constructors and properties with bodies; the `///` XML kept, `<summary>` tokenised)
+//! and C#'s own name lookup, written by hand.
+
+use harness::*;
+
+const SHAPES: &str = include_str!("../fixtures/csharp/Shapes.cs");
+
+const PROJECT: &[(&str, &str)] = &[
+    (
+        "src/Models/Item.cs",
+        include_str!("../fixtures/csharp/project/src/Models/Item.cs"),
+    ),
+    (
+        "src/BaseStore.cs",
+        include_str!("../fixtures/csharp/project/src/BaseStore.cs"),
+    ),
+    (
+        "src/Store.cs",
+        include_str!("../fixtures/csharp/project/src/Store.cs"),
+    ),
+    (
+        "src/Util/Helpers.cs",
+        include_str!("../fixtures/csharp/project/src/Util/Helpers.cs"),
+    ),
+];
+
+#[test]
+fn csharp_rows_take_members_with_bodies_and_their_xml_docs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("shapes"));
+    r.write("Shapes.cs", SHAPES);
+    r.commit("cs");
+    let out = mine_into(&r.path, tmp.path(), &["--docstring-params"]);
+    let rows = shard_rows(&out.join("csn"));
+    let mut names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["func_name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    // Not rows: `Scale` (a plain comment), `Count` (an auto property), `Sum.Twice` (no
+    // doc comment), `Inner.Run` and `IShape.Area` (no body).
+    assert_eq!(
+        names,
+        [
+            "Square.Area",
+            "Square.Clamp",
+            "Square.Double",
+            "Square.Square",
+            "Square.Sum"
+        ]
+    );
+    // Preprocessor lines are parsed as blank (tree-sitter-c-sharp 0.23 cannot parse an
+    // `#if` that cuts through a statement), and kept in the code.
+    let clamp = find_row(&rows, "func_name", "Square.Clamp");
+    assert!(clamp["code"]
+        .as_str()
+        .unwrap()
+        .contains("#if NET8_0\n            if (v > 1)"));
+    for r in &rows {
+        assert_eq!(r["language"], "csharp");
+    }
+    // The XML is kept; the attribute inside the declaration does not stand in the way.
+    let area = find_row(&rows, "func_name", "Square.Area");
+    assert_eq!(
+        area["docstring"],
+        "<summary>The area.</summary>\n<returns>The side squared.</returns>"
+    );
+    let tokens: Vec<&str> = area["docstring_tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tokens.contains(&"area"), "{tokens:?}");
+    assert!(!tokens.contains(&"squared"), "{tokens:?}");
+    assert!(area["code"]
+        .as_str()
+        .unwrap()
+        .starts_with("[Obsolete(\"use another\")]\n"));
+    // The XML's parts: `<param>` of the constructor.
+    let ctor = find_row(&rows, "func_name", "Square.Square");
+    assert_eq!(ctor["docstring_params"]["params"][0]["name"], "side");
+    assert_eq!(
+        ctor["docstring_params"]["params"][0]["description"],
+        "The side's length."
+    );
+
+    let g = read_graph(&out);
+    let mut nodes: Vec<String> = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["qualified_name"].as_str().unwrap().to_string())
+        .collect();
+    nodes.sort();
+    assert!(g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["syntax_error"] == false));
+    assert_eq!(
+        nodes,
+        [
+            "Square.Area",
+            "Square.Clamp",
+            "Square.Double",
+            "Square.Scale",
+            "Square.Square",
+            "Square.Sum",
+            "Square.Sum.Twice"
+        ]
+    );
+    assert_edges(
+        &g,
+        "Shapes.cs:Square.Area",
+        &[("Scale", "Shapes.cs:Square.Scale", "same_file")],
+    );
+    assert_edges(
+        &g,
+        "Shapes.cs:Square.Sum",
+        &[
+            ("Twice", "Shapes.cs:Square.Sum.Twice", "same_file"),
+            ("Math.Abs", "-", "stdlib"),
+        ],
+    );
+}
+
+#[test]
+fn csharp_types_bases_usings_and_receivers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("shop"));
+    for (path, text) in PROJECT {
+        r.write(path, text);
+    }
+    r.commit("shop");
+    let out = mine_into(&r.path, tmp.path(), &[]);
+    let g = read_graph(&out);
+    assert_edges(
+        &g,
+        "src/Store.cs:Store.Add",
+        &[
+            ("new Item", "src/Models/Item.cs:Item.Item", "project"),
+            // A field of a type of the base class library (the file imports only
+            // `System.*` and the repository's namespaces).
+            ("items.Add", "-", "stdlib"),
+            // Inherited from the base class.
+            ("Touch", "src/BaseStore.cs:BaseStore.Touch", "same_package"),
+            ("this.Log", "src/Store.cs:Store.Log", "same_file"),
+            // `var item = new Item(..)`.
+            ("item.Label", "src/Models/Item.cs:Item.Label", "project"),
+        ],
+    );
+    assert_edges(
+        &g,
+        "src/Store.cs:Store.Log",
+        &[
+            (
+                "base.Touch",
+                "src/BaseStore.cs:BaseStore.Touch",
+                "same_package",
+            ),
+            (
+                "Helpers.Format",
+                "src/Util/Helpers.cs:Helpers.Format",
+                "project",
+            ),
+        ],
+    );
+    assert_edges(
+        &g,
+        "src/BaseStore.cs:BaseStore.Touch",
+        &[("Console.WriteLine", "-", "stdlib")],
+    );
+    // A property of type `string`.
+    assert_edges(
+        &g,
+        "src/Models/Item.cs:Item.Label",
+        &[("Name.ToUpper", "-", "stdlib")],
+    );
+    // A file that imports a package's namespace: its unknown types are the package's.
+    assert_edges(
+        &g,
+        "src/Util/Helpers.cs:Helpers.Format",
+        &[("JsonConvert.SerializeObject", "-", "external_binaries")],
+    );
+}
