@@ -240,6 +240,11 @@ fn shallow_clone_dates_are_marked_bounded() {
     assert_eq!(h["shallow"], true);
     let bounded = h["bounded"].as_u64().unwrap();
     assert!(bounded > 0 && bounded < 11, "{h:#}");
+    // A shallow clone neither reads nor writes the history cache (its bounds depend on
+    // the depth): a second run walks again and writes the same.
+    let note = s["repositories"][0]["history"]["cache"]["notes"].to_string();
+    assert!(note.contains("shallow clone"), "{note}");
+    assert!(!tmp.path().join("cache").join("history").exists());
 
     // YABLoCo has no bounded column: a bound is not written as a date there, and every
     // exact date is written dd.mm.YYYY (UTC), as Python's strftime gives it.
