@@ -182,10 +182,15 @@ fn csharp_types_bases_usings_and_receivers() {
         "src/Models/Item.cs:Item.Label",
         &[("Name.ToUpper", "-", "stdlib")],
     );
-    // A file that imports a package's namespace: its unknown types are the package's.
+    // A file that imports a package's namespace: a type of the base class library's list
+    // is still `stdlib`, another unknown type the package's.
     assert_edges(
         &g,
         "src/Util/Helpers.cs:Helpers.Format",
-        &[("JsonConvert.SerializeObject", "-", "external_binaries")],
+        &[
+            ("new List<string>", "-", "stdlib"),
+            ("parts.Add", "-", "stdlib"),
+            ("JsonConvert.SerializeObject", "-", "external_binaries"),
+        ],
     );
 }

@@ -1,10 +1,11 @@
 //! C#: extraction (`extract.rs`: methods, constructors, local functions and properties
 //! with a body, `Class.Method`, `///` XML doc comments) and resolution through the
 //! repository's types, base types, `using` directives and declared types of receivers
-//! (`resolve.rs`).
+//! (`resolve.rs`), and the base class library's type names (`stdlib.rs`).
 
 mod extract;
 mod resolve;
+pub(crate) mod stdlib;
 
 use codemine_filters::dedup::literal::Spelling;
 

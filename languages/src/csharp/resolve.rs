@@ -10,11 +10,11 @@
 //! type, `this.x`); `new T()` to `T`'s constructor (its file when it declares none).
 //!
 //! Names outside the repository: `System` and its sub-namespaces are the .NET base class
-//! library (`stdlib`), as are C#'s predefined types (`int`, `string`). A type the
-//! repository does not declare is `stdlib` when the caller's file imports no namespace
-//! but `System.*` and the repository's own, else `external_binaries` (a NuGet package's
-//! namespace is imported; codemine has no list of the base class library's types to tell
-//! the two apart by name).
+//! library (`stdlib`), as are C#'s predefined types (`int`, `string`) and the types of its
+//! generated list ([`super::stdlib`]). Another type the repository does not declare is
+//! `stdlib` when the caller's file imports no namespace but `System.*` and the
+//! repository's own (a newer library type than the list knows), else `external_binaries`
+//! (a NuGet package's namespace is imported).
 
 use std::collections::{HashMap, HashSet};
 
@@ -154,7 +154,7 @@ impl<'u> Index<'u> {
 
     /// What a call on a type the repository does not declare reaches.
     fn foreign(&self, file: u32, ty: &str) -> Target {
-        if PREDEFINED.contains(&ty) || is_system(ty) {
+        if PREDEFINED.contains(&ty) || is_system(ty) || super::stdlib::is_bcl_type(ty) {
             return Target::Stdlib;
         }
         if self.imports_packages(file) {
