@@ -194,3 +194,49 @@ fn csharp_types_bases_usings_and_receivers() {
         ],
     );
 }
+
+/// Coverage of C# code: a Cobertura report as coverlet writes it (a `<source>` folder,
+/// classes by file, each method's `<lines>` repeated in its class's `<lines>`), written by
+/// hand from the format: each member takes the hits of its own lines, counted once.
+#[test]
+fn csharp_coverage_from_a_coverlet_cobertura_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("shapes"));
+    r.write("Shapes.cs", SHAPES);
+    r.commit("cs");
+    let line = |n: u32, h: u32| format!("<line number=\"{n}\" hits=\"{h}\" branch=\"False\" />");
+    let area: String = [23, 24, 25].iter().map(|&n| line(n, 2)).collect();
+    let sum: String = [41, 43, 44].iter().map(|&n| line(n, 0)).collect();
+    let xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<coverage line-rate=\"0.5\" branch-rate=\"1\" version=\"1.9\" timestamp=\"1700000000\" lines-covered=\"3\" lines-valid=\"6\">\n\
+         <sources><source>/home/ci/shapes/</source></sources>\n<packages><package name=\"Geometry\" line-rate=\"0.5\">\n\
+         <classes><class name=\"Geometry.Square\" filename=\"Shapes.cs\" line-rate=\"0.5\">\n\
+         <methods><method name=\"Area\" signature=\"()\"><lines>{area}</lines></method>\n\
+         <method name=\"Sum\" signature=\"(System.Double)\"><lines>{sum}</lines></method></methods>\n\
+         <lines>{area}{sum}</lines></class></classes></package></packages></coverage>\n"
+    );
+    let report = tmp.path().join("coverage.cobertura.xml");
+    std::fs::write(&report, xml).unwrap();
+    let out = mine_into(
+        &r.path,
+        tmp.path(),
+        &["--coverage", report.to_str().unwrap()],
+    );
+    let g = read_graph(&out);
+    let cov = |q: &str| {
+        let n = g["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["qualified_name"] == q)
+            .unwrap();
+        (
+            n["test_cov_hits"].as_i64(),
+            n["covered_lines"].as_i64(),
+            n["coverable_lines"].as_i64(),
+        )
+    };
+    // Area spans lines 21 (its attribute) to 25.
+    assert_eq!(cov("Square.Area"), (Some(6), Some(3), Some(3)));
+    assert_eq!(cov("Square.Sum"), (Some(0), Some(0), Some(3)));
+}

@@ -223,3 +223,49 @@ fn rust_modules_uses_crates_and_receivers() {
         &[("open", "src/lib.rs:open", "project")],
     );
 }
+
+/// Coverage of Rust code: an LCOV report as `cargo llvm-cov --lcov` writes it (absolute
+/// `SF:` path, mangled `FN:` names, `FNDA`, `DA`, `LF`/`LH`), written by hand from the
+/// format; each function takes the `DA` counts of its own lines (docs/coverage.md).
+#[test]
+fn rust_coverage_from_an_llvm_cov_lcov_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = RepoBuilder::init(&tmp.path().join("shapes"));
+    r.write("src/shapes.rs", SHAPES);
+    r.commit("rust");
+    let report = tmp.path().join("lcov.info");
+    std::fs::write(
+        &report,
+        "SF:/home/ci/shapes/src/shapes.rs\n\
+         FN:7,_RNvCs1a2b3c_6shapes4area\nFN:19,_RNvCs1a2b3c_6shapes6double\n\
+         FNDA:3,_RNvCs1a2b3c_6shapes4area\nFNDA:0,_RNvCs1a2b3c_6shapes6double\nFNF:2\nFNH:1\n\
+         DA:7,3\nDA:8,3\nDA:9,3\nDA:19,0\nDA:20,0\nDA:21,0\nBRF:0\nBRH:0\nLF:6\nLH:3\n\
+         end_of_record\n",
+    )
+    .unwrap();
+    let out = mine_into(
+        &r.path,
+        tmp.path(),
+        &["--coverage", report.to_str().unwrap()],
+    );
+    let g = read_graph(&out);
+    let node = |q: &str| {
+        g["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["qualified_name"] == q)
+            .unwrap()
+            .clone()
+    };
+    let cov = |q: &str| {
+        let n = node(q);
+        (
+            n["test_cov_hits"].as_i64(),
+            n["covered_lines"].as_i64(),
+            n["coverable_lines"].as_i64(),
+        )
+    };
+    assert_eq!(cov("area"), (Some(9), Some(3), Some(3)));
+    assert_eq!(cov("double"), (Some(0), Some(0), Some(3)));
+}
