@@ -45,8 +45,8 @@ pub struct Task {
     pub failed_in_suite: Vec<String>,
 }
 
-/// The tasks of output folder `out`, by upper-case id: the nodes whose `covering_tests`
-/// list is not empty.
+/// The tasks of output folder `out`, by upper-case id: the function nodes (not a module's
+/// top-level code, not a lambda) whose `covering_tests` list is not empty.
 pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
     let commits = commits(&out.join("repositories"))?;
     let passed = passed_tests(&out.join("tests"))?;
@@ -62,6 +62,7 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
             "end_line",
             "category",
             "covering_tests",
+            "kind",
         ];
         for batch in batches(&file, &cols)? {
             let col = |name: &str| -> Result<&ArrayRef, Error> {
@@ -98,8 +99,16 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
             let tests = col("covering_tests")?
                 .as_list_opt::<i32>()
                 .ok_or_else(|| bad("covering_tests"))?;
+            let kind = col("kind")?
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("kind"))?;
             for i in 0..batch.num_rows() {
                 if tests.is_null(i) || repo.is_null(i) || path.is_null(i) {
+                    continue;
+                }
+                // A module's top-level code or a lambda is no function a body can be
+                // generated for (no YABLoCo row has one).
+                if !kind.is_null(i) && matches!(kind.value(i), "module" | "lambda") {
                     continue;
                 }
                 let list = tests.value(i);

@@ -11,21 +11,23 @@
 
 use std::collections::BTreeMap;
 
-use harness::{assert_success, codemine, shard_rows, RepoBuilder};
+use harness::{assert_success, codemine, read_graph, shard_rows, RepoBuilder};
 use serde_json::{json, Value};
 
 use crate::run_tests::{
     cache, CALC_C, MAKEFILE, PYPROJECT, SHAPES_PY, TEST_ADD_C, TEST_MUL_C, TEST_SHAPES_PY,
 };
 
-/// geometry (run_tests' fixture) and `cube`, whose one covering test fails on the original.
+/// geometry (run_tests' fixture), `cube`, whose one covering test fails on the original,
+/// and a top-level call.
 fn python_repo(dir: &std::path::Path) {
     let mut r = RepoBuilder::init(dir);
     r.write("pyproject.toml", PYPROJECT)
         .write("geometry/__init__.py", "")
         .write(
             "geometry/shapes.py",
-            format!("{SHAPES_PY}\n\ndef cube(x):\n    \"\"\"Volume of a cube.\"\"\"\n    return x * x * x\n"),
+            // Top-level code with a call: the module is a call-graph node of its own.
+            format!("{SHAPES_PY}\n\ndef cube(x):\n    \"\"\"Volume of a cube.\"\"\"\n    return x * x * x\n\n\nTAU = float(6.28)\n"),
         )
         .write(
             "tests/test_shapes.py",
@@ -98,6 +100,37 @@ fn samples_pass_fail_time_out_or_do_not_parse_and_pass_at_k_is_chen_et_al() {
             .unwrap()
             .to_string()
     };
+    // The module's top-level code runs under every test that imports it, but it is no
+    // function: a prediction for it is refused as no task.
+    let graph = read_graph(&out);
+    let module = graph["code_nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["kind"] == "module" && n["path"] == "geometry/shapes.py")
+        .expect("the module node");
+    assert!(!module["covering_tests"].as_array().unwrap().is_empty());
+    let preds = tmp.path().join("module.jsonl");
+    let module_id = format!("{:016X}", module["id"].as_u64().unwrap());
+    std::fs::write(
+        &preds,
+        format!("{{\"id\": \"{module_id}\", \"prediction\": \"pass\"}}\n"),
+    )
+    .unwrap();
+    let refused = codemine(
+        &[
+            "eval",
+            out.to_str().unwrap(),
+            "--execute",
+            "-p",
+            preds.to_str().unwrap(),
+        ],
+        &cache(),
+    );
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("no function with covering tests"), "{err}");
+
     let gold_rectangle = rows["rectangle"]["outputs"].as_str().unwrap().to_string();
     assert!(
         gold_rectangle.starts_with("def rectangle(w, h):"),

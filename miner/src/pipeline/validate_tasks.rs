@@ -84,6 +84,11 @@ fn validate(s: &mut Enriching, opts: &TestsOptions) -> Vec<TaskRow> {
         .zip(s.outcome.iter())
         .filter(|(_, kept)| kept.is_ok())
         .filter_map(|(node, _)| {
+            // A module's top-level code or a lambda is a call-graph node, no function a
+            // body can be generated for (no YABLoCo row has one).
+            if matches!(node.kind, "module" | "lambda") {
+                return None;
+            }
             let covering = node.covering_tests.as_ref().filter(|c| !c.is_empty())?;
             let path: &str = &node.path;
             if covering
