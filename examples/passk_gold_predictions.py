@@ -17,7 +17,8 @@ t = ds.dataset(f"{out}/callgraph/nodes", format="parquet").to_table(
 files = {}
 n = 0
 for r in sorted(t, key=lambda r: r["id"]):
-    if not r["covering_tests"] or not r["path"].startswith(prefixes):
+    # A module's top-level code or a lambda is no task (codemine eval refuses them).
+    if not r["covering_tests"] or not r["path"].startswith(prefixes) or r["kind"] in ("module", "lambda"):
         continue
     if r["path"] not in files:
         files[r["path"]] = subprocess.run(["git", "--git-dir", git, "show", f"{sha}:{r['path']}"],
