@@ -150,6 +150,7 @@ fn csharp_types_bases_usings_and_receivers() {
             ("items.Add", "-", "stdlib"),
             // Inherited from the base class.
             ("Touch", "src/BaseStore.cs:BaseStore.Touch", "same_package"),
+            // The overload of one parameter, not the two-parameter one declared first.
             ("this.Log", "src/Store.cs:Store.Log", "same_file"),
             // `var item = new Item(..)`.
             ("item.Label", "src/Models/Item.cs:Item.Label", "project"),
@@ -175,6 +176,14 @@ fn csharp_types_bases_usings_and_receivers() {
         &g,
         "src/BaseStore.cs:BaseStore.Touch",
         &[("Console.WriteLine", "-", "stdlib")],
+    );
+    // `Log` has two overloads; each call has one by its argument count: no call of the
+    // project is ambiguous.
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(
+        s["stages"]["resolve"]["languages"]["csharp"]["ambiguous"],
+        0
     );
     // A property of type `string`.
     assert_edges(

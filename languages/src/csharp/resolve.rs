@@ -8,6 +8,8 @@
 //! through a type of the repository; `x.M()` through the declared type of `x` (a
 //! parameter, a local `T x` or `var x = new T()`, a field or property of the caller's
 //! type, `this.x`); `new T()` to `T`'s constructor (its file when it declares none).
+//! Among overloads, those whose parameter count fits the call's arguments are the
+//! candidates (all of them when none fits).
 //!
 //! Names outside the repository: `System` and its sub-namespaces are the .NET base class
 //! library (`stdlib`), as are C#'s predefined types (`int`, `string`) and the types of its
@@ -122,13 +124,39 @@ impl<'u> Index<'u> {
             .copied()
     }
 
-    /// A member `name` of the type `ty` or of its bases.
+    /// Overloads that take `args` arguments (a `params` array takes any number at or
+    /// above its fixed ones), or all of them when none does.
+    fn by_arity(&self, cands: &[FnRef], args: Option<u32>) -> Vec<FnRef> {
+        let Some(args) = args else {
+            return cands.to_vec();
+        };
+        let fits: Vec<FnRef> = cands
+            .iter()
+            .copied()
+            .filter(|r| {
+                let d = &self.units[r.file as usize].functions[r.func as usize].details;
+                d.params == args || (d.variadic && args + 1 >= d.params)
+            })
+            .collect();
+        if fits.is_empty() {
+            cands.to_vec()
+        } else {
+            fits
+        }
+    }
+
+    /// A member `name` of the type `ty` or of its bases, taking `args` arguments when
+    /// known.
     fn member(&self, file: u32, ty: &str, name: &str) -> Option<Target> {
+        self.member_with(file, ty, name, None)
+    }
+
+    fn member_with(&self, file: u32, ty: &str, name: &str, args: Option<u32>) -> Option<Target> {
         let mut ty = ty.to_string();
         let mut file = file;
         for _ in 0..MAX_HOPS {
             if let Some(c) = self.members.get(&(ty.as_str(), name)) {
-                return pick(self.units, c.clone());
+                return pick(self.units, self.by_arity(c, args));
             }
             let (f, class) = self.find_type(file, &ty)?;
             let base = class.bases.iter().find(|b| self.types.contains_key(b.as_str()))?;
@@ -164,9 +192,9 @@ impl<'u> Index<'u> {
         }
     }
 
-    fn on_type(&self, caller: FnRef, ty: &str, name: &str) -> Target {
+    fn on_type(&self, caller: FnRef, ty: &str, name: &str, args: u32) -> Target {
         if self.types.contains_key(ty) {
-            return self.member(caller.file, ty, name).unwrap_or_else(|| {
+            return self.member_with(caller.file, ty, name, Some(args)).unwrap_or_else(|| {
                 self.find_type(caller.file, ty)
                     .map_or(Target::Unresolved, |(f, _)| Target::RepoFile(f))
             });
@@ -215,7 +243,7 @@ impl crate::Resolver for Index<'_> {
                     }
                 }
                 if let Some(own) = self.own_type(caller) {
-                    if let Some(t) = self.member(caller.file, own, name) {
+                    if let Some(t) = self.member_with(caller.file, own, name, Some(call.args)) {
                         return t;
                     }
                 }
@@ -231,7 +259,7 @@ impl crate::Resolver for Index<'_> {
                 }
                 Target::Unresolved
             }
-            CallKind::New => self.on_type(caller, name, name),
+            CallKind::New => self.on_type(caller, name, name, call.args),
             CallKind::Member(recv) => {
                 let recv = recv.as_str();
                 if recv == "this" || recv == "base" {
@@ -249,10 +277,10 @@ impl crate::Resolver for Index<'_> {
                     } else {
                         own.to_string()
                     };
-                    return self.on_type(caller, &start, name);
+                    return self.on_type(caller, &start, name, call.args);
                 }
                 if let Some(t) = self.typed(caller, recv) {
-                    return self.on_type(caller, &t, name);
+                    return self.on_type(caller, &t, name, call.args);
                 }
                 // `Type.M()`: a static call.
                 let last = recv.rsplit('.').next().unwrap_or(recv);
@@ -260,7 +288,7 @@ impl crate::Resolver for Index<'_> {
                     return Target::Stdlib;
                 }
                 if last.starts_with(|c: char| c.is_ascii_uppercase()) && !recv.contains('(') {
-                    return self.on_type(caller, last, name);
+                    return self.on_type(caller, last, name, call.args);
                 }
                 match self.by_name.get(name) {
                     Some(c) if c.len() == 1 => Target::Function(c[0], 1),
