@@ -1,7 +1,8 @@
 //! Rust end to end: the CSN rows of a fixture with every function form (free functions,
 //! methods of an `impl` and of an `impl Trait for`, a trait's default method and its
 //! bodiless declaration, a nested function, a function in an inline test module; `///`,
-//! `/** */` and plain `//` comments, attributes between comment and function), and the
+//! `/** */`, inner `//!` and plain `//` comments, attributes between comment and
+//! function), and the
 //! call graph of a hand-written crate, edge by edge. Expected values come from the rules
 //! of the issue (The Vault's `codetext` takes every `fn` with a body; rustdoc's outer doc
 //! comments are the docstring) and Rust's own name resolution, written by hand.
@@ -60,8 +61,19 @@ fn rust_rows_take_every_function_with_its_doc_comment() {
             "Wrapper.sides.four",
             "area",
             "area_of_two",
-            "double"
+            "double",
+            "half",
+            "inner_only"
         ]
+    );
+    // Inner doc comments at the top of the body are appended to the outer ones.
+    assert_eq!(
+        find_row(&rows, "func_name", "half")["docstring"],
+        "Halves a number.\nRounds nothing."
+    );
+    assert_eq!(
+        find_row(&rows, "func_name", "inner_only")["docstring"],
+        "Documented from inside its body."
     );
     for r in &rows {
         assert_eq!(r["language"], "rust");
@@ -120,6 +132,8 @@ fn rust_rows_take_every_function_with_its_doc_comment() {
         ("area", "function"),
         ("area_of_two", "function"),
         ("double", "function"),
+        ("half", "function"),
+        ("inner_only", "function"),
         ("undocumented", "function"),
     ]
     .iter()

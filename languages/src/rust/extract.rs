@@ -4,7 +4,9 @@
 //! without generic arguments or path, also for `impl Trait for Type`), a trait's default
 //! method `Trait.method`; a nested function is `outer.inner`. The docstring is the run of
 //! outer doc comments (`///` lines, or one `/** */` block) before the function, attributes
-//! (`#[inline]`, `#[cfg(...)]`) allowed in between; plain `//` comments are no docstring.
+//! (`#[inline]`, `#[cfg(...)]`) allowed in between, then the inner doc comments (`//!`,
+//! `/*! */`) that open its body, as rustdoc joins them; plain `//` comments are no
+//! docstring.
 //!
 //! For the resolver the file records its `use` declarations (one [`Import`] per imported
 //! path: `module` the path with `::`, `alias` its `as` name, `wildcard` for `::*`), its
@@ -55,6 +57,16 @@ fn is_outer_doc(node: Node, src: &str) -> bool {
     match node.kind_str() {
         "line_comment" => t.starts_with("///") && !t.starts_with("////"),
         "block_comment" => t.starts_with("/**") && !t.starts_with("/***") && t != "/**/",
+        _ => false,
+    }
+}
+
+/// Whether a comment node is an inner doc comment (`//!`, `/*! */`).
+fn is_inner_doc(node: Node, src: &str) -> bool {
+    let t = text(node, src);
+    match node.kind_str() {
+        "line_comment" => t.starts_with("//!"),
+        "block_comment" => t.starts_with("/*!"),
         _ => false,
     }
 }
@@ -118,6 +130,38 @@ fn use_tree(root: Node, src: &str, out: &mut Vec<Import>) {
             _ => {}
         }
     }
+}
+
+/// The outer doc comments before a function (`///` lines or one `/** */` block), as
+/// written; attributes may stand between them and the function.
+fn outer_docs(around: &Around<'_, '_>, src: &str) -> Option<String> {
+    let before = around.before();
+    let mut end = before.len();
+    while end > 0 && before[end - 1].kind_str() == "attribute_item" {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && is_outer_doc(before[start - 1], src) {
+        start -= 1;
+        // One `/** */` block, or a run of `///` lines.
+        if before[start].kind_str() == "block_comment" {
+            break;
+        }
+    }
+    if start == end {
+        return None;
+    }
+    // A run of `///` lines after a block comment is the run alone.
+    let run = &before[start..end];
+    let run = match run.iter().rposition(|n| n.kind_str() == "block_comment") {
+        Some(i) if i + 1 < run.len() => &run[i + 1..],
+        _ => run,
+    };
+    let raw: Vec<&str> = run
+        .iter()
+        .map(|n| text(*n, src).trim_end_matches(['\n', '\r']))
+        .collect();
+    Some(raw.join("\n"))
 }
 
 impl LanguageSpec for Rust {
@@ -203,38 +247,29 @@ impl LanguageSpec for Rust {
 
     fn docstring<'t>(
         &self,
-        _node: Node<'t>,
+        node: Node<'t>,
         around: &Around<'_, 't>,
         src: &str,
     ) -> Option<Docstring<'t>> {
-        let before = around.before();
-        // Attributes may stand between the comments and the function.
-        let mut end = before.len();
-        while end > 0 && before[end - 1].kind_str() == "attribute_item" {
-            end -= 1;
-        }
-        let mut start = end;
-        while start > 0 && is_outer_doc(before[start - 1], src) {
-            start -= 1;
-            // One `/** */` block, or a run of `///` lines.
-            if before[start].kind_str() == "block_comment" {
-                break;
+        let mut raw = outer_docs(around, src).unwrap_or_default();
+        // Inner doc comments at the top of the body document the function too (rustdoc
+        // appends them to the outer ones).
+        if let Some(body) = node.field("body") {
+            let inner: Vec<&str> = (0..body.named_child_count())
+                .filter_map(|i| body.named_child(i as u32))
+                .take_while(|c| is_inner_doc(*c, src))
+                .map(|c| text(c, src).trim_end_matches(['\n', '\r']))
+                .collect();
+            if !inner.is_empty() {
+                if !raw.is_empty() {
+                    raw.push('\n');
+                }
+                raw.push_str(&inner.join("\n"));
             }
         }
-        if start == end {
+        if raw.is_empty() {
             return None;
         }
-        // A run of `///` lines after a block comment is the run alone.
-        let run = &before[start..end];
-        let run = match run.iter().rposition(|n| n.kind_str() == "block_comment") {
-            Some(i) if i + 1 < run.len() => &run[i + 1..],
-            _ => run,
-        };
-        let raw: Vec<&str> = run
-            .iter()
-            .map(|n| text(*n, src).trim_end_matches(['\n', '\r']))
-            .collect();
-        let raw = raw.join("\n");
         Some(Docstring::with_published(
             tokens::strip_comment_delimiters(&raw),
             tokens::strip_comment_delimiters(&raw),
