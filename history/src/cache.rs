@@ -147,19 +147,22 @@ pub fn last_commits_cached(
         let (dates, stats) = last_commits(git_dir, head, targets, groups)?;
         return Ok((dates, stats, Some(reuse)));
     }
-    let mut known = Known::new();
-    let mut at_base = None;
-    if let Some((base, changed, base_known)) = load_base(&repo, cache, head, &mut reuse.notes) {
-        reuse.base = Some(base.0.to_string());
-        reuse.commits_since_base = base.1;
+    // The base's commit, the paths changed since, and its dates.
+    let mut base = None;
+    if let Some((at, changed, dates)) = load_base(&repo, cache, head, &mut reuse.notes) {
+        reuse.base = Some(at.0.to_string());
+        reuse.commits_since_base = at.1;
         reuse.changed_paths = changed.len();
-        known = base_known
-            .iter()
-            .filter(|((path, _), _)| !changed.contains(path))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        at_base = Some((base.0, base_known));
+        base = Some((at.0, changed, dates));
     }
+    // The base's dates of a file untouched since: its dates at the head too.
+    let untouched = |path: &str, blob: Oid| {
+        let (_, changed, dates) = base.as_ref()?;
+        if changed.contains(path) {
+            return None;
+        }
+        dates.get(&(path.to_string(), blob))
+    };
     // The functions the cache dates, and the rest to walk.
     let mut dates: Vec<FileDates> = targets
         .iter()
@@ -168,7 +171,7 @@ pub fn last_commits_cached(
     let mut walk_targets = Vec::new();
     let mut walk_slots = Vec::new();
     for (i, t) in targets.iter().enumerate() {
-        let entry = known.get(&(t.path.clone(), t.blob));
+        let entry = untouched(&t.path, t.blob);
         let mut rest = BlameTarget {
             path: t.path.clone(),
             blob: t.blob,
@@ -196,7 +199,7 @@ pub fn last_commits_cached(
             walk_slots.push((i, slots));
         }
     }
-    let stop = at_base.as_ref().map(|(commit, dates)| KnownAt {
+    let stop = base.as_ref().map(|(commit, _, dates)| KnownAt {
         commit: *commit,
         dates,
     });
@@ -209,6 +212,14 @@ pub fn last_commits_cached(
     }
     // What is known at the head: this run's dates, and the base's for untouched files
     // this run did not ask about (another filter setting may ask next time).
+    let mut known: Known = base
+        .map(|(_, changed, dates)| {
+            dates
+                .into_iter()
+                .filter(|((path, _), _)| !changed.contains(path))
+                .collect()
+        })
+        .unwrap_or_default();
     for (t, file) in targets.iter().zip(&dates) {
         let e = known.entry((t.path.clone(), t.blob)).or_default();
         for (span, d) in t.functions.iter().zip(file) {

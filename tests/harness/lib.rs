@@ -326,6 +326,15 @@ pub fn edges_of(graph: &Value, caller: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// A node's coverage columns: (`test_cov_hits`, `covered_lines`, `coverable_lines`).
+pub fn coverage_of(node: &Value) -> (Option<i64>, Option<i64>, Option<i64>) {
+    (
+        node["test_cov_hits"].as_i64(),
+        node["covered_lines"].as_i64(),
+        node["coverable_lines"].as_i64(),
+    )
+}
+
 /// Asserts that the edges of `caller` (as [`edges_of`] gives them) are exactly `want`:
 /// (callee as written, callee `path:qualified_name` or `-`, category), in call order.
 pub fn assert_edges(graph: &Value, caller: &str, want: &[(&str, &str, &str)]) {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use harness::{git, mine_into, python_json, shard_rows, stats, RepoBuilder, EPOCH};
+use harness::{find_row, git, mine_into, python_json, shard_rows, stats, RepoBuilder, EPOCH};
 use serde_json::Value;
 
 const DAY: i64 = 86_400;
@@ -147,13 +147,6 @@ fn compare(out: &Path, repo: &Path) -> Value {
     )
 }
 
-fn node<'a>(nodes: &'a [Value], qualified_name: &str) -> &'a Value {
-    nodes
-        .iter()
-        .find(|n| n["qualified_name"] == qualified_name)
-        .unwrap_or_else(|| panic!("no node {qualified_name}"))
-}
-
 #[test]
 fn dates_match_git_blame_on_a_history_with_renames_moves_merges_and_skew() {
     let tmp = tempfile::tempdir().unwrap();
@@ -193,20 +186,44 @@ fn dates_match_git_blame_on_a_history_with_renames_moves_merges_and_skew() {
         .unwrap()
     };
     // The move between files dates delta from the move, then its own later edit.
-    assert_eq!(ts(node(&nodes, "delta")), date_of("c11:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "delta")),
+        date_of("c11:")
+    );
     // The evil merge's own line dates parse.
-    assert_eq!(ts(node(&nodes, "parse")), date_of("c7:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "parse")),
+        date_of("c7:")
+    );
     // render's edit on main survives the merge and the rename with an edit.
-    assert_eq!(ts(node(&nodes, "render")), date_of("c6:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "render")),
+        date_of("c6:")
+    );
     // The method edited while being renamed.
-    assert_eq!(ts(node(&nodes, "Helper.method")), date_of("c9:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "Helper.method")),
+        date_of("c9:")
+    );
     // The skewed commit is older than its parent: alpha's latest line is the branch edit.
-    assert_eq!(ts(node(&nodes, "alpha")), date_of("f1:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "alpha")),
+        date_of("f1:")
+    );
     // The indent heuristic's placement of the inserted function.
-    assert_eq!(ts(node(&nodes, "first")), date_of("c8:"));
-    assert_eq!(ts(node(&nodes, "last")), date_of("c1:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "first")),
+        date_of("c8:")
+    );
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "last")),
+        date_of("c1:")
+    );
     // gamma's whitespace-only change counts.
-    assert_eq!(ts(node(&nodes, "gamma")), date_of("c3:"));
+    assert_eq!(
+        ts(find_row(&nodes, "qualified_name", "gamma")),
+        date_of("c3:")
+    );
 }
 
 #[test]
@@ -366,8 +383,14 @@ fn the_common_tail_is_trimmed_before_diffing_as_git_does() {
     let graph = harness::read_graph(&out);
     let nodes = graph["nodes"].as_array().unwrap();
     let c2 = git(&repo, &["rev-parse", "HEAD"]);
-    assert_eq!(node(nodes, "a")["last_commit_sha"], c2.as_str());
-    assert_ne!(node(nodes, "t0")["last_commit_sha"], c2.as_str());
+    assert_eq!(
+        find_row(nodes, "qualified_name", "a")["last_commit_sha"],
+        c2.as_str()
+    );
+    assert_ne!(
+        find_row(nodes, "qualified_name", "t0")["last_commit_sha"],
+        c2.as_str()
+    );
 }
 
 /// stats.json's history counters count what one walk over all files would do (distinct

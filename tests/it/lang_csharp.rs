@@ -232,19 +232,8 @@ fn csharp_coverage_from_a_coverlet_cobertura_report() {
         &["--coverage", report.to_str().unwrap()],
     );
     let g = read_graph(&out);
-    let cov = |q: &str| {
-        let n = g["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["qualified_name"] == q)
-            .unwrap();
-        (
-            n["test_cov_hits"].as_i64(),
-            n["covered_lines"].as_i64(),
-            n["coverable_lines"].as_i64(),
-        )
-    };
+    let nodes = g["nodes"].as_array().unwrap();
+    let cov = |q: &str| coverage_of(find_row(nodes, "qualified_name", q));
     // Area spans lines 21 (its attribute) to 25.
     assert_eq!(cov("Square.Area"), (Some(6), Some(3), Some(3)));
     assert_eq!(cov("Square.Sum"), (Some(0), Some(0), Some(3)));

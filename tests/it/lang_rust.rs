@@ -263,23 +263,8 @@ fn rust_coverage_from_an_llvm_cov_lcov_report() {
         &["--coverage", report.to_str().unwrap()],
     );
     let g = read_graph(&out);
-    let node = |q: &str| {
-        g["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["qualified_name"] == q)
-            .unwrap()
-            .clone()
-    };
-    let cov = |q: &str| {
-        let n = node(q);
-        (
-            n["test_cov_hits"].as_i64(),
-            n["covered_lines"].as_i64(),
-            n["coverable_lines"].as_i64(),
-        )
-    };
+    let nodes = g["nodes"].as_array().unwrap();
+    let cov = |q: &str| coverage_of(find_row(nodes, "qualified_name", q));
     assert_eq!(cov("area"), (Some(9), Some(3), Some(3)));
     assert_eq!(cov("double"), (Some(0), Some(0), Some(3)));
 }

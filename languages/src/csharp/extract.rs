@@ -213,8 +213,12 @@ impl LanguageSpec for CSharp {
             .iter()
             .map(|p| text(*p, src).trim_end_matches(['\n', '\r']))
             .collect();
-        let clean = tokens::strip_comment_delimiters(&raw.join("\n"));
-        Some(Docstring::with_published(clean.clone(), clean))
+        // The published text is the cleaned one (no CodeSearchNet rows to follow).
+        Some(Docstring {
+            text: tokens::strip_comment_delimiters(&raw.join("\n")),
+            published: None,
+            inner_node: None,
+        })
     }
 
     fn atomic_token(&self, kind: &str) -> bool {

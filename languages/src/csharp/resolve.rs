@@ -21,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind};
-use crate::resolve::{pick, FnRef, SourceUnit, Target};
+use crate::resolve::{nested_in, pick, FnRef, SourceUnit, Target};
 use crate::{Lang, Registry};
 
 const MAX_HOPS: usize = 8;
@@ -227,20 +227,8 @@ impl crate::Resolver for Index<'_> {
         match &call.kind {
             CallKind::Plain => {
                 let u = self.unit(caller.file);
-                if let Some(f) = u.functions.get(caller.func as usize) {
-                    if let Some(gi) = u
-                        .functions
-                        .iter()
-                        .position(|g| g.name == name && g.scope == f.qualified_name)
-                    {
-                        return Target::Function(
-                            FnRef {
-                                file: caller.file,
-                                func: gi as u32,
-                            },
-                            1,
-                        );
-                    }
+                if let Some(r) = nested_in(self.units, caller, name) {
+                    return Target::Function(r, 1);
                 }
                 if let Some(own) = self.own_type(caller) {
                     if let Some(t) = self.member_with(caller.file, own, name, Some(call.args)) {

@@ -270,10 +270,12 @@ impl LanguageSpec for Rust {
         if raw.is_empty() {
             return None;
         }
-        Some(Docstring::with_published(
-            tokens::strip_comment_delimiters(&raw),
-            tokens::strip_comment_delimiters(&raw),
-        ))
+        // The published text is the cleaned one (no CodeSearchNet rows to follow).
+        Some(Docstring {
+            text: tokens::strip_comment_delimiters(&raw),
+            published: None,
+            inner_node: None,
+        })
     }
 
     /// A string literal is one token (its content and escapes are its children).

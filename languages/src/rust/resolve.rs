@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::stdlib;
 use crate::extract::{CallKind, CallSite, ClassInfo, FunctionKind};
-use crate::resolve::{pick, FnRef, SourceUnit, Target};
+use crate::resolve::{nested_in, pick, FnRef, SourceUnit, Target};
 use crate::{Lang, Registry};
 
 /// How many `use` bindings a path is followed through.
@@ -421,19 +421,8 @@ impl crate::Resolver for Index<'_> {
             CallKind::Plain => {
                 let name = call.name.as_str();
                 // A function nested in the caller shadows the module's.
-                let unit = &self.units[caller.file as usize];
-                if let Some(f) = unit.functions.get(caller.func as usize) {
-                    let nested = unit
-                        .functions
-                        .iter()
-                        .position(|g| g.name == name && g.scope == f.qualified_name);
-                    if let Some(gi) = nested {
-                        let r = FnRef {
-                            file: caller.file,
-                            func: gi as u32,
-                        };
-                        return Target::Function(r, 1);
-                    }
+                if let Some(r) = nested_in(self.units, caller, name) {
+                    return Target::Function(r, 1);
                 }
                 if let Some(c) = self.free.get(&(ci, module.to_string(), name)) {
                     return pick(self.units, c.clone()).unwrap_or(Target::Unresolved);

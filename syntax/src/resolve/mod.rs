@@ -533,6 +533,21 @@ pub fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
+/// The function `name` defined directly inside the function `caller` (its scope is the
+/// caller's qualified name): a nested or local function, which shadows the names around.
+pub fn nested_in(units: &[SourceUnit], caller: FnRef, name: &str) -> Option<FnRef> {
+    let unit = units.get(caller.file as usize)?;
+    let f = unit.functions.get(caller.func as usize)?;
+    let gi = unit
+        .functions
+        .iter()
+        .position(|g| g.name == name && g.scope == f.qualified_name)?;
+    Some(FnRef {
+        file: caller.file,
+        func: gi as u32,
+    })
+}
+
 /// Picks the first candidate by (path, start line) and counts them.
 pub fn pick(units: &[SourceUnit], mut cands: Vec<FnRef>) -> Option<Target> {
     if cands.is_empty() {
