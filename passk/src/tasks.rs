@@ -45,6 +45,13 @@ pub struct Task {
     pub failed_in_suite: Vec<String>,
 }
 
+/// Whether a call-graph node of this `kind` can be a task: a function, method or
+/// constructor. A module's top-level code or a lambda is a node that tests run too, but no
+/// body is generated for it (no YABLoCo row has one).
+pub fn is_task_kind(kind: &str) -> bool {
+    !matches!(kind, "module" | "lambda")
+}
+
 /// The tasks of output folder `out`, by upper-case id: the function nodes (not a module's
 /// top-level code, not a lambda) whose `covering_tests` list is not empty.
 pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
@@ -106,9 +113,7 @@ pub fn read(out: &Path) -> Result<HashMap<String, Task>, Error> {
                 if tests.is_null(i) || repo.is_null(i) || path.is_null(i) {
                     continue;
                 }
-                // A module's top-level code or a lambda is no function a body can be
-                // generated for (no YABLoCo row has one).
-                if !kind.is_null(i) && matches!(kind.value(i), "module" | "lambda") {
+                if !kind.is_null(i) && !is_task_kind(kind.value(i)) {
                     continue;
                 }
                 let list = tests.value(i);

@@ -84,9 +84,7 @@ fn validate(s: &mut Enriching, opts: &TestsOptions) -> Vec<TaskRow> {
         .zip(s.outcome.iter())
         .filter(|(_, kept)| kept.is_ok())
         .filter_map(|(node, _)| {
-            // A module's top-level code or a lambda is a call-graph node, no function a
-            // body can be generated for (no YABLoCo row has one).
-            if matches!(node.kind, "module" | "lambda") {
+            if !codemine_passk::tasks::is_task_kind(node.kind) {
                 return None;
             }
             let covering = node.covering_tests.as_ref().filter(|c| !c.is_empty())?;
